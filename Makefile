@@ -1,0 +1,30 @@
+# Two commands on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test bench catalogs clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/srbf catalogs list
+	$(BIN)/python -m srbf.demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/sampling.py
+
+# Rebuild the shipped catalogs from the reference data layer (needs ../shared).
+catalogs: $(STAMP)
+	$(BIN)/python tools/build_catalogs.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache build src/*.egg-info

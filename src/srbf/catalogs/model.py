@@ -1,0 +1,89 @@
+"""The immutable records a catalog is made of: sets, their formulas, and each input's sampling range.
+
+A catalog file is read into these records once; everything downstream (sampling, the runner, the
+judge) takes them as plain, frozen, hashable data, so an entry cannot change after admission.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping
+
+DISTRIBUTIONS = ("uniform", "log_uniform", "integer")
+SIGNS = ("range", "negative", "both")
+
+
+def frozen_mapping(data: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """A read-only view of a (recursively) frozen copy of ``data``."""
+
+    def freeze(value: Any) -> Any:
+        if isinstance(value, Mapping):
+            return MappingProxyType({k: freeze(v) for k, v in value.items()})
+        if isinstance(value, (list, tuple)):
+            return tuple(freeze(v) for v in value)
+        return value
+
+    return freeze(dict(data or {}))
+
+
+@dataclass(frozen=True)
+class VariableSpec:
+    """One input column and how its values are drawn.
+
+    ``distribution``: uniform on [low, high], log_uniform on [low, high] (0 < low), or integer
+    (uniform over the integers in [low, high]). ``sign``: ``range`` keeps the drawn value as the
+    range gives it, ``negative`` negates it, ``both`` gives it a random sign (each with
+    probability 1/2), which is how the FastSRB convention draws magnitudes for signed quantities.
+    """
+
+    name: str
+    low: float
+    high: float
+    distribution: str = "uniform"
+    sign: str = "range"
+
+
+@dataclass(frozen=True)
+class CatalogEntry:
+    """One known formula: the ground truth of a problem."""
+
+    id: str
+    formula: str  # srbf infix over the variable names below
+    variables: tuple[VariableSpec, ...]
+    target: str = "y"
+    sources: tuple[str, ...] = ()
+    meta: Mapping[str, Any] = field(default_factory=lambda: frozen_mapping({}))
+
+    @property
+    def variable_names(self) -> tuple[str, ...]:
+        return tuple(v.name for v in self.variables)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """A published problem set: named, versioned, with a content hash over its entries."""
+
+    name: str
+    version: int
+    description: str
+    entries: tuple[CatalogEntry, ...]
+    sources: tuple[str, ...] = ()
+    license: str = ""
+    conventions: Mapping[str, Any] = field(default_factory=lambda: frozen_mapping({}))
+    content_hash: str = ""
+    path: str = ""
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def entry(self, problem_id: str) -> CatalogEntry:
+        """The entry with this id; KeyError names the catalog and suggests close ids."""
+        for candidate in self.entries:
+            if candidate.id == problem_id:
+                return candidate
+        import difflib
+
+        close = difflib.get_close_matches(problem_id, [e.id for e in self.entries], n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise KeyError(f"catalog {self.name!r} has no problem {problem_id!r}{hint}")

@@ -1,0 +1,365 @@
+"""Read a formula string, in any spelling SR packages emit, into srbf's tree. Never evaluates it.
+
+Accepted: Python/SymPy infix (``x0**2 + sin(x1)``), caret powers and a leading ``y =``,
+function-call prefix (``add(mul(X0, X0), X1)``), capitalised and module-prefixed names
+(``Sin``, ``np.sin``, ``Recip``), and prefix token lists (``+ x1 * 2.5 x2``). Variables are
+matched by name; generic column names (``x0``, ``X_1``) are mapped to columns by index, 0-based
+unless ``one_based=True``. A formula is untrusted input: it is tokenised and parsed by hand, and
+every failure is a :class:`ParseError` naming the offending token and its position.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from srbf.expr.operators import CONSTANTS, MODULE_PREFIXES, OPERATORS, lookup_function
+from srbf.expr.tree import Call, Const, Expr, Num, Var
+
+
+class ParseError(ValueError):
+    """A formula that cannot be read. ``token`` and ``position`` (0-based offset) locate it."""
+
+    def __init__(self, message: str, token: str = "", position: int = 0):
+        super().__init__(message)
+        self.token = token
+        self.position = position
+
+
+@dataclass(frozen=True, slots=True)
+class _Token:
+    kind: str  # "num", "name", "op", "(", ")", ","
+    text: str
+    pos: int
+
+
+_TOKEN_RE = re.compile(
+    r"""
+    (?P<ws>\s+)
+  | (?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)
+  | (?P<name>[^\W\d]\w*(?:\.[^\W\d]\w*)*)
+  | (?P<op>\*\*|[-+*/^])
+  | (?P<lpar>[(\[])
+  | (?P<rpar>[)\]])
+  | (?P<comma>,)
+    """,
+    re.VERBOSE,
+)
+_LHS_RE = re.compile(r"^\s*[^\W\d]\w*(?:\s*\([^()]*\))?\s*=(?!=)")
+_GENERIC_COLUMN_RE = re.compile(r"^[xX]_?(\d+)$")
+_PREFIX_NUMBER_RE = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
+_SPECIAL_NUMBERS = {"inf": float("inf"), "infinity": float("inf"), "nan": float("nan")}
+_CONSTANT_SPELLINGS = {"pi": "pi", "e": "e", "E": "e", "PI": "pi", "Pi": "pi"}
+_INFIX_SYMBOLS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "**": "pow", "^": "pow"}
+
+
+def parse(
+    text: str | Sequence[str],
+    variables: Sequence[str] | None = None,
+    *,
+    one_based: bool = False,
+    by_index: bool = False,
+    notation: str = "auto",
+) -> Expr:
+    """Parse ``text`` into a tree.
+
+    ``variables`` names the input columns in order; when given, any other identifier is an error.
+    Generic column names (``x3``, ``X_3``) resolve by name first, then by 0-based index; with
+    ``by_index=True`` (0-based) or ``one_based=True`` they always resolve by index, which is what
+    a method that numbers its columns means. ``notation`` is "auto", "infix" or "prefix"; a list
+    of tokens is always prefix.
+    """
+    resolver = _NameResolver(variables, one_based=one_based, by_index=by_index or one_based)
+    if not isinstance(text, str):
+        return _PrefixParser(list(text), None, resolver).parse()
+    if notation not in ("auto", "infix", "prefix"):
+        raise ValueError(f"notation must be 'auto', 'infix' or 'prefix', got {notation!r}")
+    if not text.strip():
+        raise ParseError("empty formula", "", 0)
+    if notation == "prefix":
+        return _prefix_from_string(text, resolver)
+    try:
+        return _InfixParser(text, resolver).parse()
+    except ParseError as infix_error:
+        if notation == "infix":
+            raise
+        try:
+            return _prefix_from_string(text, resolver)
+        except ParseError:
+            raise infix_error from None
+
+
+class _NameResolver:
+    """Turns an identifier into a variable or a constant, or says why it cannot."""
+
+    def __init__(self, variables: Sequence[str] | None, *, one_based: bool, by_index: bool):
+        self.variables = list(variables) if variables is not None else None
+        self.known = set(self.variables or ())
+        self.one_based = one_based
+        self.by_index = by_index
+
+    def resolve(self, name: str, pos: int) -> Expr:
+        if self.variables is not None:
+            column = self._column(name)
+            if self.by_index and column is not None:
+                return self._by_column(name, column, pos)
+            if name in self.known:
+                return Var(name)
+        word = _strip_module(name)
+        if word in _CONSTANT_SPELLINGS:
+            return Const(_CONSTANT_SPELLINGS[word])
+        if word.lower() in _SPECIAL_NUMBERS:
+            return Num(_SPECIAL_NUMBERS[word.lower()])
+        if self.variables is None:
+            if lookup_function(name) is not None:
+                raise ParseError(f"function {name!r} at position {pos} is used without arguments", name, pos)
+            return Var(name)
+        column = self._column(name)
+        if column is not None:
+            return self._by_column(name, column, pos)
+        known = ", ".join(self.variables) or "none"
+        raise ParseError(f"unknown variable {name!r} at position {pos} (known variables: {known})", name, pos)
+
+    def _column(self, name: str) -> int | None:
+        match = _GENERIC_COLUMN_RE.match(name)
+        if match is None:
+            return None
+        return int(match.group(1)) - (1 if self.one_based else 0)
+
+    def _by_column(self, name: str, column: int, pos: int) -> Expr:
+        if 0 <= column < len(self.variables):
+            return Var(self.variables[column])
+        base = "1-based" if self.one_based else "0-based"
+        raise ParseError(
+            f"unknown variable {name!r} at position {pos}: column {column} ({base}) does not exist, "
+            f"the problem has {len(self.variables)} input column(s)",
+            name,
+            pos,
+        )
+
+
+def _strip_module(name: str) -> str:
+    for prefix in MODULE_PREFIXES:
+        if name.lower().startswith(prefix):
+            return name[len(prefix):]
+    return name
+
+
+def _tokenize(text: str, offset: int) -> list[_Token]:
+    tokens = []
+    pos = offset
+    text = text.replace("\u2212", "-")  # the Unicode minus sign some tools print
+    while pos < len(text):
+        match = _TOKEN_RE.match(text, pos)
+        if match is None:
+            raise ParseError(f"unexpected character {text[pos]!r} at position {pos}", text[pos], pos)
+        kind = match.lastgroup
+        if kind != "ws":
+            kind = {"lpar": "(", "rpar": ")", "comma": ","}.get(kind, kind)
+            tokens.append(_Token(kind, match.group(), pos))
+        pos = match.end()
+    return tokens
+
+
+def _fold_call(name: str, op: str, args: list[Expr], pos: int) -> Expr:
+    """Build a call, checking arity; n-ary add/mul fold left and log(x, b) is log(x)/log(b)."""
+    arity = OPERATORS[op].arity
+    if op in ("add", "mul") and len(args) > 2:
+        result = Call(op, (args[0], args[1]))
+        for arg in args[2:]:
+            result = Call(op, (result, arg))
+        return result
+    if op == "log" and len(args) == 2:
+        return Call("div", (Call("log", (args[0],)), Call("log", (args[1],))))
+    if len(args) != arity:
+        raise ParseError(
+            f"function {name!r} at position {pos} takes {arity} argument(s), got {len(args)}", name, pos
+        )
+    return Call(op, tuple(args))
+
+
+class _InfixParser:
+    """Recursive descent over: sum := product (+|- product)*; product := unary (*|/ unary)*;
+    unary := (-|+) unary | power; power := primary ((**|^) unary)?; primary := number | name |
+    name(args) | (sum). Unary minus binds looser than ** and tighter than *, as in Python."""
+
+    def __init__(self, text: str, resolver: _NameResolver):
+        match = _LHS_RE.match(text)
+        offset = match.end() if match else 0
+        self.text = text
+        self.tokens = _tokenize(text, offset)
+        self.i = 0
+        self.resolver = resolver
+        if not self.tokens:
+            raise ParseError("empty formula", "", offset)
+
+    def parse(self) -> Expr:
+        try:
+            expr, _ = self._sum()
+        except RecursionError:
+            raise ParseError("formula is nested too deeply to read", "", 0) from None
+        if self.i < len(self.tokens):
+            token = self.tokens[self.i]
+            if token.kind == ")":
+                raise ParseError(f"unbalanced bracket: {token.text!r} at position {token.pos} closes nothing", token.text, token.pos)
+            raise ParseError(f"unexpected {token.text!r} at position {token.pos}", token.text, token.pos)
+        return expr
+
+    def _peek(self) -> _Token | None:
+        return self.tokens[self.i] if self.i < len(self.tokens) else None
+
+    def _sum(self) -> tuple[Expr, bool]:
+        left, literal = self._product()
+        while (token := self._peek()) is not None and token.text in ("+", "-"):
+            self.i += 1
+            right, _ = self._product()
+            left, literal = Call(_INFIX_SYMBOLS[token.text], (left, right)), False
+        return left, literal
+
+    def _product(self) -> tuple[Expr, bool]:
+        left, literal = self._unary()
+        while (token := self._peek()) is not None and token.text in ("*", "/"):
+            self.i += 1
+            right, _ = self._unary()
+            left, literal = Call(_INFIX_SYMBOLS[token.text], (left, right)), False
+        return left, literal
+
+    def _unary(self) -> tuple[Expr, bool]:
+        token = self._peek()
+        if token is not None and token.text in ("-", "+"):
+            self.i += 1
+            operand, literal = self._unary()
+            if token.text == "+":
+                return operand, literal
+            if literal and isinstance(operand, Num):
+                return Num(-operand.value), False  # "-2.5" is a number, "-(2.5)" a negation
+            return Call("neg", (operand,)), False
+        return self._power()
+
+    def _power(self) -> tuple[Expr, bool]:
+        base, literal = self._primary()
+        token = self._peek()
+        if token is not None and token.text in ("**", "^"):
+            self.i += 1
+            exponent, _ = self._unary()
+            return Call("pow", (base, exponent)), False
+        return base, literal
+
+    def _primary(self) -> tuple[Expr, bool]:
+        token = self._peek()
+        if token is None:
+            end = len(self.text)
+            raise ParseError(f"formula ends too early at position {end}: an operand is missing", "", end)
+        self.i += 1
+        if token.kind == "num":
+            return Num(float(token.text)), True
+        if token.kind == "(":
+            inner, _ = self._sum()
+            self._expect_close(token)
+            return inner, False
+        if token.kind == "name":
+            following = self._peek()
+            if following is not None and following.kind == "(":
+                return self._call(token), False
+            resolved = self.resolver.resolve(token.text, token.pos)
+            return resolved, isinstance(resolved, Num)  # inf and nan read like number literals
+        raise ParseError(f"unexpected {token.text!r} at position {token.pos}: an operand is missing", token.text, token.pos)
+
+    def _call(self, name: _Token) -> Expr:
+        op = lookup_function(name.text)
+        if op is None:
+            raise ParseError(f"unknown function {name.text!r} at position {name.pos}", name.text, name.pos)
+        opening = self.tokens[self.i]
+        self.i += 1
+        args: list[Expr] = []
+        if (token := self._peek()) is not None and token.kind == ")":
+            self.i += 1
+        else:
+            while True:
+                arg, _ = self._sum()
+                args.append(arg)
+                token = self._peek()
+                if token is not None and token.kind == ",":
+                    self.i += 1
+                    continue
+                self._expect_close(opening)
+                break
+        return _fold_call(name.text, op, args, name.pos)
+
+    def _expect_close(self, opening: _Token) -> None:
+        token = self._peek()
+        if token is None:
+            raise ParseError(
+                f"unbalanced bracket: {opening.text!r} at position {opening.pos} is never closed", opening.text, opening.pos
+            )
+        if token.kind != ")":
+            raise ParseError(f"unexpected {token.text!r} at position {token.pos}: expected ')'", token.text, token.pos)
+        self.i += 1
+
+
+def _prefix_from_string(text: str, resolver: _NameResolver) -> Expr:
+    match = _LHS_RE.match(text)
+    start = match.end() if match else 0
+    tokens, positions = [], []
+    for word in re.finditer(r"\S+", text[start:]):
+        tokens.append(word.group())
+        positions.append(start + word.start())
+    if not tokens:
+        raise ParseError("empty formula", "", start)
+    return _PrefixParser(tokens, positions, resolver).parse()
+
+
+class _PrefixParser:
+    """Prefix (Polish) notation: each operator token is followed by its arguments."""
+
+    _SYMBOLS = {**_INFIX_SYMBOLS, "neg": "neg"}
+
+    def __init__(self, tokens: list[str], positions: list[int] | None, resolver: _NameResolver):
+        self.tokens = [str(t) for t in tokens]
+        self.positions = positions
+        self.resolver = resolver
+        self.i = 0
+
+    def _where(self, index: int) -> str:
+        if self.positions is None:
+            return f"token {index}"
+        return f"position {self.positions[index]}"
+
+    def _pos(self, index: int) -> int:
+        return index if self.positions is None else self.positions[index]
+
+    def parse(self) -> Expr:
+        if not self.tokens:
+            raise ParseError("empty formula", "", 0)
+        try:
+            expr = self._node()
+        except RecursionError:
+            raise ParseError("formula is nested too deeply to read", "", 0) from None
+        if self.i < len(self.tokens):
+            extra = self.tokens[self.i]
+            raise ParseError(
+                f"unexpected {extra!r} at {self._where(self.i)}: the formula was already complete", extra, self._pos(self.i)
+            )
+        return expr
+
+    def _node(self) -> Expr:
+        if self.i >= len(self.tokens):
+            last = len(self.tokens) - 1
+            raise ParseError(
+                f"formula ends too early after {self.tokens[last]!r} at {self._where(last)}: an argument is missing",
+                self.tokens[last],
+                self._pos(last),
+            )
+        index = self.i
+        token = self.tokens[index]
+        self.i += 1
+        if _PREFIX_NUMBER_RE.match(token):
+            return Num(float(token))
+        op = self._SYMBOLS.get(token) or lookup_function(token)
+        if op is not None:
+            args = [self._node() for _ in range(OPERATORS[op].arity)]
+            return Call(op, tuple(args))
+        if not re.fullmatch(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*", token):
+            raise ParseError(f"unexpected {token!r} at {self._where(index)}", token, self._pos(index))
+        return self.resolver.resolve(token, self._pos(index))

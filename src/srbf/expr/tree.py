@@ -1,0 +1,71 @@
+"""The formula tree: four frozen node types, compared and hashed by structure.
+
+Trees are immutable so they can be cached, used as dictionary keys and shared between threads.
+The parser produces binary ``add``/``mul``; later passes (canonical form) may build n-ary ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Union
+
+
+@dataclass(frozen=True, slots=True)
+class Num:
+    """A number written in the formula (a constant a method fitted, or an exponent)."""
+
+    value: float
+
+    def __eq__(self, other: object) -> bool:
+        # NaN literals compare equal to themselves so that trees stay comparable.
+        if not isinstance(other, Num):
+            return NotImplemented
+        return self.value == other.value or (self.value != self.value and other.value != other.value)
+
+    def __hash__(self) -> int:
+        return hash(("Num", self.value if self.value == self.value else "nan"))
+
+
+@dataclass(frozen=True, slots=True)
+class Var:
+    """An input variable, by name; the column it reads is fixed when the formula is compiled."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Const:
+    """A named mathematical constant: ``pi`` or ``e``."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """An operator applied to its arguments (``op`` is a name from the operator table)."""
+
+    op: str
+    args: tuple["Expr", ...]
+
+
+Expr = Union[Num, Var, Const, Call]
+
+
+def walk(expr: Expr) -> Iterator[Expr]:
+    """Every node of the tree in prefix order (iteratively: deep trees do not hit the recursion limit)."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, Call):
+            stack.extend(reversed(node.args))
+
+
+def variables_of(expr: Expr) -> set[str]:
+    """The names of the variables a formula uses."""
+    return {node.name for node in walk(expr) if isinstance(node, Var)}
+
+
+def count_nodes(expr: Expr) -> int:
+    """How many nodes the tree has (operators, variables, numbers and constants)."""
+    return sum(1 for _ in walk(expr))
