@@ -14,6 +14,10 @@ DISTRIBUTIONS = ("uniform", "log_uniform", "integer")
 SIGNS = ("range", "negative", "both")
 
 
+class CatalogError(ValueError):
+    """A catalog that cannot be used; the message names the file, the problem, the field and the value."""
+
+
 def frozen_mapping(data: Mapping[str, Any] | None) -> Mapping[str, Any]:
     """A read-only view of a (recursively) frozen copy of ``data``."""
 
@@ -62,7 +66,13 @@ class CatalogEntry:
 
 @dataclass(frozen=True)
 class Catalog:
-    """A published problem set: named, versioned, with a content hash over its entries."""
+    """A published problem set: named, versioned, with a content hash over its entries.
+
+    ``meta`` holds set-level facts that are not sampling rules (the published protocol's sample
+    size, provenance of the file). ``placeholders`` maps the id of every admitted entry that
+    evaluates to finite values on too few of its declared points to the reason; such entries are
+    kept (so published numbers keep their denominators) but reported.
+    """
 
     name: str
     version: int
@@ -73,17 +83,27 @@ class Catalog:
     conventions: Mapping[str, Any] = field(default_factory=lambda: frozen_mapping({}))
     content_hash: str = ""
     path: str = ""
+    meta: Mapping[str, Any] = field(default_factory=lambda: frozen_mapping({}), compare=False)
+    placeholders: Mapping[str, str] = field(default_factory=lambda: frozen_mapping({}), compare=False)
+    _index: Mapping[str, int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_index", {e.id: i for i, e in enumerate(self.entries)})
 
     def __len__(self) -> int:
         return len(self.entries)
 
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(e.id for e in self.entries)
+
     def entry(self, problem_id: str) -> CatalogEntry:
         """The entry with this id; KeyError names the catalog and suggests close ids."""
-        for candidate in self.entries:
-            if candidate.id == problem_id:
-                return candidate
+        position = self._index.get(problem_id)
+        if position is not None:
+            return self.entries[position]
         import difflib
 
-        close = difflib.get_close_matches(problem_id, [e.id for e in self.entries], n=3)
+        close = difflib.get_close_matches(problem_id, list(self._index), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise KeyError(f"catalog {self.name!r} has no problem {problem_id!r}{hint}")

@@ -48,7 +48,7 @@ _TOKEN_RE = re.compile(
 )
 _LHS_RE = re.compile(r"^\s*[^\W\d]\w*(?:\s*\([^()]*\))?\s*=(?!=)")
 _GENERIC_COLUMN_RE = re.compile(r"^[xX]_?(\d+)$")
-_PREFIX_NUMBER_RE = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
+_PREFIX_NUMBER_RE = re.compile(r"^[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|nan)$", re.IGNORECASE)
 _SPECIAL_NUMBERS = {"inf": float("inf"), "infinity": float("inf"), "nan": float("nan")}
 _CONSTANT_SPELLINGS = {"pi": "pi", "e": "e", "E": "e", "PI": "pi", "Pi": "pi"}
 _INFIX_SYMBOLS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "**": "pow", "^": "pow"}
