@@ -1,0 +1,193 @@
+"""Admission: which catalog entries can serve as benchmark problems.
+
+Every entry is checked in three steps:
+
+1. its formula parses, reading identifiers against the entry's declared input names;
+2. every identifier in the formula is a declared input, a function or a constant (``pi``, ``e``):
+   nothing is resolved by guesswork (the parser would map ``x3`` to a column by index; a catalog
+   must name its variables). Declared inputs the formula does not use are allowed: srsd-dummy
+   has irrelevant inputs on purpose;
+3. it evaluates on ``N_POINTS`` points drawn from its declared distributions with a fixed seed,
+   and at least ``PLACEHOLDER_BELOW`` of the values are finite.
+
+An entry failing 1 or 2, or whose evaluation raises, is *rejected*: ``load_catalog`` refuses the
+catalog and names the entry. An entry failing only 3 is a *placeholder*: it is kept (published
+sets keep their denominators) and reported with its finite share, because sampling it means
+rejecting almost every point of its declared box.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Sequence
+
+import numpy as np
+
+from srbf.catalogs.model import Catalog, CatalogEntry, CatalogError, VariableSpec, frozen_mapping
+from srbf.expr import Expr, ParseError, compile_expr, parse
+from srbf.expr.operators import MODULE_PREFIXES, lookup_function
+
+N_POINTS = 256
+SEED = 20240229
+PLACEHOLDER_BELOW = 0.01  # an entry finite on fewer than 1% of its declared points is a placeholder
+
+OK, PLACEHOLDER, REJECTED = "ok", "placeholder", "rejected"
+
+_IDENTIFIER_RE = re.compile(r"(?<![\w.])[^\W\d]\w*(?:\.[^\W\d]\w*)*")
+_CONSTANT_WORDS = {"pi", "e", "E", "PI", "Pi", "inf", "Inf", "INF", "infinity", "Infinity", "nan", "NaN", "NAN"}
+
+
+@dataclass(frozen=True)
+class Admission:
+    """The verdict on one entry: ``status`` is ok, placeholder or rejected, with the reasons."""
+
+    problem_id: str
+    status: str
+    reasons: tuple[str, ...] = ()
+    finite_fraction: float | None = None
+
+    def describe(self) -> str:
+        share = "" if self.finite_fraction is None else f" (finite on {self.finite_fraction:.1%} of {N_POINTS} points)"
+        why = f": {'; '.join(self.reasons)}" if self.reasons else ""
+        return f"{self.problem_id!r}: {self.status}{share}{why}"
+
+
+@dataclass(frozen=True)
+class AdmissionReport:
+    """The verdicts on every entry of one catalog, in catalog order."""
+
+    catalog: str
+    results: tuple[Admission, ...]
+
+    def _with(self, status: str) -> list[Admission]:
+        return [r for r in self.results if r.status == status]
+
+    @property
+    def ok(self) -> list[Admission]:
+        return self._with(OK)
+
+    @property
+    def placeholders(self) -> list[Admission]:
+        return self._with(PLACEHOLDER)
+
+    @property
+    def rejected(self) -> list[Admission]:
+        return self._with(REJECTED)
+
+    def summary(self) -> str:
+        """One line of counts, then one line per placeholder or rejected entry."""
+        lines = [
+            f"{self.catalog}: {len(self.results)} entries: {len(self.ok)} ok, "
+            f"{len(self.placeholders)} placeholder, {len(self.rejected)} rejected"
+        ]
+        lines += [f"  {r.describe()}" for r in self.results if r.status != OK]
+        return "\n".join(lines)
+
+
+@lru_cache(maxsize=16384)
+def _parse_cached(formula: str, names: tuple[str, ...]) -> Expr:
+    return parse(formula, list(names), notation="infix")
+
+
+def parse_entry(entry: CatalogEntry) -> Expr:
+    """The entry's formula as a tree over its declared variable names (cached)."""
+    return _parse_cached(entry.formula, entry.variable_names)
+
+
+def undeclared_names(formula: str, names: Sequence[str]) -> list[str]:
+    """Identifiers in ``formula`` that are neither declared names, functions nor constants."""
+    declared = set(names)
+    unknown = []
+    for word in _IDENTIFIER_RE.findall(formula):
+        if word in declared or lookup_function(word) is not None:
+            continue
+        bare = word
+        for prefix in MODULE_PREFIXES:
+            if bare.lower().startswith(prefix):
+                bare = bare[len(prefix):]
+                break
+        if bare in _CONSTANT_WORDS or bare.lower() in ("inf", "infinity", "nan"):
+            continue
+        if word not in unknown:
+            unknown.append(word)
+    return unknown
+
+
+def _draw_private(variables: Sequence[VariableSpec], n: int, rng: np.random.Generator) -> np.ndarray:
+    """Independent draws from the declared distributions (used when the sampler is unavailable)."""
+    X = np.empty((n, len(variables)))
+    for j, v in enumerate(variables):
+        if v.distribution == "log_uniform":
+            column = np.exp(rng.uniform(math.log(v.low), math.log(v.high), n))
+        elif v.distribution == "integer":
+            column = rng.integers(math.ceil(v.low), math.floor(v.high), size=n, endpoint=True).astype(float)
+        else:
+            column = rng.uniform(v.low, v.high, n)
+        if v.sign == "negative":
+            column = -column
+        elif v.sign == "both":
+            column = np.where(rng.random(n) < 0.5, -column, column)
+        X[:, j] = column
+    return X
+
+
+def _draw(variables: Sequence[VariableSpec], n: int, rng: np.random.Generator) -> np.ndarray:
+    try:
+        from srbf.catalogs.sampling import draw_inputs
+    except ImportError:  # TODO(sampling): drop the private helper once srbf.catalogs.sampling lands
+        return _draw_private(variables, n, rng)
+    return np.asarray(draw_inputs(variables, n, rng), dtype=np.float64)
+
+
+def admit_entry(entry: CatalogEntry, *, numeric: bool = True, n_points: int = N_POINTS, seed: int = SEED) -> Admission:
+    """Check one entry (see the module docstring); never raises for a bad entry."""
+    names = entry.variable_names
+    try:
+        tree = parse_entry(entry)
+    except ParseError as error:
+        return Admission(entry.id, REJECTED, (f"formula does not parse: {error}",))
+    unknown = undeclared_names(entry.formula, names)
+    if unknown:
+        listed = ", ".join(repr(w) for w in unknown)
+        return Admission(entry.id, REJECTED, (f"formula uses undeclared variable(s) {listed} (declared: {', '.join(names)})",))
+    if not numeric:
+        return Admission(entry.id, OK)
+    try:
+        values = compile_expr(tree, names)(_draw(entry.variables, n_points, np.random.default_rng(seed)))
+    except Exception as error:  # noqa: BLE001 - any failure to evaluate is a verdict, not a crash
+        return Admission(entry.id, REJECTED, (f"formula does not evaluate: {type(error).__name__}: {error}",))
+    finite = float(np.count_nonzero(np.isfinite(values))) / n_points
+    if finite < PLACEHOLDER_BELOW:
+        reason = f"finite on {finite:.1%} of {n_points} points drawn from its declared ranges (< {PLACEHOLDER_BELOW:.0%})"
+        return Admission(entry.id, PLACEHOLDER, (reason,), finite)
+    return Admission(entry.id, OK, (), finite)
+
+
+def admission_report(catalog: Catalog, *, numeric: bool = True, n_points: int = N_POINTS, seed: int = SEED) -> AdmissionReport:
+    """The verdict on every entry of ``catalog``."""
+    results = tuple(admit_entry(e, numeric=numeric, n_points=n_points, seed=seed) for e in catalog.entries)
+    return AdmissionReport(catalog.name, results)
+
+
+def admit_catalog(catalog: Catalog, *, label: str | None = None, numeric: bool = True) -> Catalog:
+    """``catalog`` with its placeholders recorded; CatalogError naming every rejected entry."""
+    report = admission_report(catalog, numeric=numeric)
+    rejected = report.rejected
+    if rejected:
+        label = label or catalog.path or catalog.name
+        shown = "; ".join(f"problem {r.problem_id!r}: {'; '.join(r.reasons)}" for r in rejected[:5])
+        more = f" (and {len(rejected) - 5} more)" if len(rejected) > 5 else ""
+        raise CatalogError(f"{label}: {len(rejected)} entr{'y' if len(rejected) == 1 else 'ies'} rejected: {shown}{more}")
+    placeholders = {r.problem_id: r.reasons[0] for r in report.placeholders}
+    return dataclasses.replace(catalog, placeholders=frozen_mapping(placeholders))
+
+
+def validate_catalog(name_or_path: str, *, numeric: bool = True) -> AdmissionReport:
+    """Load a catalog (structure errors raise CatalogError) and report on every entry without raising."""
+    from srbf.catalogs.loader import load_catalog
+
+    return admission_report(load_catalog(name_or_path, admit=False), numeric=numeric)
