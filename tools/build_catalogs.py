@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from srbf.catalogs.admission import admit_catalog  # noqa: E402
+from srbf.catalogs.admission import admission_report, admit_catalog  # noqa: E402
 from srbf.catalogs.importer import convert_reference_catalog, read_yaml, write_catalog  # noqa: E402
 from srbf.catalogs.loader import catalog_from_dict, clear_cache, load_catalog  # noqa: E402
 from srbf.catalogs.model import Catalog  # noqa: E402
@@ -71,6 +71,12 @@ def build(reference: Path, out: Path) -> list[Catalog]:
         document = convert_reference_catalog(read_yaml(source), source=source.name)
         if document["name"] != name:
             raise SystemExit(f"error: {source.name} declares name {document['name']!r}, expected {name!r}")
+        report = admission_report(catalog_from_dict(document, label=source.name))
+        if report.rejected:
+            raise SystemExit(f"error: {source.name}: rejected entries\n{report.summary()}")
+        by_id = {problem["id"]: problem for problem in document["problems"]}
+        for verdict in report.placeholders:  # recorded so that every load knows them
+            by_id[verdict.problem_id].setdefault("meta", {})["placeholder"] = verdict.reasons[0]
         catalog = admit_catalog(catalog_from_dict(document, label=source.name), label=source.name)
         target = write_catalog(document, out / f"{name}.yaml", header=HEADER.format(name=name, file=source.name))
         print(

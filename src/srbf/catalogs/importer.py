@@ -12,41 +12,24 @@ the I/O. ``tools/build_catalogs.py`` uses both to build the shipped files.
 
 from __future__ import annotations
 
-import keyword
-import math
 import re
 from pathlib import Path
 from typing import Any, Mapping
 
 import yaml
 
+from srbf.catalogs.loader import FORMAT_VERSION, is_reserved_name, read_yaml
 from srbf.catalogs.model import CatalogError
 from srbf.expr import Call, Expr, ParseError, Var, parse, to_infix
-from srbf.expr.operators import lookup_function
-
-FORMAT_VERSION = 1
 
 # sample_type = [base, sign] in the reference format -> srbf's distribution and sign.
 REFERENCE_DISTRIBUTIONS = {"uni": "uniform", "log": "log_uniform", "int": "integer"}
 REFERENCE_SIGNS = {"pos": "range", "neg": "negative", "pos_neg": "both"}
 
-# Identifiers the expression parser reads as something other than a variable when no variable
-# list is given (constants and special numbers); a variable must not be called that.
-_CONSTANT_WORDS = {"pi", "e", "E", "PI", "Pi", "inf", "infinity", "nan"}
 _V_RE = re.compile(r"\bv(\d+)\b")
 # The entry keys that the conversion consumes; every other key is carried into meta as is.
 _CONSUMED_ENTRY_KEYS = {"raw", "prepared", "vars", "n_variables", "sources", "meta"}
 _CONSUMED_METADATA_KEYS = {"name", "version", "description", "sources", "license", "conventions"}
-
-
-def is_reserved_name(name: str) -> bool:
-    """True for a name a variable must not have: a keyword, a constant or a function name."""
-    return (
-        keyword.iskeyword(name)
-        or name in _CONSTANT_WORDS
-        or name.lower() in ("inf", "infinity", "nan")
-        or lookup_function(name) is not None
-    )
 
 
 def safe_variable_name(name: Any, taken: set[str]) -> str:
@@ -288,22 +271,6 @@ def convert_reference_catalog(document: Mapping[str, Any], *, source: str = "<re
     return catalog
 
 
-def read_yaml(path: str | Path) -> Any:
-    """A YAML file's content (C loader when available); YAML errors become CatalogError."""
-    path = Path(path)
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    try:
-        with path.open("r", encoding="utf-8") as handle:
-            return yaml.load(handle, Loader=loader)  # noqa: S506 - a safe loader
-    except FileNotFoundError:
-        raise CatalogError(f"{path}: no such file") from None
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-        problem = getattr(error, "problem", None) or str(error)
-        raise CatalogError(f"{path}: not valid YAML{where}: {problem}") from None
-
-
 def import_reference_catalog(path: str | Path) -> dict[str, Any]:
     """Read a reference-format catalog file and return it as an srbf catalog dict."""
     return convert_reference_catalog(read_yaml(path), source=str(path))
@@ -334,16 +301,13 @@ _Dumper.add_representer(_FlowList, lambda d, data: d.represent_sequence("tag:yam
 def _styled(value: Any, *, key: str = "") -> Any:
     """Lists of numbers and variable specs on one line; everything else in block style."""
     if isinstance(value, Mapping):
-        mapped = {k: _styled(v, key=str(k)) for k, v in value.items()}
-        return mapped
+        return {k: _styled(v, key=str(k)) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         if key == "variables" and all(isinstance(v, Mapping) for v in value):
             return [_Flow({k: _styled(x) for k, x in v.items()}) for v in value]
         if value and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
             return _FlowList(value)
         return [_styled(v) for v in value]
-    if isinstance(value, float) and value.is_integer() and math.isfinite(value):
-        return value  # written as e.g. 10.0 so that it stays a float
     return value
 
 

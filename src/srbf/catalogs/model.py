@@ -18,10 +18,15 @@ class CatalogError(ValueError):
     """A catalog that cannot be used; the message names the file, the problem, the field and the value."""
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
 def frozen_mapping(data: Mapping[str, Any] | None) -> Mapping[str, Any]:
     """A read-only view of a (recursively) frozen copy of ``data``."""
 
     def freeze(value: Any) -> Any:
+        if isinstance(value, _SCALARS):
+            return value
         if isinstance(value, Mapping):
             return MappingProxyType({k: freeze(v) for k, v in value.items()})
         if isinstance(value, (list, tuple)):

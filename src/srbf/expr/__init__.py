@@ -8,7 +8,11 @@ The public surface:
 - ``to_infix``, ``to_prefix``, ``to_latex`` print a tree back;
 - ``compile_expr(expr, variables)`` turns a tree into a vectorised function of an (n, d) float64
   array whose columns follow ``variables``; it never prints warnings and returns NaN/inf as such;
-- ``variables_of(expr)`` lists the variable names a formula uses.
+- ``variables_of(expr)`` lists the variable names a formula uses;
+- ``canonicalize(expr, *, time_limit=1.0)`` gives the canonical form (a ``CanonicalForm`` with
+  ``expr`` and ``complete``), ``canonical(expr)`` just its tree;
+- ``mask(expr, level)`` masks the canonical form's numbers at level "structure", "exponents" or
+  "all" (a masked number is ``MASK``); ``raw_skeleton(expr)`` masks the formula as written.
 """
 
 from srbf.expr.evaluate import compile_expr
@@ -16,6 +20,8 @@ from srbf.expr.operators import OPERATORS, Operator, lookup_function
 from srbf.expr.parser import ParseError, parse
 from srbf.expr.printer import to_infix, to_latex, to_prefix
 from srbf.expr.tree import Call, Const, Expr, Num, Var, count_nodes, variables_of
+from srbf.expr.canonical import CanonicalForm, canonical, canonicalize
+from srbf.expr.masking import LEVELS, MASK, mask, raw_skeleton
 
 __all__ = [
     "Call",
@@ -34,4 +40,11 @@ __all__ = [
     "to_latex",
     "to_prefix",
     "variables_of",
+    "CanonicalForm",
+    "canonical",
+    "canonicalize",
+    "LEVELS",
+    "MASK",
+    "mask",
+    "raw_skeleton",
 ]

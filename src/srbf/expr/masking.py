@@ -1,0 +1,149 @@
+"""Number masking: the skeletons the judge compares, at three levels, and the raw skeleton.
+
+A masked number is the placeholder ``MASK = Const("<constant>")``: it prints as the token
+``<constant>`` and is only ever compared and printed, never evaluated.
+
+``mask(expr, level)`` masks the *canonical* form of ``expr``:
+
+- ``"all"``: nothing is masked (the canonical tree itself);
+- ``"exponents"``: every number except a number standing as the exponent of a power, so fitted
+  coefficients, added constants and constants inside functions are masked while exponents and
+  root indices (``sqrt`` is ``**0.5``, division is ``**-1``) must match;
+- ``"structure"``: every number, exponents included (``x**2`` and ``x**3`` share a structure).
+
+Masking is followed by a light re-normalisation, because numbers that differed no longer do:
+sums and products are re-sorted, several placeholders side by side in a sum or a product merge
+into one, and an operator applied to placeholders only is a placeholder. Terms or factors that
+only became identical through masking are *not* merged (``2*x**2 + 3*x**3`` has the structure
+``<c>*x**<c> + <c>*x**<c>``, two terms, not one). The structure level is computed from the
+exponents level, and the exponents level from the canonical tree, so the levels are monotone:
+equal at "all" implies equal at "exponents" implies equal at "structure".
+
+``raw_skeleton(expr)`` is the formula as written, not canonicalised, with its numbers (and the
+named constants ``pi`` and ``e``, which the canonical form treats as numbers) masked.
+"""
+
+from __future__ import annotations
+
+from srbf.expr.canonical import (
+    CALL,
+    DEFAULT_TIME_LIMIT,
+    NUM,
+    RAW,
+    SYM,
+    CanonicalForm,
+    _CACHE,
+    cache_key,
+    canonical_node,
+    factor_key,
+    positive_set,
+    from_expr,
+    to_expr,
+)
+from srbf.expr.tree import Call, Const, Expr, Num
+
+__all__ = ["LEVELS", "MASK", "mask", "masked_form", "raw_skeleton"]
+
+MASK_NAME = "<constant>"
+MASK = Const(MASK_NAME)
+LEVELS = ("structure", "exponents", "all")
+
+_MASK = (SYM, MASK_NAME, 0.0, ())
+
+
+def _term_key(term: tuple) -> tuple:
+    """Sum terms sort by what follows their (masked) coefficient, then as a whole."""
+    if term[0] == CALL and term[1] == "mul" and term[3][0] == _MASK:
+        rest = term[3][1:]
+        return (rest[0] if len(rest) == 1 else (CALL, "mul", 0.0, rest), term)
+    return (term, term)
+
+
+def _mask_node(node: tuple, keep_exponents: bool) -> tuple:
+    kind = node[0]
+    if kind == NUM or kind == SYM:
+        return _MASK
+    if kind == RAW:  # a subtree the time limit left as written
+        return _mask_node(from_expr(node[4]), keep_exponents)
+    if kind != CALL:
+        return node
+    op, args = node[1], node[3]
+    if op == "pow" and keep_exponents and args[1][0] == NUM:
+        base = _mask_node(args[0], keep_exponents)
+        return _MASK if base == _MASK else (CALL, "pow", 0.0, (base, args[1]))
+    masked = [_mask_node(arg, keep_exponents) for arg in args]
+    if op in ("add", "mul"):
+        flat = []
+        for arg in masked:  # a placeholder sum/product never appears inside its own kind, but be safe
+            flat.extend(arg[3] if (arg[0] == CALL and arg[1] == op) else (arg,))
+        others = [arg for arg in flat if arg != _MASK]
+        if len(others) < len(flat):
+            if not others:
+                return _MASK
+            others.sort(key=_term_key if op == "add" else factor_key)
+            others.insert(0, _MASK)
+        else:
+            others.sort(key=_term_key if op == "add" else factor_key)
+        return others[0] if len(others) == 1 else (CALL, op, 0.0, tuple(others))
+    if all(arg == _MASK for arg in masked):
+        return _MASK
+    if op in ("max", "min"):
+        masked.sort()
+    return (CALL, op, 0.0, tuple(masked))
+
+
+def _check_level(level: str) -> None:
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {', '.join(map(repr, LEVELS))}, got {level!r}")
+
+
+def masked_form(expr: Expr, level: str, *, time_limit: float = DEFAULT_TIME_LIMIT, positive=()) -> CanonicalForm:
+    """The canonical form of ``expr`` with its numbers masked at ``level``; ``complete`` is the
+    canonicalisation's flag (False when the time limit cut it short). ``positive`` as in
+    :func:`~srbf.expr.canonical.canonicalize`."""
+    _check_level(level)
+    positive = positive_set(positive)
+    key = cache_key("masked", level, positive, expr)
+    if key is not None:
+        found = _CACHE.get(key)
+        if found is not None:
+            return found
+    form, node = canonical_node(expr, time_limit, positive)
+    if level == "all":
+        return form
+    try:
+        masked = _mask_node(node, keep_exponents=True)
+        if level == "structure":
+            masked = _mask_node(masked, keep_exponents=False)
+        result = CanonicalForm(to_expr(masked), form.complete)
+    except RecursionError:  # only for a tree the canonical form already gave up on
+        return CanonicalForm(raw_skeleton(expr), False)
+    if key is not None and form.complete:
+        _CACHE.put(key, result)
+    return result
+
+
+def mask(expr: Expr, level: str, *, time_limit: float = DEFAULT_TIME_LIMIT, positive=()) -> Expr:
+    """The masked canonical tree of ``expr`` at ``level`` ("structure", "exponents" or "all")."""
+    return masked_form(expr, level, time_limit=time_limit, positive=positive).expr
+
+
+def raw_skeleton(expr: Expr) -> Expr:
+    """The formula exactly as written, with every number (and ``pi``, ``e``) replaced by MASK."""
+    out: list[Expr] = []
+    stack: list[tuple[Expr, bool]] = [(expr, False)]
+    while stack:  # iterative: a long sum parses into a deep binary tree
+        node, done = stack.pop()
+        if type(node) is Num or type(node) is Const:
+            out.append(MASK)
+        elif type(node) is not Call:
+            out.append(node)
+        elif done:
+            n = len(node.args)
+            args = tuple(out[len(out) - n:])
+            del out[len(out) - n:]
+            out.append(Call(node.op, args))
+        else:
+            stack.append((node, True))
+            stack.extend((arg, False) for arg in reversed(node.args))
+    return out[0]

@@ -1,0 +1,48 @@
+"""The judge: per-prediction metrics, one code path for every method and every run.
+
+- ``score(truth, prediction, data, *, variables=None, srbench=False)`` -> dict of metrics;
+- ``score_many(truth, predictions, data, ...)`` and ``Judge(truth, data, ...)``, which prepare
+  the truth once and score many predictions (SRBench's SymPy check in parallel);
+- ``judge_from_files(truth, prediction, data_path, variables=None, srbench=False)`` for the
+  command line, raising ``JudgeInputError`` for bad input; ``format_metrics`` prints a result;
+- ``JUDGE_VERSION`` travels with every stored metric.
+
+docs/metrics.md defines every metric, its direction and its failure rule.
+"""
+
+from srbf.judge.data import JudgeData, JudgeInputError
+from srbf.judge.fit import fvu
+from srbf.judge.report import format_metrics, judge_from_files, jsonable
+from srbf.judge.scoring import (
+    COMPARISON_KEYS,
+    FIT_KEYS,
+    JUDGE_VERSION,
+    LENGTH_KEYS,
+    METRIC_KEYS,
+    OVERLAP_KEYS,
+    RATE_KEYS,
+    SRBENCH_KEYS,
+    Judge,
+    score,
+    score_many,
+)
+
+__all__ = [
+    "COMPARISON_KEYS",
+    "FIT_KEYS",
+    "JUDGE_VERSION",
+    "Judge",
+    "JudgeData",
+    "JudgeInputError",
+    "LENGTH_KEYS",
+    "METRIC_KEYS",
+    "OVERLAP_KEYS",
+    "RATE_KEYS",
+    "SRBENCH_KEYS",
+    "format_metrics",
+    "fvu",
+    "judge_from_files",
+    "jsonable",
+    "score",
+    "score_many",
+]

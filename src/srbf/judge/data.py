@@ -1,0 +1,94 @@
+"""The points a prediction is judged on: support and validation arrays, checked once.
+
+``data`` may be a mapping (a dict, or an ``.npz`` file opened with ``numpy.load``) or any object
+with the attributes ``X_support, y_support, X_validation, y_validation`` (such as a sampled
+``Problem``); an optional ``variables`` entry names the columns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+ARRAYS = ("X_support", "y_support", "X_validation", "y_validation")
+
+
+class JudgeInputError(ValueError):
+    """Input the judge cannot score against: the message is one line that says what is wrong."""
+
+
+def _get(data: Any, key: str) -> Any:
+    if hasattr(data, "keys") and hasattr(data, "__getitem__"):
+        try:
+            return data[key] if key in data else None
+        except (KeyError, TypeError):
+            return None
+    return getattr(data, key, None)
+
+
+@dataclass(frozen=True, eq=False)
+class JudgeData:
+    """Validated float64 arrays (X of shape (n, d), y of shape (n,)) and the column names."""
+
+    X_support: np.ndarray
+    y_support: np.ndarray
+    X_validation: np.ndarray
+    y_validation: np.ndarray
+    variables: tuple[str, ...]
+
+    @classmethod
+    def from_any(cls, data: Any, variables: Sequence[str] | None = None) -> "JudgeData":
+        """Read and check ``data``; every problem raises JudgeInputError naming the array."""
+        if isinstance(data, JudgeData):
+            if variables is None or tuple(variables) == data.variables:
+                return data
+            data = {**{k: getattr(data, k) for k in ARRAYS}}
+        arrays: dict[str, np.ndarray] = {}
+        missing = [key for key in ARRAYS if _get(data, key) is None]
+        if missing:
+            raise JudgeInputError(f"the data lacks the array(s) {', '.join(missing)} (need {', '.join(ARRAYS)})")
+        for key in ARRAYS:
+            try:
+                arrays[key] = np.array(_get(data, key), dtype=np.float64)
+            except (TypeError, ValueError) as error:
+                raise JudgeInputError(f"{key} is not an array of numbers: {error}") from None
+        for part in ("support", "validation"):
+            X, y = arrays[f"X_{part}"], arrays[f"y_{part}"]
+            if X.ndim == 1:
+                X = X[:, None]
+                arrays[f"X_{part}"] = X
+            if X.ndim != 2:
+                raise JudgeInputError(f"X_{part} must have 2 dimensions (points x variables), got shape {X.shape}")
+            if y.ndim != 1:
+                raise JudgeInputError(f"y_{part} must have 1 dimension, got shape {y.shape}")
+            if X.shape[0] != y.shape[0]:
+                raise JudgeInputError(f"X_{part} has {X.shape[0]} rows but y_{part} has {y.shape[0]} values")
+            if y.shape[0] == 0:
+                raise JudgeInputError(f"the {part} set has no points")
+            bad = int(np.count_nonzero(~np.isfinite(y)))
+            if bad:
+                raise JudgeInputError(f"y_{part} has {bad} non-finite value(s)")
+            bad = int(np.count_nonzero(~np.isfinite(X)))
+            if bad:
+                raise JudgeInputError(f"X_{part} has {bad} non-finite value(s)")
+        d = arrays["X_support"].shape[1]
+        if arrays["X_validation"].shape[1] != d:
+            raise JudgeInputError(
+                f"X_support has {d} columns but X_validation has {arrays['X_validation'].shape[1]}"
+            )
+        if variables is None:
+            stored = _get(data, "variables")
+            if stored is not None:
+                variables = [str(v) for v in np.atleast_1d(np.asarray(stored))]
+        if variables is None:
+            variables = [f"x{i}" for i in range(d)]
+        variables = tuple(str(v).strip() for v in variables)
+        if len(variables) != d:
+            raise JudgeInputError(f"{len(variables)} variable name(s) given ({', '.join(variables)}) for {d} column(s)")
+        if len(set(variables)) != len(variables) or not all(variables):
+            raise JudgeInputError(f"variable names must be distinct and non-empty, got {', '.join(variables)}")
+        for array in arrays.values():
+            array.setflags(write=False)
+        return cls(variables=variables, **arrays)

@@ -1,0 +1,176 @@
+"""Edit distances between formulas: Levenshtein over token sequences, Zhang-Shasha over trees.
+
+Both are written here from their textbook definitions (Levenshtein 1966; Zhang & Shasha 1989,
+"Simple fast algorithms for the editing distance between trees and related problems").
+
+Tree edit costs are counted in characters of the node labels:
+- inserting or deleting a node costs the number of characters of its label (``sin``: 3,
+  ``<constant>``: 10);
+- renaming a node costs the Levenshtein distance between the two labels as character strings
+  (``sin`` -> ``tan``: 2, ``x1`` -> ``x2``: 1, ``+`` -> ``**``: 2), 0 for equal labels.
+The character Levenshtein distance never exceeds the cost of deleting one label and inserting
+the other, so renaming is never dearer than the detour, and the tree distance is a metric.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Callable, Hashable, Sequence
+
+from srbf.expr.tree import Call, Expr
+
+
+def levenshtein(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
+    """The least number of insertions, deletions and substitutions turning ``a`` into ``b``."""
+    if len(a) < len(b):
+        a, b = b, a
+    if not b:
+        return len(a)
+    previous = list(range(len(b) + 1))
+    for i, item in enumerate(a, 1):
+        current = [i]
+        append = current.append
+        for j, other in enumerate(b, 1):
+            substitute = previous[j - 1] + (item != other)
+            delete = previous[j] + 1
+            insert = current[j - 1] + 1
+            append(min(substitute, delete, insert))
+        previous = current
+    return previous[-1]
+
+
+def levenshtein_normalized(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
+    """Levenshtein distance divided by the longer length: 0 identical, 1 nothing in common."""
+    longest = max(len(a), len(b))
+    if longest == 0:
+        return 0.0
+    return levenshtein(a, b) / longest
+
+
+@lru_cache(maxsize=65536)
+def label_distance(a: str, b: str) -> int:
+    """The character Levenshtein distance between two node labels (the rename cost)."""
+    return 0 if a == b else levenshtein(a, b)
+
+
+class PreparedTree:
+    """A tree flattened for Zhang-Shasha: 1-based postorder labels, the leftmost leaf of every
+    node, and the keyroots. Prepare a tree once to compare it with many others."""
+
+    __slots__ = ("labels", "leftmost", "keyroots", "size", "sizes", "expr")
+
+    def __init__(self, root: Expr, label: Callable[[Expr], str]):
+        labels = [""]  # index 0 unused: nodes are numbered 1..n in postorder
+        leftmost = [0]
+        # iterative postorder; each entry: [node, next child index, leftmost leaf of node or 0]
+        stack: list[list] = [[root, 0, 0]]
+        while stack:
+            frame = stack[-1]
+            node, child = frame[0], frame[1]
+            children = node.args if isinstance(node, Call) else ()
+            if child < len(children):
+                frame[1] += 1
+                stack.append([children[child], 0, 0])
+                continue
+            stack.pop()
+            index = len(labels)
+            labels.append(label(node))
+            first = frame[2] or index  # a leaf is its own leftmost leaf
+            leftmost.append(first)
+            if stack and stack[-1][1] == 1:  # this node is its parent's first child
+                stack[-1][2] = first
+        self.expr = root
+        self.labels = labels
+        self.leftmost = leftmost
+        self.size = len(labels) - 1
+        self.sizes = [len(x) for x in labels]
+        # keyroots: for each leftmost leaf, the highest node having it (largest postorder index)
+        highest: dict[int, int] = {}
+        for index in range(1, self.size + 1):
+            highest[leftmost[index]] = index
+        self.keyroots = sorted(highest.values())
+
+
+def tree_edit_distance(a: Expr | PreparedTree, b: Expr | PreparedTree, label: Callable[[Expr], str]) -> int:
+    """Zhang-Shasha tree edit distance from ``a`` to ``b`` with character costs (module docstring).
+
+    Children are ordered. ``label`` gives each node's label (unused for prepared trees). Time
+    O(|a| |b| min(depth, leaves)^2) in the worst case; far less for formulas.
+    """
+    ta = a if isinstance(a, PreparedTree) else PreparedTree(a, label)
+    tb = b if isinstance(b, PreparedTree) else PreparedTree(b, label)
+    if ta.labels == tb.labels and ta.leftmost == tb.leftmost:
+        return 0  # same labels in the same postorder with the same shape: the same tree
+    left_a, left_b = ta.leftmost, tb.leftmost
+    delete, insert = ta.sizes, tb.sizes
+    lb = tb.labels
+    rows: dict[str, list[int]] = {}  # one row of rename costs per distinct label of a
+    for x in ta.labels:
+        if x not in rows:
+            rows[x] = [label_distance(x, y) for y in lb]
+    rename = [rows[x] for x in ta.labels]
+    tree = [[0] * (tb.size + 1) for _ in range(ta.size + 1)]
+
+    # per keyroot j of b: its columns (node, leftmost leaf is lj?, forest column of the node's
+    # leftmost leaf minus one) and the first forest row (inserting the forest of b)
+    plans = []
+    for j in tb.keyroots:
+        lj = left_b[j]
+        joff = lj - 1
+        nodes = list(range(lj, j + 1))
+        roots = [left_b[nb] == lj for nb in nodes]
+        cols = [left_b[nb] - 1 - joff for nb in nodes]
+        first_row = [0]
+        for nb in nodes:
+            first_row.append(first_row[-1] + insert[nb])
+        plans.append((nodes, roots, cols, first_row))
+
+    for i in ta.keyroots:
+        li = left_a[i]
+        ioff = li - 1
+        rows_a = range(li, i + 1)
+        for nodes, roots, cols, first_row in plans:
+            forest = [first_row]
+            above = first_row
+            for node_a in rows_a:
+                cost_del = delete[node_a]
+                rename_row = rename[node_a]
+                tree_row = tree[node_a]
+                prev = above[0] + cost_del
+                row = [prev]
+                append = row.append
+                y = 0
+                if left_a[node_a] == li:
+                    for nb in nodes:
+                        best = above[y + 1] + cost_del
+                        step = prev + insert[nb]
+                        if step < best:
+                            best = step
+                        if roots[y]:
+                            step = above[y] + rename_row[nb]
+                            if step < best:
+                                best = step
+                            tree_row[nb] = best
+                        else:
+                            step = first_row[cols[y]] + tree_row[nb]  # the forest left of li is empty
+                            if step < best:
+                                best = step
+                        append(best)
+                        prev = best
+                        y += 1
+                else:
+                    forest_p = forest[left_a[node_a] - 1 - ioff]
+                    for nb in nodes:
+                        best = above[y + 1] + cost_del
+                        step = prev + insert[nb]
+                        if step < best:
+                            best = step
+                        step = forest_p[cols[y]] + tree_row[nb]
+                        if step < best:
+                            best = step
+                        append(best)
+                        prev = best
+                        y += 1
+                forest.append(row)
+                above = row
+    return tree[ta.size][tb.size]

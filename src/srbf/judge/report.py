@@ -1,0 +1,120 @@
+"""The judge from the command line: score a formula against an .npz file, print the metrics.
+
+``judge_from_files`` is what ``srbf judge`` calls; ``format_metrics`` prints a result as a table
+grouped like docs/metrics.md; ``jsonable`` makes a result safe for strict JSON (infinities as the
+strings "inf" and "-inf").
+"""
+
+from __future__ import annotations
+
+import math
+import zipfile
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from srbf.judge.data import ARRAYS, JudgeInputError
+from srbf.judge.scoring import COMPARISON_KEYS, FIT_KEYS, LENGTH_KEYS, SRBENCH_KEYS, Judge
+
+
+def _read_npz(path: Path) -> dict[str, np.ndarray]:
+    if not path.exists():
+        raise JudgeInputError(f"cannot read {path}: no such file")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if not hasattr(data, "files"):
+                raise JudgeInputError(f"cannot read {path}: not an .npz archive of named arrays")
+            return {key: np.array(data[key]) for key in data.files}
+    except JudgeInputError:
+        raise
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
+        raise JudgeInputError(f"cannot read {path}: {error}") from None
+
+
+def judge_from_files(
+    truth: str,
+    prediction: str,
+    data_path: str | Path,
+    variables: Sequence[str] | str | None = None,
+    srbench: bool = False,
+    **options: Any,
+) -> dict[str, Any]:
+    """Score ``prediction`` against ``truth`` on the arrays of the .npz file ``data_path``.
+
+    ``variables``: the column names (a list, or one comma-separated string); default: the file's
+    ``variables`` array, else x0..x{d-1}. Raises JudgeInputError (one line) for an unreadable
+    file, missing arrays, mismatched shapes or an unreadable truth. An unreadable prediction is
+    not an input error: it is scored as a failure and ``failure_reason`` says why.
+    """
+    path = Path(data_path)
+    arrays = _read_npz(path)
+    missing = [key for key in ARRAYS if key not in arrays]
+    if missing:
+        raise JudgeInputError(f"{path} lacks the array(s) {', '.join(missing)} (has: {', '.join(sorted(arrays)) or 'none'})")
+    if isinstance(variables, str):
+        variables = [name.strip() for name in variables.split(",") if name.strip()]
+    try:
+        judge = Judge(truth, arrays, variables=variables, srbench=srbench, **options)
+    except JudgeInputError as error:
+        raise JudgeInputError(f"{path}: {error}") from None
+    return judge.score(prediction)
+
+
+def jsonable(metrics: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy with infinities as "inf"/"-inf" (and NumPy scalars as Python numbers)."""
+    out: dict[str, Any] = {}
+    for key, value in metrics.items():
+        if isinstance(value, np.generic):
+            value = value.item()
+        if isinstance(value, float) and math.isinf(value):
+            value = "inf" if value > 0 else "-inf"
+        out[key] = value
+    return out
+
+
+def _format_value(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        if value == 0:
+            return "0"
+        if 1e-4 <= abs(value) < 1e6:
+            return f"{value:.6g}"
+        return f"{value:.4e}"
+    return str(value)
+
+
+_SECTIONS = (
+    ("Fit to the data", FIT_KEYS + ("srbench_accuracy_solution",)),
+    ("Comparison with the truth", COMPARISON_KEYS + ("srbench_symbolic_solution",)),
+    ("Length", LENGTH_KEYS),
+)
+
+
+def format_metrics(metrics: Mapping[str, Any]) -> str:
+    """A readable table of one result: sections, one metric per line, '-' for missing values."""
+    shown = set()
+    lines: list[str] = []
+    width = max((len(key) for key in metrics), default=10)
+    for title, keys in _SECTIONS:
+        present = [key for key in keys if key in metrics]
+        if not present:
+            continue
+        lines.append(title)
+        for key in present:
+            lines.append(f"  {key:<{width}}  {_format_value(metrics[key])}")
+            shown.add(key)
+    notes = [key for key in metrics if key not in shown and key not in SRBENCH_KEYS]
+    extra = [(key, metrics[key]) for key in notes if metrics[key] not in (None, "", False) or key == "failure_reason"]
+    if extra:
+        lines.append("Notes")
+        for key, value in extra:
+            lines.append(f"  {key:<{width}}  {_format_value(value)}")
+    return "\n".join(lines)

@@ -1,0 +1,468 @@
+"""The scoring function: one truth, its data, and predictions in; one flat dict of metrics out.
+
+``Judge(truth, data)`` prepares a problem once (reads and checks the arrays, parses the truth,
+builds its canonical forms, skeleton tokens and lengths) and then scores any number of
+predictions; ``score`` and ``score_many`` are its one-call forms. docs/metrics.md defines every
+key. Failure semantics: a prediction that does not parse, does not evaluate, or gives a
+non-finite value on any support or validation point has ``success = 0`` and a
+``failure_reason``; rates count it as 0, the overlap metrics as 0, and every other metric is
+None.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from srbf.expr.canonical import canonicalize
+from srbf.expr.evaluate import compile_expr
+from srbf.expr.masking import mask, raw_skeleton
+from srbf.expr.parser import ParseError, parse
+from srbf.expr.tree import Call, Const, Expr, Num, Var, variables_of
+from srbf.judge import fit
+from srbf.judge.data import JudgeData, JudgeInputError
+from srbf.judge.distances import PreparedTree, levenshtein_normalized, tree_edit_distance
+from srbf.judge.equivalence import TruthPoints
+from srbf.judge.length import (
+    binarize,
+    count_constants,
+    description_length,
+    nesting,
+    node_label,
+    prefix_tokens,
+    raw_exponent_skeleton,
+)
+from srbf.judge.srbench import DEFAULT_TIME_LIMIT, SYMBOLIC_R2, SymbolicPool, shared_pool
+
+JUDGE_VERSION = "1.0"  # bump whenever a metric's definition or computation changes
+
+FIT_KEYS = (
+    "success",
+    "fvu_support",
+    "fvu_validation",
+    "log10_fvu_support",
+    "log10_fvu_validation",
+    "r2_support",
+    "r2_validation",
+    "nrr_support",
+    "nrr_validation",
+)
+COMPARISON_KEYS = (
+    "srr_structure",
+    "srr_exponents",
+    "srr_all",
+    "srr_raw",
+    "numeric_equivalence",
+    "token_precision",
+    "token_recall",
+    "token_f1",
+    "variable_precision",
+    "variable_recall",
+    "variable_f1",
+    "levenshtein_normalized",
+    "tree_edit_distance",
+)
+LENGTH_KEYS = (
+    "mdl_prediction",
+    "mdl_truth",
+    "mdl_ratio",
+    "token_count_prediction",
+    "token_count_truth",
+    "token_count_ratio",
+    "token_count_mismatch",
+    "constant_count_prediction",
+    "constant_count_truth",
+    "constant_count_ratio",
+    "constant_count_difference",
+    "nesting_difference",
+)
+SRBENCH_KEYS = ("srbench_accuracy_solution", "srbench_symbolic_solution")
+METRIC_KEYS = FIT_KEYS + COMPARISON_KEYS + LENGTH_KEYS + SRBENCH_KEYS
+
+# Indicators averaged into rates: a failed prediction counts 0.
+RATE_KEYS = frozenset(
+    {
+        "success",
+        "nrr_support",
+        "nrr_validation",
+        "srr_structure",
+        "srr_exponents",
+        "srr_all",
+        "srr_raw",
+        "numeric_equivalence",
+        "srbench_accuracy_solution",
+        "srbench_symbolic_solution",
+    }
+)
+# Bounded overlaps: a failed prediction counts 0 as well.
+OVERLAP_KEYS = frozenset(
+    {"token_precision", "token_recall", "token_f1", "variable_precision", "variable_recall", "variable_f1"}
+)
+
+DEFAULT_CANONICAL_TIME_LIMIT = 1.0
+
+
+@dataclass(eq=False)
+class _Formula:
+    """What the judge derives from one formula, once (cached by tree): forms, tokens, lengths."""
+
+    canonical: Expr
+    complete: bool
+    structure: Expr  # canonical form, every number masked
+    exponents: Expr  # canonical form, fitted constants masked, exponents kept
+    raw_structure: Expr  # as written, every number masked
+    raw_exponents: Expr  # as written, fitted constants masked
+    tokens: tuple[str, ...]  # prefix tokens of ``exponents`` (the skeleton)
+    token_set: frozenset[str]
+    variables: frozenset[str]
+    constants: int
+    nesting: int
+    mdl: float
+    _tree: PreparedTree | None = None
+
+    @property
+    def tree(self) -> PreparedTree:
+        """The exponents-masked canonical tree prepared for Zhang-Shasha (built once)."""
+        if self._tree is None:
+            self._tree = PreparedTree(self.exponents, node_label)
+        return self._tree
+
+
+_CACHE_SIZE = 8192
+_cache: OrderedDict = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def clear_cache() -> None:
+    """Forget the formulas the judge has described (canonical forms have their own cache)."""
+    with _cache_lock:
+        _cache.clear()
+
+
+def _describe(expr: Expr, n_variables: int, time_limit: float) -> _Formula:
+    """The judge's view of one formula, cached by tree when its canonical form is complete (a
+    form cut short by the time limit is recomputed next time rather than kept)."""
+    key = (expr, n_variables)
+    with _cache_lock:
+        found = _cache.get(key)
+        if found is not None:
+            _cache.move_to_end(key)
+            return found
+    formula = _build_formula(expr, n_variables, time_limit)
+    if formula.complete:
+        with _cache_lock:
+            _cache[key] = formula
+            while len(_cache) > _CACHE_SIZE:
+                _cache.popitem(last=False)
+    return formula
+
+
+def _build_formula(expr: Expr, n_variables: int, time_limit: float) -> _Formula:
+    form = canonicalize(expr, time_limit=time_limit)
+    canonical = form.expr
+    structure = mask(expr, "structure", time_limit=time_limit)
+    exponents = mask(expr, "exponents", time_limit=time_limit)
+    tokens = tuple(prefix_tokens(exponents))
+    return _Formula(
+        canonical=canonical,
+        complete=bool(form.complete),
+        structure=structure,
+        exponents=exponents,
+        raw_structure=raw_skeleton(expr),
+        raw_exponents=raw_exponent_skeleton(expr),
+        tokens=tokens,
+        token_set=frozenset(tokens),
+        variables=frozenset(variables_of(canonical)),
+        constants=count_constants(canonical),
+        nesting=nesting(canonical),
+        mdl=description_length(canonical, n_variables),
+    )
+
+
+def _overlap(predicted: frozenset, true: frozenset) -> tuple[float, float, float]:
+    """Precision, recall and F1 of two sets. An empty set has precision (recall) 0, unless both
+    are empty (1, 1, 1); F1 is 0 when precision and recall are both 0."""
+    if not predicted and not true:
+        return 1.0, 1.0, 1.0
+    common = len(predicted & true)
+    precision = common / len(predicted) if predicted else 0.0
+    recall = common / len(true) if true else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
+    return precision, recall, f1
+
+
+def _is_tree(value: Any) -> bool:
+    return isinstance(value, (Num, Var, Const, Call))
+
+
+class Judge:
+    """Scores predictions against one truth on one data set; the truth is prepared once.
+
+    ``truth``: a formula string or tree over ``variables`` (names of the data's columns; default:
+    the data's ``variables`` entry, else ``x0..x{d-1}``). ``srbench=True`` adds SRBench's symbolic
+    solution (SymPy, in worker processes with ``time_limit`` seconds per prediction).
+    ``numeric_only=True`` computes the fit metrics (and the SRBench accuracy solution) only.
+    Raises JudgeInputError for bad data or an unreadable truth.
+    """
+
+    def __init__(
+        self,
+        truth: str | Expr,
+        data: Any,
+        *,
+        variables: Sequence[str] | None = None,
+        srbench: bool = False,
+        time_limit: float = DEFAULT_TIME_LIMIT,
+        canonical_time_limit: float = DEFAULT_CANONICAL_TIME_LIMIT,
+        numeric_only: bool = False,
+        pool: SymbolicPool | None = None,
+    ):
+        if isinstance(variables, str):
+            variables = [v.strip() for v in variables.split(",")]
+        self.data = JudgeData.from_any(data, variables)
+        self.variables = self.data.variables
+        self.srbench = bool(srbench)
+        self.time_limit = float(time_limit)
+        self.canonical_time_limit = float(canonical_time_limit)
+        self.numeric_only = bool(numeric_only)
+        self._pool = pool
+        self.truth = self._read_truth(truth)
+        self._truth_formula: _Formula | None = None
+        self._truth_points: TruthPoints | None = None
+        self._X_all = np.concatenate((self.data.X_support, self.data.X_validation))
+        self._n_support = self.data.X_support.shape[0]
+        self._target_support = fit.Target(self.data.y_support)
+        self._target_validation = fit.Target(self.data.y_validation)
+
+    # -- preparation -------------------------------------------------------------------------
+
+    def _read_truth(self, truth: str | Expr) -> Expr:
+        if isinstance(truth, str):
+            try:
+                return parse(truth, self.variables)
+            except ParseError as error:
+                raise JudgeInputError(f"cannot read the truth formula {truth!r}: {error}") from None
+        if not _is_tree(truth):
+            raise JudgeInputError(f"the truth must be a formula string or tree, got {type(truth).__name__}")
+        unknown = sorted(variables_of(truth) - set(self.variables))
+        if unknown:
+            raise JudgeInputError(
+                f"the truth uses variable(s) {', '.join(unknown)} that are not among the data's columns "
+                f"({', '.join(self.variables)})"
+            )
+        return truth
+
+    @property
+    def truth_formula(self) -> _Formula:
+        if self._truth_formula is None:
+            self._truth_formula = _describe(self.truth, len(self.variables), self.canonical_time_limit)
+        return self._truth_formula
+
+    @property
+    def truth_points(self) -> TruthPoints:
+        if self._truth_points is None:
+            y = self.data.y_validation
+            scale = float(np.sqrt(np.mean(np.square(y / np.max(np.abs(y)))))) * float(np.max(np.abs(y))) if np.any(y) else 0.0
+            self._truth_points = TruthPoints(self.truth, self.variables, self.data.X_support, scale)
+        return self._truth_points
+
+    # -- scoring -----------------------------------------------------------------------------
+
+    def score(self, prediction: str | Expr | None) -> dict[str, Any]:
+        """All metrics of one prediction (see docs/metrics.md)."""
+        return self.score_many([prediction])[0]
+
+    def score_many(self, predictions: Iterable[str | Expr | None]) -> list[dict[str, Any]]:
+        """Metrics of each prediction, in order; the SRBench symbolic checks run in parallel."""
+        scored = [self._score_one(prediction) for prediction in predictions]
+        results = [result for result, _ in scored]
+        if self.srbench:
+            self._add_symbolic(scored)
+        return results
+
+    def _blank(self) -> dict[str, Any]:
+        keys = FIT_KEYS + ("srbench_accuracy_solution",)
+        if not self.numeric_only:
+            keys = FIT_KEYS + COMPARISON_KEYS + LENGTH_KEYS + ("srbench_accuracy_solution",)
+        if self.srbench:
+            keys = keys + ("srbench_symbolic_solution",)
+        result: dict[str, Any] = {key: None for key in keys}
+        result["failure_reason"] = None
+        if not self.numeric_only:
+            result["canonical_complete"] = None
+        if self.srbench:
+            result["srbench_symbolic_undecided"] = False
+            result["srbench_symbolic_note"] = ""
+        result["judge_version"] = JUDGE_VERSION
+        return result
+
+    def _failure(self, reason: str) -> dict[str, Any]:
+        result = self._blank()
+        for key in result:
+            if key in RATE_KEYS or key in OVERLAP_KEYS:
+                result[key] = 0
+        result["failure_reason"] = reason
+        return result
+
+    def _read_prediction(self, prediction: Any) -> tuple[Expr, Expr]:
+        """The tree as given, and a binary tree to evaluate (the parser only builds binary ones)."""
+        if prediction is None:
+            raise _Failure("no prediction")
+        if isinstance(prediction, str):
+            try:
+                expr = parse(prediction, self.variables)
+            except ParseError as error:
+                raise _Failure(f"does not parse: {error}") from None
+            return expr, expr
+        if _is_tree(prediction):
+            unknown = sorted(variables_of(prediction) - set(self.variables))
+            if unknown:
+                raise _Failure(f"uses variable(s) not among the data's columns: {', '.join(unknown)}")
+            return prediction, binarize(prediction)
+        raise _Failure(f"not a formula: got {type(prediction).__name__}")
+
+    def _evaluate(self, expr: Expr) -> tuple[np.ndarray, np.ndarray]:
+        try:
+            values = compile_expr(expr, self.variables)(self._X_all)
+        except (Exception, RecursionError) as error:  # noqa: BLE001 - any failure is the prediction's
+            raise _Failure(f"does not evaluate: {type(error).__name__}: {error}") from None
+        finite = np.isfinite(values)
+        if not finite.all():
+            support_bad = int(np.count_nonzero(~finite[: self._n_support]))
+            validation_bad = int(np.count_nonzero(~finite[self._n_support :]))
+            raise _Failure(
+                f"non-finite values (NaN or inf) at {support_bad} of {self._n_support} support and "
+                f"{validation_bad} of {values.size - self._n_support} validation points"
+            )
+        return values[: self._n_support], values[self._n_support :]
+
+    def _score_one(self, prediction: Any) -> tuple[dict[str, Any], Expr | None]:
+        try:
+            expr, binary = self._read_prediction(prediction)
+            y_support, y_validation = self._evaluate(binary)
+        except _Failure as failure:
+            return self._failure(str(failure)), None
+
+        result = self._blank()
+        fvu_s = self._target_support.fvu(y_support)
+        fvu_v = self._target_validation.fvu(y_validation)
+        result.update(
+            success=1,
+            fvu_support=fvu_s,
+            fvu_validation=fvu_v,
+            log10_fvu_support=fit.log10_fvu(fvu_s),
+            log10_fvu_validation=fit.log10_fvu(fvu_v),
+            r2_support=1.0 - fvu_s,
+            r2_validation=1.0 - fvu_v,
+            nrr_support=int(fit.numeric_recovery(fvu_s)),
+            nrr_validation=int(fit.numeric_recovery(fvu_v)),
+            srbench_accuracy_solution=int(1.0 - fvu_v > fit.ACCURACY_SOLUTION_R2),
+        )
+        if not self.numeric_only:
+            try:
+                self._compare(expr, result)
+            except RecursionError:  # nested beyond what the tree code can walk: leave them missing
+                for key in COMPARISON_KEYS + LENGTH_KEYS:
+                    result[key] = None
+                result["canonical_complete"] = False
+        return result, expr
+
+    def _compare(self, expr: Expr, result: dict[str, Any]) -> None:
+        truth = self.truth_formula
+        pred = _describe(expr, len(self.variables), self.canonical_time_limit)
+        result["canonical_complete"] = truth.complete and pred.complete
+
+        structure = pred.structure == truth.structure or pred.raw_structure == truth.raw_structure
+        exponents = pred.exponents == truth.exponents or pred.raw_exponents == truth.raw_exponents
+        nrr = result["nrr_validation"]
+        result["srr_structure"] = int(structure)
+        result["srr_exponents"] = int(exponents)
+        result["srr_all"] = int(exponents and nrr == 1)
+        result["srr_raw"] = int(pred.raw_structure == truth.raw_structure)
+
+        if nrr != 1:
+            equivalent = 0
+        elif pred.canonical == truth.canonical or expr == self.truth:
+            equivalent = 1
+        else:
+            agrees = self.truth_points.agrees(expr)
+            equivalent = None if agrees is None else int(agrees)
+        result["numeric_equivalence"] = equivalent
+
+        precision, recall, f1 = _overlap(pred.token_set, truth.token_set)
+        result.update(token_precision=precision, token_recall=recall, token_f1=f1)
+        precision, recall, f1 = _overlap(pred.variables, truth.variables)
+        result.update(variable_precision=precision, variable_recall=recall, variable_f1=f1)
+        result["levenshtein_normalized"] = levenshtein_normalized(pred.tokens, truth.tokens)
+        result["tree_edit_distance"] = tree_edit_distance(pred.tree, truth.tree, node_label)
+
+        n_pred, n_true = len(pred.tokens), len(truth.tokens)
+        ratio = n_pred / n_true
+        result.update(
+            mdl_prediction=pred.mdl,
+            mdl_truth=truth.mdl,
+            mdl_ratio=pred.mdl / truth.mdl,
+            token_count_prediction=n_pred,
+            token_count_truth=n_true,
+            token_count_ratio=ratio,
+            token_count_mismatch=abs(math.log2(ratio)),
+            constant_count_prediction=pred.constants,
+            constant_count_truth=truth.constants,
+            constant_count_ratio=pred.constants / truth.constants if truth.constants else None,
+            constant_count_difference=pred.constants - truth.constants,
+            nesting_difference=pred.nesting - truth.nesting,
+        )
+
+    def _add_symbolic(self, scored: list[tuple[dict[str, Any], Expr | None]]) -> None:
+        pairs, targets = [], []
+        for result, expr in scored:
+            if expr is None:
+                continue  # failed prediction: already 0
+            if not result["r2_validation"] > SYMBOLIC_R2:
+                result["srbench_symbolic_solution"] = 0
+                result["srbench_symbolic_note"] = f"R^2 on validation is not above {SYMBOLIC_R2:g}"
+                continue
+            pairs.append((self.truth, expr))
+            targets.append(result)
+        if not pairs:
+            return
+        pool = self._pool if self._pool is not None else shared_pool()
+        for result, outcome in zip(targets, pool.run(pairs, time_limit=self.time_limit)):
+            result["srbench_symbolic_solution"] = None if outcome.solution is None else int(outcome.solution)
+            result["srbench_symbolic_undecided"] = outcome.undecided
+            result["srbench_symbolic_note"] = outcome.note
+
+
+class _Failure(Exception):
+    """A prediction that cannot be scored; the message is its failure_reason."""
+
+
+def score(
+    truth: str | Expr,
+    prediction: str | Expr | None,
+    data: Any,
+    *,
+    variables: Sequence[str] | None = None,
+    srbench: bool = False,
+    **options: Any,
+) -> dict[str, Any]:
+    """All metrics of one prediction (see :class:`Judge` for the arguments and options)."""
+    return Judge(truth, data, variables=variables, srbench=srbench, **options).score(prediction)
+
+
+def score_many(
+    truth: str | Expr,
+    predictions: Iterable[str | Expr | None],
+    data: Any,
+    *,
+    variables: Sequence[str] | None = None,
+    srbench: bool = False,
+    **options: Any,
+) -> list[dict[str, Any]]:
+    """Metrics of several predictions of one problem, the truth prepared once."""
+    return Judge(truth, data, variables=variables, srbench=srbench, **options).score_many(predictions)

@@ -1,0 +1,523 @@
+"""The parent side of a method's worker process: start it, hand it fits, enforce the time limit.
+
+A ``Worker`` runs one method file in a long-lived child process (``worker_main.py``, run by path
+under the interpreter the method's config names), so imports, JIT warm-up and model loading are
+paid once at start and never inside a timed fit. ``fit(task)`` always returns a ``FitResult``:
+
+- ``ok``: the method returned an expression;
+- ``failed``: the method raised, or returned something that is not ``{"expression": str, ...}``;
+- ``timeout``: no result within ``task.time_limit`` seconds; the child's process group is killed
+  and the worker restarts on next use; the trajectory reported so far is kept;
+- ``crashed``: the child died during the fit (``os._exit``, a signal); it restarts on next use.
+
+``restarts`` counts the restarts so that the caller can bound them. Everything the child writes to
+stdout or stderr is drained continuously into a bounded buffer; failed, timed-out and crashed
+fits carry its tail. The wire format is documented in ``worker_main.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import weakref
+from collections import deque
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from srbf.methods import worker_main as wire
+from srbf.runs.records import FitResult, FitTask
+
+WORKER_MAIN = Path(wire.__file__).resolve()
+_READ_CHUNK = 1 << 20
+_LIVENESS_SECONDS = 0.25  # how often a silent child is checked for having died
+_DRAIN_SECONDS = 1.0  # how long to collect a dead child's last output
+_SHUTDOWN_SECONDS = 2.0  # how long close() waits for a clean exit before killing
+
+
+class WorkerStartError(RuntimeError):
+    """The method's worker could not start: missing file, bad interpreter, import error, no
+    ``fit``, or ``setup`` raised. The message names the method file and the error."""
+
+
+class _ChildGone(Exception):
+    """The child process died or closed the channel."""
+
+
+class _OutputTail:
+    """The last ``capacity`` bytes of the child's stdout+stderr, and how many bytes came in total."""
+
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        self.total = 0
+        self._buffer = bytearray()
+
+    def add(self, data: bytes) -> None:
+        self.total += len(data)
+        if len(data) >= self.capacity:
+            self._buffer = bytearray(data[-self.capacity :])
+            return
+        self._buffer += data
+        excess = len(self._buffer) - self.capacity
+        if excess > 0:
+            del self._buffer[:excess]
+
+    def since(self, mark: int) -> str:
+        """The buffered output written after byte ``mark`` (as much of it as is still held)."""
+        n = min(self.total - mark, len(self._buffer))
+        return self._buffer[len(self._buffer) - n :].decode("utf-8", errors="replace") if n > 0 else ""
+
+
+class Worker:
+    """One method file running in a long-lived worker process; one fit at a time; not thread-safe.
+
+    ``python`` is the interpreter to run it under (a path or a command name; default the current
+    one); it needs NumPy, not srbf. ``options`` go to the method's optional ``setup(options)``,
+    called once per process start before any fit. ``env`` adds (or, with value None, removes)
+    environment variables. ``start_timeout`` bounds import plus setup, ``tail_bytes`` the output
+    kept. The process starts on ``start()``, on entering a ``with`` block, or on the first fit.
+    """
+
+    def __init__(
+        self,
+        method_file: str | os.PathLike,
+        *,
+        python: str | os.PathLike | None = None,
+        options: Mapping[str, Any] | None = None,
+        env: Mapping[str, str | None] | None = None,
+        start_timeout: float | None = 600.0,
+        tail_bytes: int = 8192,
+    ):
+        self.method_file = Path(method_file).expanduser().resolve()
+        self.python = python
+        self.options = dict(options or {})
+        self.env = dict(env or {})
+        self.start_timeout = start_timeout
+        self.tail_bytes = int(tail_bytes)
+        self.starts = 0  # processes started, the first one included
+        self.fits = 0
+        self.info: dict[str, Any] = {}  # from the child's ready message: pid, python, numpy, setup_seconds
+        self._proc: subprocess.Popen | None = None
+        self._to_child = None
+        self._proto_fd = -1
+        self._out_fd = -1
+        self._poller = None
+        self._proto_eof = False
+        self._out_eof = False
+        self._decoder = wire.FrameDecoder()
+        self._frames: deque = deque()
+        self._output = _OutputTail(self.tail_bytes)
+        self._next_id = 0
+        self._finalizer = None
+
+    # ------------------------------------------------------------------ lifecycle
+
+    @property
+    def restarts(self) -> int:
+        """Processes started after the first one (after a timeout, a crash or a close)."""
+        return max(self.starts - 1, 0)
+
+    @property
+    def alive(self) -> bool:
+        return self._proc is not None and not self._child_exited()
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    def start(self) -> "Worker":
+        """Start the worker process if it is not running; raise WorkerStartError if it cannot."""
+        if self._proc is not None:
+            if not self._child_exited():
+                return self
+            self._discard()  # it died between fits: start a fresh one
+        self._spawn()
+        return self
+
+    def close(self) -> None:
+        """Ask the worker to exit; kill its process group if it does not within a moment."""
+        proc = self._proc
+        if proc is None:
+            return
+        if not self._child_exited():
+            try:
+                wire.write_frame(self._to_child, wire.encode_header({"type": "shutdown"}))
+                proc.wait(timeout=_SHUTDOWN_SECONDS)
+            except (OSError, ValueError, subprocess.TimeoutExpired):
+                pass
+        self._discard()
+
+    def __enter__(self) -> "Worker":
+        return self.start()
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = f"pid {self.pid}" if self.alive else "not running"
+        return f"Worker({str(self.method_file)!r}, {state}, fits={self.fits}, restarts={self.restarts})"
+
+    # ------------------------------------------------------------------ fitting
+
+    def fit(self, task: FitTask) -> FitResult:
+        """Run one fit and return its result, whatever happens to the method.
+
+        ``wall_seconds`` and ``cpu_seconds`` are measured in the child around the call to the
+        method's ``fit`` (CPU of the worker process and of the subprocesses it waited for); for a
+        timeout or a crash, ``wall_seconds`` is the parent's elapsed time and CPU is unknown.
+        The time limit runs from the moment the task has been handed over.
+
+        Raises ValueError for a malformed task (the caller's bug) and WorkerStartError if the
+        worker has to be (re)started and cannot be.
+        """
+        X, y, header = _fit_message(task)
+        self.start()
+        try:
+            return self._run(task.time_limit, X, y, header)
+        except BaseException:  # interrupted (Ctrl-C, a driver's exception): leave no fit running
+            self._kill()
+            raise
+
+    def _run(self, limit: float | None, X: np.ndarray, y: np.ndarray, header: dict) -> FitResult:
+        self._next_id += 1
+        fit_id = header["id"] = self._next_id
+        self.fits += 1
+        mark = self._output.total
+        data = wire.encode_header(header)
+        trajectory: list[tuple[float, str]] = []
+        t0 = time.monotonic()
+        try:
+            wire.write_frame(self._to_child, data, (X, y))
+        except (BrokenPipeError, ConnectionResetError, ValueError):
+            return self._died(trajectory, time.monotonic() - t0, mark)
+        deadline = time.monotonic() + limit if limit is not None and math.isfinite(limit) else None
+        while True:
+            try:
+                frame = self._next_frame(deadline)
+            except _ChildGone:
+                return self._died(trajectory, time.monotonic() - t0, mark)
+            if frame is None:
+                return self._timed_out(limit, trajectory, time.monotonic() - t0, mark)
+            message = frame[0]
+            if message.get("id") != fit_id:
+                continue  # a stray message from an earlier fit
+            kind = message["type"]
+            if kind == "report":
+                trajectory.append((float(message["t"]), message["expression"]))
+            elif kind == "result":
+                return self._result(message, trajectory, mark)
+
+    def _result(self, message: dict, trajectory: list, mark: int) -> FitResult:
+        ok = message.get("status") == "ok" and isinstance(message.get("expression"), str)
+        error = None
+        if not ok:
+            error = message.get("error") or "the worker sent a result without status ok"
+            if message.get("traceback"):
+                error = f"{error}\n\n{message['traceback']}"
+        return FitResult(
+            status="ok" if ok else "failed",
+            expression=message.get("expression") if ok else None,
+            error=error,
+            wall_seconds=message.get("wall"),
+            cpu_seconds=message.get("cpu"),
+            method_seconds=message.get("method_seconds"),
+            internals=message.get("internals") or {},
+            trajectory=trajectory,
+            stderr_tail="" if ok else self._tail_after_result(mark),
+        )
+
+    def _timed_out(self, limit: float, trajectory: list, elapsed: float, mark: int) -> FitResult:
+        self._kill()
+        return FitResult(
+            status="timeout",
+            error=f"no result within the time limit of {limit:g} s; the worker was killed "
+            "and restarts on next use",
+            wall_seconds=elapsed,
+            trajectory=trajectory,
+            stderr_tail=self._output.since(mark),
+        )
+
+    def _died(self, trajectory: list, elapsed: float, mark: int) -> FitResult:
+        how = self._kill(grace=_DRAIN_SECONDS)
+        return FitResult(
+            status="crashed",
+            error=f"the worker process died during the fit ({how}); it restarts on next use",
+            wall_seconds=elapsed,
+            trajectory=trajectory,
+            stderr_tail=self._output.since(mark),
+        )
+
+    def _tail_after_result(self, mark: int) -> str:
+        self._read_output()  # the child flushed before sending its result: collect what is there
+        return self._output.since(mark)
+
+    # ------------------------------------------------------------------ the process
+
+    def _spawn(self) -> None:
+        path = self.method_file
+        if not path.is_file():
+            raise WorkerStartError(f"method file {path} does not exist")
+        python = self._resolve_python()
+        env = dict(os.environ)
+        for name, value in self.env.items():
+            if value is None:
+                env.pop(name, None)
+            else:
+                env[name] = str(value)
+        to_child_r, to_child_w = os.pipe()
+        from_child_r, from_child_w = os.pipe()
+        out_r, out_w = os.pipe()
+        try:
+            proc = subprocess.Popen(
+                [python, str(WORKER_MAIN), str(to_child_r), str(from_child_w), str(path)],
+                stdin=subprocess.DEVNULL,
+                stdout=out_w,
+                stderr=out_w,
+                pass_fds=(to_child_r, from_child_w),
+                start_new_session=True,  # its own process group, killed as a whole
+                env=env,
+            )
+        except OSError as exc:
+            for fd in (to_child_r, to_child_w, from_child_r, from_child_w, out_r, out_w):
+                os.close(fd)
+            raise WorkerStartError(f"cannot run interpreter {python} for method {path}: {exc}") from exc
+        for fd in (to_child_r, from_child_w, out_w):
+            os.close(fd)
+        os.set_blocking(from_child_r, False)
+        os.set_blocking(out_r, False)
+        self._proc = proc
+        self._to_child = os.fdopen(to_child_w, "wb", buffering=1 << 16)
+        self._proto_fd, self._out_fd = from_child_r, out_r
+        self._poller = select.poll()
+        self._poller.register(from_child_r, select.POLLIN)
+        self._poller.register(out_r, select.POLLIN)
+        self._proto_eof = self._out_eof = False
+        self._decoder = wire.FrameDecoder()
+        self._frames.clear()
+        self._finalizer = weakref.finalize(self, _reap, proc, self._to_child, (from_child_r, out_r))
+        self.starts += 1
+        mark = self._output.total
+        self.info = {}
+        self._handshake(python, mark)
+
+    def _handshake(self, python: str, mark: int) -> None:
+        path = self.method_file
+        try:
+            start = wire.encode_header({"type": "start", "protocol": wire.PROTOCOL_VERSION, "options": self.options})
+        except (TypeError, ValueError) as exc:
+            self._discard()
+            raise WorkerStartError(f"{path}: options for setup() are not JSON-serialisable: {exc}") from exc
+        limit = self.start_timeout
+        deadline = time.monotonic() + limit if limit is not None else None
+        try:
+            wire.write_frame(self._to_child, start)
+            frame = self._next_frame(deadline)
+        except (_ChildGone, BrokenPipeError, ConnectionResetError):
+            how = self._kill(grace=_DRAIN_SECONDS)
+            raise WorkerStartError(
+                f"worker for {path} (interpreter {python}) exited during start ({how})"
+                + _with_output(self._output.since(mark))
+            ) from None
+        if frame is None:
+            self._kill()
+            raise WorkerStartError(
+                f"worker for {path} did not become ready within {limit:g} s (import and setup)"
+                + _with_output(self._output.since(mark))
+            )
+        message = frame[0]
+        if message["type"] != "ready":
+            self._read_output()
+            output = self._output.since(mark)
+            self._kill()
+            detail = message.get("error", f"unexpected message {message['type']!r}")
+            if message.get("traceback"):
+                detail = f"{detail}\n\n{message['traceback']}"
+            raise WorkerStartError(f"method {path} failed to start: {detail}" + _with_output(output))
+        self.info = {k: v for k, v in message.items() if k != "type"}
+
+    def _resolve_python(self) -> str:
+        if self.python is None:
+            return sys.executable
+        name = os.fspath(self.python)
+        found = shutil.which(name) if os.sep not in name else (name if os.access(name, os.X_OK) else None)
+        if not found:
+            raise WorkerStartError(f"interpreter {name!r} for method {self.method_file} not found or not executable")
+        return str(Path(found).absolute())
+
+    def _child_exited(self) -> bool:
+        """Whether the child has exited, without reaping it (so its process group id stays ours)."""
+        proc = self._proc
+        if proc is None or proc.returncode is not None:
+            return True
+        if hasattr(os, "waitid"):
+            try:
+                return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+            except ChildProcessError:
+                return True
+        return proc.poll() is not None
+
+    def _kill(self, grace: float = 0.0) -> str:
+        """Kill the child's process group, collect its last output, forget it; say how it ended.
+
+        ``grace``: seconds to let a child that closed the channel finish exiting on its own, so
+        that its exit code or signal can be reported.
+        """
+        proc = self._proc
+        if proc is None:
+            return "not running"
+        deadline = time.monotonic() + grace
+        while not self._child_exited() and time.monotonic() < deadline:
+            self._poll(0.005)
+        exited_before = self._child_exited()
+        _kill_group(proc)
+        deadline = time.monotonic() + _DRAIN_SECONDS
+        while not self._out_eof and time.monotonic() < deadline:
+            self._poll(min(0.05, deadline - time.monotonic()))
+        code = proc.returncode
+        self._discard()
+        if not exited_before:
+            return "alive but silent, killed by srbf" if grace else "killed by srbf"
+        if code is not None and code < 0:
+            try:
+                return f"killed by signal {signal.Signals(-code).name}"
+            except ValueError:
+                return f"killed by signal {-code}"
+        return f"exited with code {code}"
+
+    def _discard(self) -> None:
+        if self._finalizer is not None:
+            self._finalizer()  # kills (if still running), reaps, closes the pipes
+            self._finalizer = None
+        self._proc = None
+        self._to_child = None
+        self._poller = None
+        self._proto_fd = self._out_fd = -1
+        self._frames.clear()
+
+    # ------------------------------------------------------------------ reading from the child
+
+    def _next_frame(self, deadline: float | None):
+        """The next protocol frame; None once ``deadline`` passes; _ChildGone if the child died."""
+        last_check = time.monotonic()
+        while not self._frames:
+            if self._proto_eof:
+                raise _ChildGone
+            now = time.monotonic()
+            if deadline is not None and now >= deadline:
+                return None
+            wait = _LIVENESS_SECONDS if deadline is None else min(_LIVENESS_SECONDS, deadline - now)
+            self._poll(wait)
+            if not self._frames and time.monotonic() - last_check >= _LIVENESS_SECONDS:
+                last_check = time.monotonic()
+                if self._child_exited():  # e.g. a forked grandchild keeps the channel open
+                    self._read_proto()
+                    if not self._frames:
+                        raise _ChildGone
+        return self._frames.popleft()
+
+    def _poll(self, seconds: float) -> None:
+        for fd, _ in self._poller.poll(max(seconds, 0.0) * 1000.0):
+            if fd == self._out_fd:
+                self._read_output()
+            elif fd == self._proto_fd:
+                self._read_proto()
+
+    def _read_proto(self) -> None:
+        while not self._proto_eof:
+            try:
+                data = os.read(self._proto_fd, _READ_CHUNK)
+            except BlockingIOError:
+                return
+            if not data:
+                self._proto_eof = True
+                self._poller.unregister(self._proto_fd)
+                return
+            try:
+                self._frames.extend(self._decoder.feed(data))
+            except wire.ProtocolError as exc:  # cannot happen unless the channel itself is broken
+                self._output.add(f"\n[srbf] protocol error: {exc}\n".encode())
+                self._proto_eof = True
+                self._poller.unregister(self._proto_fd)
+                return
+
+    def _read_output(self) -> None:
+        while not self._out_eof and self._out_fd >= 0:
+            try:
+                data = os.read(self._out_fd, _READ_CHUNK)
+            except BlockingIOError:
+                return
+            if not data:
+                self._out_eof = True
+                self._poller.unregister(self._out_fd)
+                return
+            self._output.add(data)
+
+
+def start_worker(method_file: str | os.PathLike, **kwargs: Any) -> Worker:
+    """A started Worker (see Worker for the keyword arguments); raises WorkerStartError."""
+    return Worker(method_file, **kwargs).start()
+
+
+def _fit_message(task: FitTask) -> tuple[np.ndarray, np.ndarray, dict]:
+    X = np.ascontiguousarray(task.X, dtype="<f8")
+    y = np.ascontiguousarray(task.y, dtype="<f8")
+    if X.ndim != 2:
+        raise ValueError(f"FitTask.X must be 2-D (points x variables), got shape {X.shape}")
+    if y.shape != (X.shape[0],):
+        raise ValueError(f"FitTask.y must have shape ({X.shape[0]},) to match X, got {y.shape}")
+    if len(task.variables) != X.shape[1]:
+        raise ValueError(f"FitTask.variables names {len(task.variables)} columns, X has {X.shape[1]}")
+    budget = task.key.budget
+    if isinstance(budget, float) and budget.is_integer():
+        budget = int(budget)
+    header = {
+        "type": "fit",
+        "id": 0,
+        "budget": budget,
+        "seed": int(task.key.seed),
+        "variables": [str(v) for v in task.variables],
+        "options": task.options,
+        "arrays": [{"name": "X", "shape": list(X.shape)}, {"name": "y", "shape": list(y.shape)}],
+    }
+    try:
+        json.dumps(task.options)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"FitTask.options must be JSON-serialisable: {exc}") from exc
+    return X, y, header
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL the child's whole process group (the method's own subprocesses too), then reap."""
+    if proc.returncode is None:  # not reaped yet, so its pid is still its process group id
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            proc.kill()
+    proc.wait()
+
+
+def _reap(proc: subprocess.Popen, to_child, fds: tuple[int, ...]) -> None:
+    _kill_group(proc)
+    try:
+        to_child.close()
+    except OSError:
+        pass
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def _with_output(output: str) -> str:
+    return f"\n--- worker output (tail) ---\n{output}" if output.strip() else ""

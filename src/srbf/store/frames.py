@@ -1,0 +1,197 @@
+"""Read the store's tables into pandas DataFrames, and export predictions to Parquet or CSV.
+
+Every reader is one SELECT, so it sees one consistent snapshot even while a run is writing (WAL):
+a prediction appears together with its whole trajectory or not at all. Numeric columns keep their
+dtypes even when a frame is empty; SQL NULL reads as NaN in float columns and None elsewhere.
+JSON columns (``internals``, metrics) are decoded unless asked not to.
+
+Filters are keyword arguments naming a predictions column (``method``, ``catalog``,
+``campaign_id``, ``config_hash``, ``status``, ...): ``None`` means no filter, a single value an
+equality, a list or tuple any of its values.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from srbf.store.jsontext import loads
+from srbf.store.schema import KEY_COLUMNS, METRIC_FRAME_COLUMNS
+
+PREDICTION_COLUMNS = (
+    "id",
+    "campaign_id",
+    *KEY_COLUMNS,
+    "provenance",
+    "status",
+    "expression",
+    "error",
+    "wall_seconds",
+    "cpu_seconds",
+    "method_seconds",
+    "data_hash",
+    "internals",
+    "stderr_tail",
+    "created_at",
+)
+TRAJECTORY_COLUMNS = ("prediction_id", "step", "seconds", "expression")
+CAMPAIGN_COLUMNS = (
+    "id",
+    "name",
+    "config",
+    "config_hash",
+    "provenance",
+    "srbf_version",
+    "git_commit",
+    "git_dirty",
+    "hostname",
+    "platform",
+    "cpu_count",
+    "python_version",
+    "created_at",
+)
+
+_DTYPES = {
+    "id": "int64",
+    "campaign_id": "int64",
+    "prediction_id": "int64",
+    "catalog_version": "int64",
+    "draw": "int64",
+    "seed": "int64",
+    "step": "int64",
+    "cpu_count": "Int64",
+    "git_dirty": "boolean",
+    "budget": "float64",
+    "wall_seconds": "float64",
+    "cpu_seconds": "float64",
+    "method_seconds": "float64",
+    "seconds": "float64",
+}
+FILTERABLE = frozenset(PREDICTION_COLUMNS) - {"internals", "stderr_tail", "error", "expression"}
+
+
+def _where(filters: Mapping[str, Any], alias: str = "") -> tuple[list[str], list[Any]]:
+    clauses: list[str] = []
+    params: list[Any] = []
+    for column, wanted in filters.items():
+        if column not in FILTERABLE:
+            raise ValueError(f"cannot filter predictions by {column!r}; filterable: {sorted(FILTERABLE)}")
+        if wanted is None:
+            continue
+        values = list(wanted) if isinstance(wanted, (list, tuple, set, frozenset)) else [wanted]
+        clauses.append(f"{alias}{column} IN ({', '.join('?' * len(values))})")
+        params.extend(values)
+    return clauses, params
+
+
+def _frame(rows: list[tuple], columns: Iterable[str]) -> pd.DataFrame:
+    columns = list(columns)
+    frame = pd.DataFrame.from_records(rows, columns=columns)
+    for column in columns:
+        if column in _DTYPES:
+            frame[column] = frame[column].astype(_DTYPES[column])
+    return frame
+
+
+def predictions(
+    conn: sqlite3.Connection,
+    filters: Mapping[str, Any],
+    *,
+    decode_json: bool = True,
+    unscored_by: str | None = None,
+) -> pd.DataFrame:
+    """Predictions in insertion order; ``unscored_by``: only those without metrics of that judge."""
+    clauses, params = _where(filters, "p.")
+    if unscored_by is not None:
+        clauses.append(
+            "NOT EXISTS (SELECT 1 FROM metrics m WHERE m.prediction_id = p.id AND m.judge_version = ?)"
+        )
+        params.append(unscored_by)
+    where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+    columns = ", ".join(f"p.{c}" for c in PREDICTION_COLUMNS)
+    rows = conn.execute(f"SELECT {columns} FROM predictions p{where} ORDER BY p.id", params).fetchall()
+    frame = _frame(rows, PREDICTION_COLUMNS)
+    if decode_json:
+        frame["internals"] = pd.Series(
+            [loads(text) for text in frame["internals"]], index=frame.index, dtype=object
+        )
+    return frame
+
+
+def trajectories(conn: sqlite3.Connection, filters: Mapping[str, Any]) -> pd.DataFrame:
+    """Trajectory steps of the selected predictions, ordered by prediction and step."""
+    filters = dict(filters)
+    ids = filters.pop("prediction_id", None)
+    if ids is not None:
+        filters["id"] = ids
+    clauses, params = _where(filters)
+    where = (
+        f" WHERE t.prediction_id IN (SELECT id FROM predictions WHERE {' AND '.join(clauses)})"
+        if clauses
+        else ""
+    )
+    rows = conn.execute(
+        f"SELECT t.prediction_id, t.step, t.seconds, t.expression FROM trajectories t{where} "
+        "ORDER BY t.prediction_id, t.step",
+        params,
+    ).fetchall()
+    return _frame(rows, TRAJECTORY_COLUMNS)
+
+
+def metrics(
+    conn: sqlite3.Connection, judge_version: str | None, filters: Mapping[str, Any], *, expand: bool = True
+) -> pd.DataFrame:
+    """Metrics joined with their prediction's key; one column per metric when ``expand``."""
+    clauses, params = _where(filters, "p.")
+    if judge_version is not None:
+        clauses.append("m.judge_version = ?")
+        params.append(judge_version)
+    where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+    fixed = ["m.prediction_id", "m.judge_version", "p.campaign_id"]
+    fixed += [f"p.{c}" for c in KEY_COLUMNS] + ["p.provenance", "p.status", "m.created_at"]
+    rows = conn.execute(
+        f"SELECT {', '.join(fixed)}, m.metrics FROM metrics m JOIN predictions p ON p.id = m.prediction_id"
+        f"{where} ORDER BY m.prediction_id, m.judge_version",
+        params,
+    ).fetchall()
+    frame = _frame(rows, (*METRIC_FRAME_COLUMNS, "metrics"))
+    decoded = [loads(text) for text in frame.pop("metrics")]
+    if not expand:
+        frame["metrics"] = pd.Series(decoded, index=frame.index, dtype=object)
+        return frame
+    values = (
+        pd.DataFrame.from_records(decoded, index=frame.index) if decoded else pd.DataFrame(index=frame.index)
+    )
+    return pd.concat([frame, values], axis=1)
+
+
+def campaigns(conn: sqlite3.Connection) -> pd.DataFrame:
+    """Every campaign, oldest first, with its config decoded."""
+    rows = conn.execute(f"SELECT {', '.join(CAMPAIGN_COLUMNS)} FROM campaigns ORDER BY id").fetchall()
+    frame = _frame(rows, CAMPAIGN_COLUMNS)
+    frame["config"] = pd.Series([loads(text) for text in frame["config"]], index=frame.index, dtype=object)
+    return frame
+
+
+def export_predictions(
+    conn: sqlite3.Connection, path: Path, format: str | None, filters: Mapping[str, Any]
+) -> Path:
+    """Write the selected predictions to ``path`` (internals stay JSON text); return the path."""
+    if format is None:
+        suffix = path.suffix.lower()
+        format = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv"}.get(suffix)
+        if format is None:
+            raise ValueError(f"cannot tell the export format of {path}: pass format='parquet' or 'csv'")
+    if format not in ("parquet", "csv"):
+        raise ValueError(f"export format {format!r} is not 'parquet' or 'csv'")
+    frame = predictions(conn, filters, decode_json=False)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if format == "csv":
+        frame.to_csv(path, index=False)
+    else:
+        frame.to_parquet(path, index=False, engine="pyarrow")
+    return path

@@ -1,0 +1,349 @@
+"""``ResultsStore``: one SQLite file per results root, written by the driver, read by anyone.
+
+The driver opens the store (``ResultsStore(root)``), starts a campaign, and records each fit as it
+comes back. ``record`` writes the prediction and its trajectory in one transaction and commits at
+once, so a crash or a ``kill -9`` loses at most the fits still in flight, and a rerun resumes by
+skipping ``done_keys()``. A key already stored is never written twice.
+
+Readers (``ResultsStore.open_readonly``: ``srbf status``, notebooks, the report) may be other
+processes and may read while a run writes: the file is in WAL mode, so a reader sees the last
+commit and never blocks the writer (see ``connection``).
+
+Floats: SQLite stores infinities exactly; NaN has no SQL value and is stored as NULL, so a NaN
+time reads back as NaN in a frame (and ``None`` through plain SQL). Inside JSON columns (internals,
+metrics, configs) NaN and infinities are kept exactly (see ``jsontext``).
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import sqlite3
+import warnings
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import srbf
+from srbf.runs.records import STATUSES, FitResult, TaskKey
+from srbf.store.connection import open_reader, open_writer, resolve_path, transaction
+from srbf.store.environment import git_state, machine_info
+from srbf.store.errors import DuplicateKeyWarning, StoreError, translate
+from srbf.store.jsontext import dumps
+from srbf.store.schema import KEY_COLUMNS, METRIC_FRAME_COLUMNS, PROVENANCES
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+_INT64 = (-(2**63), 2**63 - 1)
+
+_INSERT_PREDICTION = f"""
+INSERT INTO predictions (campaign_id, {", ".join(KEY_COLUMNS)}, provenance, status, expression, error,
+    wall_seconds, cpu_seconds, method_seconds, data_hash, internals, stderr_tail, created_at)
+VALUES ({", ".join("?" * (len(KEY_COLUMNS) + 12))})
+ON CONFLICT ({", ".join(KEY_COLUMNS)}) DO NOTHING
+"""
+_SELECT_BY_KEY = f"SELECT id FROM predictions WHERE {' AND '.join(f'{c} = ?' for c in KEY_COLUMNS)}"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _real(value: float | None) -> float | None:
+    """A float for a REAL column: infinities kept, NaN and None stored as NULL."""
+    if value is None:
+        return None
+    value = float(value)
+    return None if math.isnan(value) else value
+
+
+def _key_values(key: TaskKey) -> tuple:
+    """The key's column values, checked: text fields are text, counters integers, budget not NaN."""
+    values = []
+    for column in KEY_COLUMNS:
+        value = getattr(key, column)
+        if column in ("catalog_version", "draw", "seed"):
+            try:
+                value = operator.index(value)
+            except TypeError:
+                raise TypeError(f"task key {column} must be an integer, got {value!r}") from None
+            if not _INT64[0] <= value <= _INT64[1]:
+                raise ValueError(f"task key {column} {value} does not fit a 64-bit integer")
+        elif column == "budget":
+            value = float(value)
+            if math.isnan(value):
+                raise ValueError("task key budget is NaN")
+        elif not isinstance(value, str):
+            raise TypeError(f"task key {column} must be a string, got {value!r}")
+        values.append(value)
+    return tuple(values)
+
+
+def row_key(row: Any) -> TaskKey:
+    """The ``TaskKey`` of a row of a predictions or metrics frame (a Series, dict or ``itertuples`` row)."""
+    get = row.__getattribute__ if hasattr(row, "_fields") else row.__getitem__
+    return TaskKey(
+        method=str(get("method")),
+        config_hash=str(get("config_hash")),
+        catalog=str(get("catalog")),
+        catalog_version=int(get("catalog_version")),
+        problem_id=str(get("problem_id")),
+        draw=int(get("draw")),
+        budget=float(get("budget")),
+        condition=str(get("condition")),
+        seed=int(get("seed")),
+    )
+
+
+class ResultsStore:
+    """The results store of one results root (a directory, or the ``.sqlite`` file itself).
+
+    ``ResultsStore(root)`` opens it for writing, creating the directory, the file and the tables
+    as needed; ``ResultsStore.open_readonly(root)`` opens an existing store for reading only.
+    Use it as a context manager, or call ``close()``. Problems with the file raise ``StoreError``.
+    """
+
+    def __init__(self, root_or_file: str | Path | None = None, *, readonly: bool = False) -> None:
+        self.path = resolve_path(root_or_file)
+        self.readonly = readonly
+        self._conn = open_reader(self.path) if readonly else open_writer(self.path)
+
+    @classmethod
+    def open_readonly(cls, root_or_file: str | Path | None = None) -> ResultsStore:
+        """An existing store, for reading while (or after) a run writes it."""
+        return cls(root_or_file, readonly=True)
+
+    def close(self) -> None:
+        """Close the connection (the last one to close folds the write-ahead log into the file)."""
+        self._conn.close()
+
+    def __enter__(self) -> ResultsStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"ResultsStore({str(self.path)!r}{', readonly' if self.readonly else ''})"
+
+    # -- writing (the driver only) ----------------------------------------------------------------
+
+    @contextmanager
+    def _writing(self, doing: str) -> Iterator[sqlite3.Connection]:
+        if self.readonly:
+            raise StoreError(f"results store {self.path}: opened read-only, cannot write ({doing})")
+        with transaction(self._conn, self.path, doing):
+            yield self._conn
+
+    def start_campaign(
+        self,
+        name: str,
+        config: Mapping[str, Any],
+        config_hash: str,
+        provenance: str,
+        *,
+        git: tuple[str, bool] | None | str = "auto",
+    ) -> int:
+        """Record the start of a run of experiment ``name``; return the campaign id.
+
+        ``git`` is ``(commit, dirty)``, ``None``, or ``"auto"`` for the state of srbf's own source.
+        A rerun that resumes a config starts a new campaign; its records point to it.
+        """
+        if provenance not in PROVENANCES:
+            raise ValueError(f"provenance {provenance!r} is not one of {', '.join(PROVENANCES)}")
+        config_text = dumps(dict(config), f"config of campaign {name!r}")
+        state = git_state() if git == "auto" else git
+        commit, dirty = (None, None) if state is None else (str(state[0]), int(bool(state[1])))
+        machine = machine_info()
+        with self._writing(f"starting campaign {name!r}") as conn:
+            cursor = conn.execute(
+                "INSERT INTO campaigns (name, config, config_hash, provenance, srbf_version, git_commit,"
+                " git_dirty, hostname, platform, cpu_count, python_version, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    name,
+                    config_text,
+                    config_hash,
+                    provenance,
+                    srbf.__version__,
+                    commit,
+                    dirty,
+                    machine["hostname"],
+                    machine["platform"],
+                    machine["cpu_count"],
+                    machine["python_version"],
+                    _now(),
+                ),
+            )
+            return int(cursor.lastrowid)
+
+    def record(
+        self,
+        key: TaskKey,
+        result: FitResult,
+        *,
+        campaign_id: int,
+        data_hash: str,
+        provenance: str | None = None,
+    ) -> int:
+        """Store one fit (prediction and trajectory, one transaction); return its prediction id.
+
+        ``provenance`` defaults to the campaign's. If ``key`` is already stored, nothing is written:
+        a ``DuplicateKeyWarning`` is issued and the stored prediction's id returned.
+        """
+        values = _key_values(key)
+        if result.status not in STATUSES:
+            raise ValueError(f"fit status {result.status!r} is not one of {', '.join(STATUSES)}")
+        if provenance is not None and provenance not in PROVENANCES:
+            raise ValueError(f"provenance {provenance!r} is not one of {', '.join(PROVENANCES)}")
+        if not isinstance(data_hash, str):
+            raise TypeError(f"data_hash must be a string, got {data_hash!r}")
+        for name in ("expression", "error"):
+            if not isinstance(getattr(result, name), (str, type(None))):
+                raise TypeError(
+                    f"FitResult.{name} must be a string or None, got {getattr(result, name)!r:.80}"
+                )
+        internals = dumps(dict(result.internals), f"internals of {key}")
+        steps = [
+            (step, _real(seconds), str(expression))
+            for step, (seconds, expression) in enumerate(result.trajectory)
+        ]
+        doing = f"recording {key.method} on {key.catalog}/{key.problem_id} draw {key.draw} seed {key.seed}"
+        with self._writing(doing) as conn:
+            campaign = conn.execute(
+                "SELECT provenance FROM campaigns WHERE id = ?", (campaign_id,)
+            ).fetchone()
+            if campaign is None:
+                raise StoreError(f"results store {self.path}: no campaign {campaign_id} ({doing})")
+            cursor = conn.execute(
+                _INSERT_PREDICTION,
+                (
+                    campaign_id,
+                    *values,
+                    provenance or campaign[0],
+                    result.status,
+                    result.expression,
+                    result.error,
+                    _real(result.wall_seconds),
+                    _real(result.cpu_seconds),
+                    _real(result.method_seconds),
+                    data_hash,
+                    internals,
+                    result.stderr_tail or "",
+                    _now(),
+                ),
+            )
+            if cursor.rowcount == 0:
+                existing = conn.execute(_SELECT_BY_KEY, values).fetchone()[0]
+            else:
+                existing = None
+                prediction_id = int(cursor.lastrowid)
+                conn.executemany(
+                    "INSERT INTO trajectories (prediction_id, step, seconds, expression) VALUES (?, ?, ?, ?)",
+                    [(prediction_id, *step) for step in steps],
+                )
+        if existing is not None:
+            warnings.warn(
+                f"{self.path}: {key} is already stored as prediction {existing}; "
+                "the new result was not written",
+                DuplicateKeyWarning,
+                stacklevel=2,
+            )
+            return int(existing)
+        return prediction_id
+
+    def record_metrics(
+        self, prediction_id: int, judge_version: str, metrics: Mapping[str, Any], *, replace: bool = False
+    ) -> int:
+        """Store the judge's metrics for one prediction; return the metrics row id.
+
+        One row per (prediction, judge version): a second call keeps the first row (with a
+        ``DuplicateKeyWarning``) unless ``replace`` is true.
+        """
+        bad = [name for name in metrics if not isinstance(name, str) or name in METRIC_FRAME_COLUMNS]
+        if bad:
+            raise ValueError(
+                f"metric names {bad!r} are not strings or clash with columns {METRIC_FRAME_COLUMNS}"
+            )
+        text = dumps(dict(metrics), f"metrics of prediction {prediction_id}")
+        conflict = (
+            "DO UPDATE SET metrics = excluded.metrics, created_at = excluded.created_at"
+            if replace
+            else "DO NOTHING"
+        )
+        doing = f"recording metrics of prediction {prediction_id} (judge {judge_version})"
+        with self._writing(doing) as conn:
+            if conn.execute("SELECT 1 FROM predictions WHERE id = ?", (prediction_id,)).fetchone() is None:
+                raise StoreError(f"results store {self.path}: no prediction {prediction_id} ({doing})")
+            cursor = conn.execute(
+                "INSERT INTO metrics (prediction_id, judge_version, metrics, created_at) VALUES (?, ?, ?, ?)"
+                f" ON CONFLICT (prediction_id, judge_version) {conflict}",
+                (prediction_id, str(judge_version), text, _now()),
+            )
+            written = cursor.rowcount > 0
+            row_id = conn.execute(
+                "SELECT id FROM metrics WHERE prediction_id = ? AND judge_version = ?",
+                (prediction_id, str(judge_version)),
+            ).fetchone()[0]
+        if not written:
+            warnings.warn(
+                f"{self.path}: prediction {prediction_id} already has metrics of judge "
+                f"{judge_version}; kept them",
+                DuplicateKeyWarning,
+                stacklevel=2,
+            )
+        return int(row_id)
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    def _read(self, doing: str, reader: str, *args: Any, **kwargs: Any) -> Any:
+        from srbf.store import frames  # pandas is imported by readers only, not by the driver
+
+        try:
+            return getattr(frames, reader)(self._conn, *args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            raise translate(exc, self.path, doing) from exc
+
+    def done_keys(self, config_hash: str | None = None) -> set[TaskKey]:
+        """Every stored key (of one configuration hash, if given), whatever its status: resume skips them."""
+        where, params = (" WHERE config_hash = ?", [config_hash]) if config_hash is not None else ("", [])
+
+        try:
+            rows = self._conn.execute(f"SELECT {', '.join(KEY_COLUMNS)} FROM predictions{where}", params)
+            return {TaskKey(*row) for row in rows}
+        except sqlite3.DatabaseError as exc:
+            raise translate(exc, self.path, "reading the stored keys") from exc
+
+    def predictions_frame(self, *, decode_json: bool = True, **filters: Any) -> pd.DataFrame:
+        """Predictions as a DataFrame, oldest first; filters such as ``method=``, ``catalog=``,
+        ``campaign_id=``, ``status=`` take a value or a list of values."""
+        return self._read("reading predictions", "predictions", filters, decode_json=decode_json)
+
+    def unscored_predictions(self, judge_version: str, **filters: Any) -> pd.DataFrame:
+        """Predictions (as ``predictions_frame``) that have no metrics from ``judge_version`` yet."""
+        return self._read(
+            "reading unscored predictions", "predictions", filters, unscored_by=str(judge_version)
+        )
+
+    def trajectories_frame(self, **filters: Any) -> pd.DataFrame:
+        """Trajectory steps (prediction_id, step, seconds, expression) in order; filter by
+        ``prediction_id=`` or any predictions filter."""
+        return self._read("reading trajectories", "trajectories", filters)
+
+    def metrics_frame(
+        self, judge_version: str | None = None, *, expand: bool = True, **filters: Any
+    ) -> pd.DataFrame:
+        """Metrics with their prediction's key, one column per metric (all judges if ``None``)."""
+        version = None if judge_version is None else str(judge_version)
+        return self._read("reading metrics", "metrics", version, filters, expand=expand)
+
+    def campaigns_frame(self) -> pd.DataFrame:
+        """Every campaign with its config, provenance, srbf version, git state and machine."""
+        return self._read("reading campaigns", "campaigns")
+
+    def export(self, path: str | Path, format: str | None = None, **filters: Any) -> Path:
+        """Write predictions to Parquet or CSV (format from the suffix unless given); return the path."""
+        return self._read("exporting predictions", "export_predictions", Path(path), format, filters)

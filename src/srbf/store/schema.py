@@ -1,0 +1,152 @@
+"""The store's tables, its schema version, and the checks made when a file is opened.
+
+The file carries two numbers in its header: ``application_id`` marks it as an srbf results store
+and ``user_version`` is the schema version below. A file from a newer srbf (a higher version) is
+refused with a clear message rather than misread; a file from an older srbf would be migrated here
+(version 1 is the first, so there is nothing to migrate yet).
+
+The status and provenance lists are written out literally, not generated from
+``srbf.runs.records.STATUSES``: a file's CHECK constraints are fixed when it is created, so changing
+them takes a new schema version (a test keeps the two in step).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from srbf.store.errors import StoreError
+
+SCHEMA_VERSION = 1
+APPLICATION_ID = 0x53524246  # "SRBF"
+
+PROVENANCES = ("upstream_default", "author_blessed", "harness_tuned")
+
+KEY_COLUMNS = (
+    "method",
+    "config_hash",
+    "catalog",
+    "catalog_version",
+    "problem_id",
+    "draw",
+    "budget",
+    "condition",
+    "seed",
+)
+
+# The fixed columns of a metrics frame (see frames.py); a metric may not take one of these names.
+METRIC_FRAME_COLUMNS = (
+    "prediction_id",
+    "judge_version",
+    "campaign_id",
+    *KEY_COLUMNS,
+    "provenance",
+    "status",
+    "created_at",
+)
+
+TABLES = """
+CREATE TABLE campaigns (
+    id             INTEGER PRIMARY KEY,
+    name           TEXT NOT NULL,
+    config         TEXT NOT NULL,              -- JSON
+    config_hash    TEXT NOT NULL,
+    provenance     TEXT NOT NULL
+                   CHECK (provenance IN ('upstream_default', 'author_blessed', 'harness_tuned')),
+    srbf_version   TEXT NOT NULL,
+    git_commit     TEXT,                       -- NULL: not run from a git checkout
+    git_dirty      INTEGER CHECK (git_dirty IN (0, 1)),
+    hostname       TEXT,
+    platform       TEXT,
+    cpu_count      INTEGER,
+    python_version TEXT,
+    created_at     TEXT NOT NULL,              -- ISO 8601, UTC
+    CHECK ((git_commit IS NULL) = (git_dirty IS NULL))
+);
+
+CREATE TABLE predictions (
+    id              INTEGER PRIMARY KEY,
+    campaign_id     INTEGER NOT NULL REFERENCES campaigns (id),
+    method          TEXT NOT NULL,
+    config_hash     TEXT NOT NULL,
+    catalog         TEXT NOT NULL,
+    catalog_version INTEGER NOT NULL,
+    problem_id      TEXT NOT NULL,
+    draw            INTEGER NOT NULL,
+    budget          REAL NOT NULL,
+    condition       TEXT NOT NULL,
+    seed            INTEGER NOT NULL,
+    provenance      TEXT NOT NULL
+                    CHECK (provenance IN ('upstream_default', 'author_blessed', 'harness_tuned')),
+    status          TEXT NOT NULL
+                    CHECK (status IN ('ok', 'failed', 'timeout', 'crashed', 'placeholder')),
+    expression      TEXT,                      -- as the method returned it
+    error           TEXT,
+    wall_seconds    REAL,
+    cpu_seconds     REAL,
+    method_seconds  REAL,                      -- the method's own report, if any
+    data_hash       TEXT NOT NULL,
+    internals       TEXT NOT NULL DEFAULT '{}', -- JSON object
+    stderr_tail     TEXT NOT NULL DEFAULT '',
+    created_at      TEXT NOT NULL,
+    UNIQUE (method, config_hash, catalog, catalog_version, problem_id, draw, budget, condition, seed)
+);
+CREATE INDEX predictions_by_campaign ON predictions (campaign_id);
+
+CREATE TABLE trajectories (
+    prediction_id INTEGER NOT NULL REFERENCES predictions (id) ON DELETE CASCADE,
+    step          INTEGER NOT NULL,            -- 0, 1, 2, ... in the order reported
+    seconds       REAL,                        -- since the start of the fit
+    expression    TEXT NOT NULL,
+    PRIMARY KEY (prediction_id, step)
+);
+
+CREATE TABLE metrics (
+    id            INTEGER PRIMARY KEY,
+    prediction_id INTEGER NOT NULL REFERENCES predictions (id) ON DELETE CASCADE,
+    judge_version TEXT NOT NULL,
+    metrics       TEXT NOT NULL,               -- JSON object: metric name -> value
+    created_at    TEXT NOT NULL,
+    UNIQUE (prediction_id, judge_version)
+);
+"""
+
+
+def _header(conn: sqlite3.Connection) -> tuple[int, int, int]:
+    application_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    return application_id, version, tables
+
+
+def check_header(conn: sqlite3.Connection, path: Path) -> int:
+    """The schema version of the store behind ``conn`` (0: an empty file); refuse foreign files."""
+    application_id, version, tables = _header(conn)
+    if application_id not in (0, APPLICATION_ID) or (application_id == 0 and tables > 0):
+        raise StoreError(f"results store {path}: an SQLite file, but not an srbf results store")
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"results store {path}: written by a newer srbf (store schema {version}; this srbf reads "
+            f"schema {SCHEMA_VERSION} and older): upgrade srbf to read it"
+        )
+    return version
+
+
+def create_or_migrate(conn: sqlite3.Connection, path: Path) -> None:
+    """Create the tables in an empty file, inside the caller's write transaction.
+
+    Also proves the file writable: a store whose file is read-only fails here, when it is opened,
+    rather than at the first record of a run."""
+    version = check_header(conn, path)  # again, under the write lock
+    if version == SCHEMA_VERSION:
+        # Rewrite the version (unchanged): a file SQLite opened read-only fails here, at open.
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        return
+    if version == 0:
+        for statement in TABLES.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        return
+    raise StoreError(f"results store {path}: no migration from schema {version} to {SCHEMA_VERSION}")
