@@ -148,12 +148,25 @@ def _sample(args: argparse.Namespace) -> int:
         noise=args.noise,
         ood=args.ood,
     )
+    if getattr(problem, "ood_reason", None):
+        print(f"srbf: note: no out-of-range points: {problem.ood_reason}", file=sys.stderr)
     if problem.placeholder_reason is not None:
         print(f"srbf: {catalog.name}/{entry.id} cannot be sampled: {problem.placeholder_reason}", file=sys.stderr)
         return 1
     save_problem_npz(problem, args.output)
     print(f"wrote {args.output}: {catalog.name}/{entry.id}, {len(problem.y_support)} support + "
           f"{len(problem.y_validation)} validation points, hash {problem.data_hash[:12]}")
+    return 0
+
+
+def _judge(args: argparse.Namespace) -> int:
+    from srbf.judge import JudgeInputError, format_metrics, judge_from_files, jsonable
+
+    try:
+        metrics = judge_from_files(args.truth, args.prediction, args.data, variables=args.variables, srbench=args.srbench)
+    except JudgeInputError as error:
+        raise UserError(str(error)) from None
+    print(json.dumps(jsonable(metrics), indent=2) if args.json else format_metrics(metrics))
     return 0
 
 
@@ -207,6 +220,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ood", action="store_true", help="also draw out-of-range points (X_ood, y_ood)")
     p.add_argument("-o", "--output", required=True, help="output .npz file")
     p.set_defaults(run=_sample)
+
+    p = commands.add_parser("judge", help="score one predicted formula against the truth on a problem's points")
+    p.add_argument("--truth", required=True, help="the ground-truth formula")
+    p.add_argument("--prediction", required=True, help="the predicted formula (any spelling the parser reads)")
+    p.add_argument("--data", required=True, help=".npz written by `srbf sample` (X_support, y_support, X_validation, y_validation)")
+    p.add_argument("--variables", help="comma-separated column names (default: from the file, else x0, x1, ...)")
+    p.add_argument("--srbench", action="store_true", help="also run SRBench's SymPy symbolic-solution check (slow)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(run=_judge)
+
+    from srbf.runs.commands import add_run_commands
+
+    add_run_commands(commands)
     return parser
 
 

@@ -96,3 +96,22 @@ def test_help_everywhere():
     for argv in (["--help"], ["catalogs", "--help"], ["catalogs", "list", "--help"], ["sample", "--help"]):
         result = subprocess.run([sys.executable, "-m", "srbf.cli", *argv], capture_output=True, text=True)
         assert result.returncode == 0 and "usage:" in result.stdout
+
+
+def test_judge_command(capsys, tmp_path):
+    data = tmp_path / "p.npz"
+    assert main(["sample", "feynman", "I.6.2a", "-o", str(data)]) == 0
+    capsys.readouterr()
+    truth = "exp(-theta**2 / 2) / sqrt(2 * pi)"
+    code, out, _ = run(capsys, "judge", "--truth", truth, "--prediction", "exp(-0.5*theta*theta)*0.3989422804014327", "--data", str(data), "--json")
+    assert code == 0
+    metrics = json.loads(out)
+    assert metrics["success"] == 1 and metrics["nrr_validation"] == 1 and metrics["srr_raw"] == 0
+    # an unparsable prediction is a scored failure, not an input error
+    code, out, _ = run(capsys, "judge", "--truth", truth, "--prediction", "sin(", "--data", str(data), "--json")
+    assert code == 0 and json.loads(out)["success"] == 0
+    # an unparsable truth or a missing file is an input error: exit 2, one line
+    code, _, err = run(capsys, "judge", "--truth", "theta +", "--prediction", "theta", "--data", str(data))
+    assert code == 2 and err.count("\n") == 1
+    code, _, err = run(capsys, "judge", "--truth", truth, "--prediction", "theta", "--data", str(tmp_path / "none.npz"))
+    assert code == 2 and "none.npz" in err

@@ -39,7 +39,7 @@ from srbf.expr.tree import Call, Const, Expr, Num, Var
 __all__ = ["CanonicalForm", "cache_info", "canonical", "canonicalize", "clear_cache", "to_binary"]
 
 DEFAULT_TIME_LIMIT = 1.0
-CACHE_SIZE = 65536
+CACHE_SIZE = 4096  # finished forms of a few thousand formulas: a few tens of MB at most
 
 # ---------------------------------------------------------------------------------------------
 # Internal nodes: (kind, label, value, children); a raw subtree left as written: (RAW, "", 0.0, (), expr)
@@ -664,7 +664,7 @@ def canonical_node(
     if key is not None:
         found = _CACHE.get(key)
         if found is not None:
-            return found
+            return found, from_expr(found.expr)
     rewriter = _Rewriter(start + time_limit, positive)
     try:
         with np.errstate(all="ignore"):
@@ -673,7 +673,7 @@ def canonical_node(
     except RecursionError:  # nesting deeper than Python's stack: give up on this formula
         return CanonicalForm(expr, False), (RAW, "", 0.0, (), expr)
     if key is not None and not rewriter.timed_out:
-        _CACHE.put(key, result)
+        _CACHE.put(key, result[0])
     return result
 
 

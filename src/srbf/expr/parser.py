@@ -11,8 +11,7 @@ every failure is a :class:`ParseError` naming the offending token and its positi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from srbf.expr.operators import CONSTANTS, MODULE_PREFIXES, OPERATORS, lookup_function
 from srbf.expr.tree import Call, Const, Expr, Num, Var
@@ -27,8 +26,7 @@ class ParseError(ValueError):
         self.position = position
 
 
-@dataclass(frozen=True, slots=True)
-class _Token:
+class _Token(NamedTuple):
     kind: str  # "num", "name", "op", "(", ")", ","
     text: str
     pos: int
@@ -43,9 +41,11 @@ _TOKEN_RE = re.compile(
   | (?P<lpar>[(\[])
   | (?P<rpar>[)\]])
   | (?P<comma>,)
+  | (?P<bad>.)
     """,
-    re.VERBOSE,
+    re.VERBOSE | re.DOTALL,
 )
+_KINDS = {"lpar": "(", "rpar": ")", "comma": ","}
 _LHS_RE = re.compile(r"^\s*[^\W\d]\w*(?:\s*\([^()]*\))?\s*=(?!=)")
 _GENERIC_COLUMN_RE = re.compile(r"^[xX]_?(\d+)$")
 _PREFIX_NUMBER_RE = re.compile(r"^[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|nan)$", re.IGNORECASE)
@@ -148,17 +148,15 @@ def _strip_module(name: str) -> str:
 
 def _tokenize(text: str, offset: int) -> list[_Token]:
     tokens = []
-    pos = offset
     text = text.replace("\u2212", "-")  # the Unicode minus sign some tools print
-    while pos < len(text):
-        match = _TOKEN_RE.match(text, pos)
-        if match is None:
-            raise ParseError(f"unexpected character {text[pos]!r} at position {pos}", text[pos], pos)
+    for match in _TOKEN_RE.finditer(text, offset):
         kind = match.lastgroup
-        if kind != "ws":
-            kind = {"lpar": "(", "rpar": ")", "comma": ","}.get(kind, kind)
-            tokens.append(_Token(kind, match.group(), pos))
-        pos = match.end()
+        if kind == "ws":
+            continue
+        if kind == "bad":
+            char, pos = match.group(), match.start()
+            raise ParseError(f"unexpected character {char!r} at position {pos}", char, pos)
+        tokens.append(_Token(_KINDS.get(kind, kind), match.group(), match.start()))
     return tokens
 
 
