@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from srbf.catalogs import sampling
+from srbf.catalogs.draws import key_material, reset_generator, stream_generator
 from srbf.catalogs.loader import clear_cache, list_catalogs, load_catalog
 from srbf.catalogs.sampling import ProblemSampler, sample_problem
 
@@ -68,7 +68,7 @@ def time_cached_path(entries, catalog, draws: int) -> np.ndarray:
 
 def stream_setup_costs(repeats: int = 20000) -> dict[str, float]:
     """Microseconds to get a Generator positioned at a stream start, three ways."""
-    material = sampling._key_material("feynman", 1, "I.6.2", 0, 0)
+    material = key_material("feynman", 1, "I.6.2", 0, 0)
 
     def per_call(fn) -> float:
         start = time.perf_counter()
@@ -82,11 +82,9 @@ def stream_setup_costs(repeats: int = 20000) -> dict[str, float]:
             lambda: np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(1,))))
         ),
         "sha256 -> new PCG64 + state (stream_generator)": per_call(
-            lambda: sampling.stream_generator("feynman", 1, "I.6.2", 0, 0, "support")
+            lambda: stream_generator("feynman", 1, "I.6.2", 0, 0, "support")
         ),
-        "sha256 -> reused per-thread PCG64 state (used)": per_call(
-            lambda: sampling._GENERATORS.get(material, "support")
-        ),
+        "sha256 -> reused per-thread PCG64 state (used)": per_call(lambda: reset_generator(material, "support")),
     }
 
 

@@ -16,24 +16,18 @@ import argparse
 import re
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Mapping
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from srbf.catalogs.admission import admission_report, admit_catalog  # noqa: E402
-from srbf.catalogs.importer import convert_reference_catalog, read_yaml, write_catalog  # noqa: E402
+from srbf.catalogs.importer import convert_reference_catalog, write_catalog  # noqa: E402
 from srbf.catalogs.loader import catalog_from_dict, clear_cache, load_catalog  # noqa: E402
 from srbf.catalogs.model import Catalog  # noqa: E402
-
-# The 29 problem sets srbf ships, in the order the docs table lists them (by family).
-CATALOGS = (
-    "fastsrb", "feynman", "feynman-bonus", "srsd-dummy",
-    "erbench-densities", "erbench-phybench", "erbench-syneq",
-    "soose-fc", "soose-nc", "soose-wc", "physo-astro", "physo-class",
-    "nguyen", "keijzer", "korns", "koza", "livermore", "livermore2", "vladislavleva",
-    "jin", "neat", "pagie", "poly", "nonic", "sine", "meier", "r-rationals", "constant", "grammarvae",
-)  # fmt: skip
+from srbf.catalogs.yaml_reader import read_yaml  # noqa: E402
 
 DEFAULT_REFERENCE = ROOT.parent / "shared" / "reference" / "symbolic-data-catalogs"
 DEFAULT_OUT = ROOT / "src" / "srbf" / "catalogs" / "data"
@@ -45,7 +39,198 @@ tools/build_catalogs.py from {file} of the symbolic-data-catalogs reference data
 do not edit by hand, rerun the tool.
 Reference data layer: MIT License, Copyright (c) 2024 Paul Saegert (see its LICENSE and
 THIRD_PARTY_LICENSES). Formulas, ranges, variable names and units are facts from the works cited
-under `sources`; `description` and `conventions` are quoted from the reference data layer."""
+under `sources`; `description` and `conventions` are srbf's own words (the tool's SETS table)."""
+
+
+# --- srbf's own words for each set ------------------------------------------------------------
+# The reference data layer's description and conventions are not carried over: each shipped set
+# gets the description below (what it is, who published it and when, how many formulas) and,
+# under conventions.sampling, how srbf draws its points. Facts that are data go into `meta`.
+
+
+@dataclass(frozen=True)
+class SetText:
+    description: str
+    sampling: str
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+
+_REDRAWN = "points where the formula is not finite are redrawn"
+
+
+def _drawn(how: str, more: str = "") -> str:
+    return f"Each input is drawn {how}; {_REDRAWN}." + (f" {more}" if more else "")
+
+
+_FEYNMAN_RANGES = _drawn("uniformly from its declared range, the one the database gives")
+_LOG_AND_SIGNED = _drawn(
+    "from its declared range: log_uniform for most positive quantities, uniform or integer for the"
+    " rest, and with sign `both` (negated with probability 1/2) where the range is the magnitude of"
+    " a quantity that can be negative",
+    "The reference states the log-uniform draws in base 10, which gives the same distribution.",
+)
+_ERBENCH = _drawn(
+    "uniformly from the support box ERBench declares for it (over the integers for an integer input)",
+    "ERBench's own protocol (training points from mixtures of one to three components inside a"
+    " smaller box, test points in an extrapolation region) is not reproduced.",
+)
+_SOOSE = _drawn(
+    "uniformly from [-10, 10], the support of the NeSymReS test sets",
+    "A formula defined on part of that box only (a square root, a logarithm) is sampled where it is defined.",
+)
+_PAPER_RANGES = _drawn("uniformly from the range the paper gives for it")
+_DSO = _drawn(
+    "from its training range in the DSO benchmark table, uniformly (over the integers where the"
+    " table lists integers); where the table asks for an evenly spaced grid, srbf draws at random"
+    " from the same interval (meta.dso_spec keeps the table's specification)"
+)
+_DSO_TABLE = "; formulas and ranges from the benchmark table of the deep-symbolic-optimization (DSO) project"
+_FINITE_META = {"finite_fraction_points": 20000}  # meta.finite_fraction is the reference's estimate from 20,000 points
+_ERBENCH_BY = "of ERBench (Kahlmeyer, Voigt, Habeck and Giesen, arXiv:2606.09276, 2026)"
+_ERBENCH_META = {"upstream_protocol": {"points_per_input": 100}}
+_NESYMRES = "from the test sets of Neural Symbolic Regression that Scales (Biggio et al., ICML 2021, arXiv:2106.06427)"
+
+
+def _dso(what: str) -> SetText:
+    return SetText(f"{what}{_DSO_TABLE}.", _DSO, _FINITE_META)
+
+
+SETS: dict[str, SetText] = {
+    "fastsrb": SetText(
+        "FastSRB, the benchmark of Viktor Martinek (arXiv:2508.14481, 2025): 120 physics formulas, the"
+        " 100 of the Feynman Symbolic Regression Database and its 20 bonus formulas, with the forms"
+        " that count as exact recoveries (meta.accept).",
+        _LOG_AND_SIGNED,
+        {"changelog": {"2": (
+            "Revision 2 of the reference data layer (2026-07-10): the ranges of III.21.20 no longer"
+            " carry a stray non-numeric element, so all 120 problems can be drawn (119 in revision 1);"
+            " range bounds are stored as numbers and every problem states its number of inputs."
+            " Formulas and ranges are otherwise unchanged."
+        )}},
+    ),
+    "feynman": SetText(
+        "The 100 formulas of the Feynman Symbolic Regression Database, published by Udrescu and"
+        " Tegmark with AI Feynman (Science Advances, 2020), with the database's own input ranges.",
+        _FEYNMAN_RANGES,
+    ),
+    "feynman-bonus": SetText(
+        "The 20 bonus formulas of the Feynman Symbolic Regression Database (Udrescu and Tegmark,"
+        " Science Advances, 2020), as the database writes them, with its input ranges. fastsrb and"
+        " srsd-dummy hold other renderings of the same 20 (B1-B20); meta.base_eq_id names the fastsrb one.",
+        _FEYNMAN_RANGES,
+    ),
+    "srsd-dummy": SetText(
+        "The 120 fastsrb problems, each with one to three irrelevant inputs inserted, after the"
+        " dummy-variable datasets of SRSD (Matsubara et al., DMLR 2024); the insertions were fixed once"
+        " with seed 20260710. No formula uses its extra inputs, so a method must not be told which"
+        " inputs a formula uses.",
+        _LOG_AND_SIGNED,
+        _FINITE_META,
+    ),
+    "erbench-densities": SetText(
+        f"The Densities family {_ERBENCH_BY}: 33 probability density functions of one input, after"
+        " SciPy's distributions.",
+        _ERBENCH,
+        _ERBENCH_META,
+    ),
+    "erbench-phybench": SetText(
+        f"The PHYBench family {_ERBENCH_BY}: 90 physics formulas with one to nine inputs, taken from"
+        " PHYBench problems (meta.problem states each one).",
+        _ERBENCH,
+        _ERBENCH_META,
+    ),
+    "erbench-syneq": SetText(
+        f"The SynEq family {_ERBENCH_BY}: 5,301 synthetic formulas with one to three inputs; of the"
+        " 5,303 published rows, two exact duplicates are merged (meta.duplicate_of_rows records them).",
+        _ERBENCH,
+        _ERBENCH_META,
+    ),
+    "soose-fc": SetText(
+        f"SOOSE-FC, {_NESYMRES}: the 200 soose-nc skeletons with every constant set to a sampled value"
+        " and the result simplified, as published (two to six numbers per formula). meta.base_eq_id"
+        " links each problem to its skeleton.",
+        _SOOSE,
+    ),
+    "soose-nc": SetText(
+        f"SOOSE-NC, {_NESYMRES}: 200 formula skeletons with one to three inputs and no constants"
+        " (multiplicative constants set to 1, additive ones to 0).",
+        _SOOSE,
+    ),
+    "soose-wc": SetText(
+        f"SOOSE-WC, {_NESYMRES}: the 200 soose-nc skeletons with some of their constants set to"
+        " sampled values and the result simplified, as published. meta.base_eq_id links each"
+        " problem to its skeleton.",
+        _SOOSE,
+    ),
+    "physo-astro": SetText(
+        "Two astrophysical laws from Appendix A of Tenachi, Ibata and Diakogiannis (PhySO,"
+        " arXiv:2303.03192, 2023), the NFW density profile and an expansion law, with the constants"
+        " the paper prints. The appendix's other cases are not included: they repeat"
+        " Feynman-database formulas, need an integral model, or (the isochrone action) print a form"
+        " that fails its Kepler limit.",
+        _PAPER_RANGES,
+    ),
+    "physo-class": SetText(
+        "The 8 laws of the Class symbolic-regression benchmark (Tenachi et al., arXiv:2312.01816,"
+        " 2024), one realization each: the constants that vary between realizations are fixed at a"
+        " stated value (meta.spe_representatives), their published ranges kept in meta.spe_ranges.",
+        _PAPER_RANGES + " Each problem is scored on its own; the benchmark's class protocol (one form"
+        " fitted jointly to realizations that differ in their constants) is not reproduced.",
+        {"upstream_protocol": {
+            "points_per_realization": 100, "realizations": [1, 10],
+            "noise_levels": [0.0, 0.001, 0.01, 0.1], "noise_relative_to": "rms of y",
+        }},
+    ),
+    "nguyen": _dso("The 12 Nguyen problems (Uy et al., Genetic Programming and Evolvable Machines, 2011), with one or two inputs"),
+    "keijzer": _dso("The 15 Keijzer problems (Keijzer, EuroGP 2003), with one to three inputs"),
+    "korns": _dso("The 12 Korns problems (Korns, Genetic Programming Theory and Practice IX, 2011), each with five inputs"),
+    "koza": _dso(
+        "Two polynomials from Koza's Genetic Programming books (1992, 1994): the quintic"
+        " x^5 - 2x^3 + x and the sextic x^6 - 2x^4 + x^2"
+    ),
+    "livermore": _dso(
+        "The 25 Livermore problems, with one or two inputs, used by Petersen et al. (ICLR 2021) and"
+        " Mundhenk et al. (NeurIPS 2021) at Lawrence Livermore National Laboratory"
+    ),
+    "livermore2": _dso("The 150 Livermore2 problems of Mundhenk et al. (NeurIPS 2021), 25 for each number of inputs from two to seven"),
+    "vladislavleva": _dso(
+        "The 8 Vladislavleva problems (Vladislavleva, Smits and den Hertog, IEEE Transactions on"
+        " Evolutionary Computation, 2009), with one to five inputs"
+    ),
+    "jin": _dso("The 6 problems of Bayesian Symbolic Regression (Jin et al., arXiv:1910.08892, 2019), each with two inputs"),
+    "neat": _dso("8 problems of neat Genetic Programming (Trujillo et al., Information Sciences, 2016): Neat-1 to Neat-9 without Neat-6"),
+    "pagie": _dso("The Pagie-1 problem (Pagie and Hogeweg, Evolutionary Computation, 1997), a rational function of two inputs"),
+    "poly": _dso("6 polynomial problems after Poli (2003), Poly-1 to Poly-5 and Poly-10, with one to ten inputs"),
+    "nonic": _dso("The Nonic problem, x + x^2 + ... + x^9, from the genetic-programming benchmarks surveyed by McDermott et al. (GECCO 2012)"),
+    "sine": _dso("The Sine problem, sin(x) + sin(x + x^2), from the genetic-programming benchmarks surveyed by McDermott et al. (GECCO 2012)"),
+    "meier": _dso("Two Meier problems (Meier-3 and Meier-4), rational functions of two inputs from the genetic-programming benchmark literature"),
+    "r-rationals": _dso("The rational functions R1-R3 of Krawiec and Pawlak (GECCO 2013) and their variants R1a-R3a on a ten times wider range: 6 problems of one input"),
+    "constant": _dso(
+        "10 problems with constants to fit, from the appendix of Deep Symbolic Regression (Petersen"
+        " et al., ICLR 2021), two of them sanity checks (Const-Test-1 and Const-Test-2)"
+    ),
+    "grammarvae": _dso("The one problem of the Grammar Variational Autoencoder paper (Kusner et al., ICML 2017), 1/3 + x + sin(x^2)"),
+}  # fmt: skip
+CATALOGS = tuple(SETS)  # the 29 problem sets srbf ships, in the order the docs table lists them
+
+
+def in_own_words(document: Mapping[str, Any], text: SetText) -> dict[str, Any]:
+    """``document`` with srbf's description and sampling convention instead of the reference's.
+
+    The reference's conventions are dropped; ``text.meta`` is merged into ``meta`` (before
+    ``imported_from``, which stays last).
+    """
+    out: dict[str, Any] = {}
+    for key, value in document.items():
+        if key == "conventions":
+            continue
+        if key == "meta":
+            out["conventions"] = {"sampling": text.sampling}
+            meta = {k: v for k, v in value.items() if k != "imported_from"}
+            meta.update(text.meta)
+            value = {**meta, "imported_from": value["imported_from"]}
+        out[key] = text.description if key == "description" else value
+    return out
 
 
 def reference_file(reference: Path, name: str) -> Path:
@@ -68,7 +253,7 @@ def build(reference: Path, out: Path) -> list[Catalog]:
     for name in CATALOGS:
         source = reference_file(reference, name)
         start = time.perf_counter()
-        document = convert_reference_catalog(read_yaml(source), source=source.name)
+        document = in_own_words(convert_reference_catalog(read_yaml(source), source=source.name), SETS[name])
         if document["name"] != name:
             raise SystemExit(f"error: {source.name} declares name {document['name']!r}, expected {name!r}")
         report = admission_report(catalog_from_dict(document, label=source.name))

@@ -28,7 +28,7 @@ from srbf.expr import (
     to_infix,
     to_prefix,
 )
-from srbf.expr.canonical import cache_info, clear_cache, to_binary
+from srbf.expr.canonical import cache_info, clear_cache
 from srbf.expr.tree import walk
 
 NAMES = ["x0", "x1", "x2"]
@@ -113,7 +113,7 @@ POINTS = np.vstack([POINTS, np.abs(POINTS) + 0.05])
 def test_canonical_form_preserves_values_where_both_are_finite(tree):
     expr = canonical(tree)
     original = compile_expr(tree, NAMES)(POINTS)
-    rewritten = compile_expr(to_binary(expr), NAMES)(POINTS)
+    rewritten = compile_expr(expr, NAMES)(POINTS)
     both = np.isfinite(original) & np.isfinite(rewritten)
     scale = _intermediate_scale(tree, POINTS)
     # rounding error grows with the largest intermediate value (cancellation), not with the result
@@ -121,7 +121,7 @@ def test_canonical_form_preserves_values_where_both_are_finite(tree):
         ok = np.abs(original - rewritten) <= 1e-9 * scale + 1e-7 * np.abs(original)
     bad = both & ~ok
     assert not bad.any(), (
-        f"{to_infix(tree)}\n -> {to_infix(to_binary(expr))}\n"
+        f"{to_infix(tree)}\n -> {to_infix(expr)}\n"
         f"at {POINTS[bad][0]}: {original[bad][0]!r} vs {rewritten[bad][0]!r}"
     )
 
@@ -138,12 +138,12 @@ def test_rules_for_positive_variables_are_idempotent_and_preserve_values(tree):
     assert form.complete
     assert canonical(form.expr, positive=POSITIVE) == form.expr
     original = compile_expr(tree, NAMES)(POSITIVE_POINTS)
-    rewritten = compile_expr(to_binary(form.expr), NAMES)(POSITIVE_POINTS)
+    rewritten = compile_expr(form.expr, NAMES)(POSITIVE_POINTS)
     both = np.isfinite(original) & np.isfinite(rewritten)
     scale = _intermediate_scale(tree, POSITIVE_POINTS)
     with np.errstate(all="ignore"):
         ok = np.abs(original - rewritten) <= 1e-9 * scale + 1e-7 * np.abs(original)
-    assert not (both & ~ok).any(), f"{to_infix(tree)}\n -> {to_infix(to_binary(form.expr))}"
+    assert not (both & ~ok).any(), f"{to_infix(tree)}\n -> {to_infix(form.expr)}"
 
 
 def _renumber(tree, choices):
@@ -272,7 +272,7 @@ def test_canonical_form_is_readable():
     assert P("x1*2.5 + x0") == "+ x0 * 2.5 x1"  # terms by their body; the coefficient leads
     assert P("x0**2 * 3") == "* 3 ** x0 2"
     assert P("x0 + x1 + x2 + 1") == "+/4 1 x0 x1 x2"
-    assert to_infix(to_binary(C("x2*x0*x1*2"))) == "2 * x0 * x1 * x2"
+    assert to_infix(C("x2*x0*x1*2")) == "2 * x0 * x1 * x2"
 
 
 def M(text, level):
@@ -335,7 +335,7 @@ def test_documented_domain_changes():
     assert C("x0/x0") == Num(1.0)
     # cbrt(x) -> x**(1/3): NumPy's power is NaN for negative bases
     assert compile_expr(parse("cbrt(x0)", NAMES), NAMES)(X)[1] == -2.0
-    assert np.isnan(compile_expr(to_binary(C("cbrt(x0)")), NAMES)(X)[1])
+    assert np.isnan(compile_expr(C("cbrt(x0)"), NAMES)(X)[1])
     # (x**2)**0.5 is |x|, not x: the rewrite keeps values
     assert C("sqrt(x0**2)") == Call("abs", (Var("x0"),))
     assert C("log(x0**2)") == C("2*log(abs(x0))")
@@ -370,7 +370,7 @@ def test_time_limit_is_respected_on_a_huge_formula():
     assert not partial.complete
     assert elapsed < 0.25, elapsed  # the limit plus finishing the tree as written
     X = np.random.default_rng(2).uniform(0.1, 1, size=(8, 3))
-    np.testing.assert_allclose(compile_expr(to_binary(partial.expr), NAMES)(X), compile_expr(huge, NAMES)(X), rtol=1e-9)
+    np.testing.assert_allclose(compile_expr(partial.expr, NAMES)(X), compile_expr(huge, NAMES)(X), rtol=1e-9)
     # an incomplete form is not cached: a later call with more time finishes it
     assert canonicalize(huge, time_limit=5.0).complete
 

@@ -69,3 +69,14 @@ def test_every_operator_evaluates():
         text = f"{op.name}({args})"
         value = compile_expr(parse(text, X), X)(points)
         assert value.shape == (1,) and np.isfinite(value[0]), text
+
+
+def test_n_ary_sums_and_products_print_and_evaluate():
+    from srbf.expr import Call, Num, Var, to_infix, to_latex
+
+    x0, x1 = Var("x0"), Var("x1")
+    tree = Call("add", (x0, Call("mul", (Num(2), x0, x1)), Num(1)))
+    assert to_infix(tree) == "x0 + 2 * x0 * x1 + 1"
+    assert to_latex(tree) == r"x_{0} + 2 x_{0} x_{1} + 1"
+    got = compile_expr(tree, X)(np.array([[3.0, 4.0]]))
+    assert got.tolist() == [3 + 24 + 1]

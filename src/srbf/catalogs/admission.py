@@ -30,7 +30,7 @@ from typing import Sequence
 import numpy as np
 
 from srbf.catalogs.model import Catalog, CatalogEntry, CatalogError, frozen_mapping
-from srbf.catalogs.sampling import draw_inputs
+from srbf.catalogs.draws import draw_inputs
 from srbf.expr import Expr, ParseError, compile_expr, parse
 
 N_POINTS = 256

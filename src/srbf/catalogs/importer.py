@@ -18,7 +18,8 @@ from typing import Any, Mapping
 
 import yaml
 
-from srbf.catalogs.loader import FORMAT_VERSION, is_reserved_name, read_yaml
+from srbf.catalogs.loader import FORMAT_VERSION, as_number, is_reserved_name
+from srbf.catalogs.yaml_reader import read_yaml
 from srbf.catalogs.model import CatalogError
 from srbf.expr import Call, Expr, ParseError, Var, parse, to_infix
 
@@ -55,20 +56,6 @@ def _rename(expr: Expr, mapping: Mapping[str, str]) -> Expr:
     return expr
 
 
-def _number(value: Any) -> float | None:
-    """A finite-or-infinite float from a YAML value (numbers, or strings such as '1.0e1')."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value.strip())
-        except ValueError:
-            return None
-    return None
-
-
 def _input_keys(vars_block: Mapping[str, Any], where: str) -> list[str]:
     keys = [k for k in vars_block if k != "v0"]
     indices = []
@@ -88,7 +75,7 @@ def _convert_variable(key: str, spec: Any, where: str, notes: list[str]) -> dict
     raw_range = spec.get("sample_range")
     if not isinstance(raw_range, (list, tuple)):
         raise CatalogError(f"{where}: vars.{key}.sample_range: expected [low, high], got {raw_range!r}")
-    bounds = [_number(b) for b in raw_range]
+    bounds = [as_number(b) for b in raw_range]
     numeric = [b for b in bounds if b is not None]
     dropped = [b for b, n in zip(raw_range, bounds) if n is None]
     if len(numeric) != 2 or bounds[:2] != numeric:

@@ -21,8 +21,6 @@ import threading
 from pathlib import Path
 from typing import Any, Mapping
 
-import yaml
-
 from srbf.catalogs.model import (
     DISTRIBUTIONS,
     SIGNS,
@@ -32,7 +30,8 @@ from srbf.catalogs.model import (
     VariableSpec,
     frozen_mapping,
 )
-from srbf.expr.operators import lookup_function
+from srbf.catalogs.yaml_reader import read_yaml
+from srbf.expr.operators import is_reserved_name as _reserved_in_formulas
 
 __all__ = [
     "CatalogError",
@@ -133,160 +132,28 @@ def _read(path: Path, label: str) -> Catalog:
     return catalog_from_dict(document, label=label, path=str(path))
 
 
-# --- reading YAML ------------------------------------------------------------------------------
-
-_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_MAP, _SEQ = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
-_STR, _FLOAT = "tag:yaml.org,2002:str", "tag:yaml.org,2002:float"
-
-
-class _Unusual(Exception):
-    """Something the fast reader leaves to PyYAML's own constructor (tags, merge keys, ...)."""
-
-
-class DuplicateKeyError(yaml.YAMLError):
-    """A mapping that gives the same key twice (PyYAML would silently keep the last one)."""
-
-    def __init__(self, key: Any, mark: Any):
-        super().__init__(f"duplicate key {key!r}")
-        self.problem = f"duplicate key {key!r}"
-        self.problem_mark = mark
-
-
-class _Scalars:
-    """Plain-scalar resolution and construction exactly as the safe loader does it, memoised."""
-
-    def __init__(self) -> None:
-        self.resolver = yaml.resolver.Resolver()
-        self.constructor = yaml.constructor.SafeConstructor()
-        self.tags: dict[tuple[str, Any], str] = {}
-        self.values: dict[tuple[str, str], Any] = {}
-
-    def value(self, event: Any) -> Any:
-        if event.tag not in (None, "!"):
-            raise _Unusual(event.tag)
-        key = (event.value, event.implicit)
-        tag = self.tags.get(key)
-        if tag is None:
-            tag = self.resolver.resolve(yaml.ScalarNode, event.value, event.implicit)
-            if len(self.tags) < 100_000:
-                self.tags[key] = tag
-        if tag == _STR:
-            return event.value
-        if tag == _FLOAT:
-            try:
-                return float(event.value)  # the common spellings; YAML's others via the constructor
-            except ValueError:
-                pass
-        cached = self.values.get((tag, event.value))
-        if cached is None:
-            construct = self.constructor.yaml_constructors.get(tag)
-            if construct is None or tag == "tag:yaml.org,2002:merge":
-                raise _Unusual(tag)
-            cached = construct(self.constructor, yaml.ScalarNode(tag, event.value))
-            if len(self.values) < 100_000 and not isinstance(cached, (list, dict)):
-                self.values[(tag, event.value)] = cached
-        return cached
-
-
-_SCALARS = _Scalars()
-
-
-def _load_events(text: str) -> Any:
-    """Build plain data straight from the C parser's events (3x faster than composing nodes)."""
-    root: list[Any] = []
-    stack: list[list[Any]] = []  # [container, pending key, whether a key is pending]
-    anchors: dict[str, Any] = {}
-    seen_keys: list[set] = []
-    for event in yaml.parse(text, Loader=_BaseLoader):
-        kind = type(event)
-        if kind is yaml.ScalarEvent:
-            value = _SCALARS.value(event)  # memo tables: plain dict reads and writes, GIL-safe
-        elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
-            if event.tag not in (None, "!", _MAP if kind is yaml.MappingStartEvent else _SEQ):
-                raise _Unusual(event.tag)
-            value = {} if kind is yaml.MappingStartEvent else []
-        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
-            stack.pop()
-            if kind is yaml.MappingEndEvent:
-                seen_keys.pop()
-            continue
-        elif kind is yaml.AliasEvent:
-            if event.anchor not in anchors:
-                raise _Unusual("alias")
-            value = anchors[event.anchor]
-        else:  # stream and document events
-            continue
-        anchor = getattr(event, "anchor", None)
-        if anchor is not None and kind is not yaml.AliasEvent:
-            anchors[anchor] = value
-        if not stack:
-            root.append(value)
-        else:
-            frame = stack[-1]
-            container = frame[0]
-            if type(container) is list:
-                container.append(value)
-            elif not frame[2]:
-                if isinstance(value, (list, dict)) or value == "<<":
-                    raise _Unusual("complex or merge key")
-                frame[1], frame[2] = value, True
-                if value in seen_keys[-1]:
-                    raise DuplicateKeyError(value, event.start_mark)
-                seen_keys[-1].add(value)
-            else:
-                container[frame[1]] = value
-                frame[2] = False
-        if kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
-            stack.append([value, None, False])
-            if kind is yaml.MappingStartEvent:
-                seen_keys.append(set())
-    if len(root) > 1:
-        raise _Unusual("several documents")
-    return root[0] if root else None
-
-
-def _load_text(text: str) -> Any:
-    try:
-        return _load_events(text)
-    except (_Unusual, RecursionError):
-        return yaml.load(text, Loader=_BaseLoader)  # noqa: S506 - a safe loader
-
-
-def read_yaml(path: str | Path) -> Any:
-    """A YAML file's content, read with the safe C loader; YAML errors become CatalogError."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CatalogError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise CatalogError(f"{path}: cannot be read: {error}") from None
-    try:
-        return _load_text(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-        problem = getattr(error, "problem", None) or str(error)
-        raise CatalogError(f"{path}: not valid YAML{where}: {problem}") from None
-
-
 # --- structure ---------------------------------------------------------------------------------
 
 
-# Identifiers the expression parser reads as something other than a variable when no variable
-# list is given (constants and special numbers); a variable must not be called that.
-_CONSTANT_WORDS = {"pi", "e", "E", "PI", "Pi", "inf", "infinity", "nan"}
+# Besides srbf.expr.operators' constants and function names, the expression parser reads these
+# words as constants or numbers (E, PI, Pi; inf, infinity and nan in any case), and a Python
+# keyword cannot name a variable in a formula either.
+_MORE_CONSTANT_SPELLINGS = {"E", "PI", "Pi"}
+_NUMBER_WORDS = {"inf", "infinity", "nan"}
 
 
 @functools.lru_cache(maxsize=4096)
 def is_reserved_name(name: str) -> bool:
-    """True for a name a variable must not have: a keyword, a constant or a function name."""
+    """True for a name a variable must not have: a keyword, a constant or a function name.
+
+    ``srbf.expr.operators.is_reserved_name`` (constants and function names) plus Python keywords
+    and the parser's other spellings of constants and special numbers.
+    """
     return (
         keyword.iskeyword(name)
-        or name in _CONSTANT_WORDS
-        or name.lower() in ("inf", "infinity", "nan")
-        or lookup_function(name) is not None
+        or name in _MORE_CONSTANT_SPELLINGS
+        or name.lower() in _NUMBER_WORDS
+        or _reserved_in_formulas(name)
     )
 
 
@@ -298,17 +165,27 @@ def _fail(label: str, where: str, message: str) -> CatalogError:
     return CatalogError(f"{label}: {where}: {message}" if where else f"{label}: {message}")
 
 
-def _number(value: Any) -> float | None:
+def as_number(value: Any) -> float | None:
+    """``value`` as a float if it is a number or a string spelling one (YAML 1.1 reads ``1e5``,
+    without a dot, as a string), else None; booleans are not numbers."""
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
         return float(value)
-    if isinstance(value, str):  # YAML 1.1 reads 1e5 (no dot) as a string
+    if isinstance(value, str):
         try:
-            return float(value)
+            return float(value)  # float() ignores surrounding white space
         except ValueError:
             return None
     return None
+
+
+def _reject_unknown(mapping: Mapping[str, Any], allowed: set[str], label: str, prefix: str, *, what: str = "field") -> None:
+    """Raise naming the first key of ``mapping`` not in ``allowed`` (at ``prefix + key``): a
+    misspelt field would otherwise be silently ignored."""
+    unknown = sorted(set(mapping) - allowed)
+    if unknown:
+        raise _fail(label, f"{prefix}{unknown[0]}", f"unknown {what} (allowed: {', '.join(sorted(allowed))})")
 
 
 def _strings(value: Any, label: str, where: str) -> list[str]:
@@ -324,9 +201,7 @@ def _strings(value: Any, label: str, where: str) -> list[str]:
 def _variable(spec: Any, label: str, where: str, taken: set[str]) -> dict[str, Any]:
     if not _is_mapping(spec):
         raise _fail(label, where, f"expected a mapping with name and range, got {spec!r}")
-    unknown = sorted(set(spec) - _VARIABLE_KEYS)
-    if unknown:
-        raise _fail(label, f"{where}.{unknown[0]}", f"unknown field (allowed: {', '.join(sorted(_VARIABLE_KEYS))})")
+    _reject_unknown(spec, _VARIABLE_KEYS, label, f"{where}.")
     name = spec.get("name")
     if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name):
         raise _fail(label, f"{where}.name", f"{name!r} is not a valid identifier")
@@ -337,7 +212,7 @@ def _variable(spec: Any, label: str, where: str, taken: set[str]) -> dict[str, A
     bounds = spec.get("range")
     if not isinstance(bounds, (list, tuple)) or len(bounds) != 2:
         raise _fail(label, f"{where}.range", f"expected [low, high], got {bounds!r}")
-    low, high = _number(bounds[0]), _number(bounds[1])
+    low, high = as_number(bounds[0]), as_number(bounds[1])
     for side, raw, value in (("low", bounds[0], low), ("high", bounds[1], high)):
         if value is None or not math.isfinite(value):
             raise _fail(label, f"{where}.range", f"{side} {raw!r} is not a finite number")
@@ -365,9 +240,7 @@ def _problem(raw: Any, index: int, label: str, catalog_sources: list[str]) -> di
         raise _fail(label, f"{where}.id", f"expected a non-empty string, got {pid!r}")
     pid = str(pid)
     where = f"problem {pid!r}"
-    unknown = sorted(set(raw) - _PROBLEM_KEYS)
-    if unknown:
-        raise _fail(label, f"{where}: {unknown[0]}", f"unknown field (allowed: {', '.join(sorted(_PROBLEM_KEYS))})")
+    _reject_unknown(raw, _PROBLEM_KEYS, label, f"{where}: ")
     formula = raw.get("formula")
     if not isinstance(formula, str) or not formula.strip():
         raise _fail(label, f"{where}: formula", f"expected a non-empty formula string, got {formula!r}")
@@ -420,9 +293,7 @@ def catalog_from_dict(document: Any, *, label: str = "<catalog>", path: str = ""
     for key in _REQUIRED_TOP_KEYS:
         if key not in document:
             raise _fail(label, key, "missing required field")
-    unknown = sorted(set(document) - _TOP_KEYS)
-    if unknown:
-        raise _fail(label, unknown[0], f"unknown top-level field (allowed: {', '.join(sorted(_TOP_KEYS))})")
+    _reject_unknown(document, _TOP_KEYS, label, "", what="top-level field")
     if document["srbf_catalog"] != FORMAT_VERSION:
         raise _fail(label, "srbf_catalog", f"unsupported format version {document['srbf_catalog']!r} (this srbf reads {FORMAT_VERSION})")
     name = document["name"]

@@ -36,7 +36,7 @@ import numpy as np
 from srbf.expr.operators import CONSTANTS, OPERATORS
 from srbf.expr.tree import Call, Const, Expr, Num, Var
 
-__all__ = ["CanonicalForm", "cache_info", "canonical", "canonicalize", "clear_cache", "to_binary"]
+__all__ = ["CanonicalForm", "cache_info", "canonical", "canonicalize", "clear_cache"]
 
 DEFAULT_TIME_LIMIT = 1.0
 CACHE_SIZE = 4096  # finished forms of a few thousand formulas: a few tens of MB at most
@@ -84,7 +84,8 @@ def split_coefficient(term: tuple) -> tuple[float, tuple]:
 
 
 def factor_key(factor: tuple) -> tuple:
-    """Products are ordered by base, then exponent (so ``x`` sits next to ``x**-1``... never both)."""
+    """The sort key of a product's factor: its base, then its exponent (1 when it is no power).
+    Like bases are merged first, so the base alone decides in a canonical product."""
     if factor[0] == CALL and factor[1] == "pow":
         return factor[3]
     return (factor, ONE)
@@ -200,14 +201,14 @@ class _Rewriter:
         if kind is Const:
             known = CONSTANTS.get(expr.name)
             return num(known) if known is not None else (SYM, expr.name, 0.0, ())
-        op = expr.op
-        if op in ("add", "sub"):
+        op, n = expr.op, len(expr.args)
+        if op == "add" or (op == "sub" and n == 2):
             return self._sum(expr)
-        if op in ("mul", "div", "neg", "inv"):
+        if op == "mul" or (op == "div" and n == 2) or (op in ("neg", "inv") and n == 1):
             return self._product(expr)
         args = [self.canon(arg) for arg in expr.args]
-        if self.timed_out:
-            return call(op, args)
+        if self.timed_out or (op in OPERATORS and n != OPERATORS[op].arity):
+            return call(op, args)  # a malformed node is kept as an opaque function
         return self.apply(op, args)
 
     def _sum(self, expr: Call) -> tuple:
@@ -654,9 +655,10 @@ def positive_set(positive) -> frozenset:
 
 
 def canonical_node(
-    expr: Expr, time_limit: float = DEFAULT_TIME_LIMIT, positive: frozenset = frozenset()
-) -> tuple[CanonicalForm, tuple]:
-    """The canonical form and its internal node (for the masking module); cached when complete."""
+    expr: Expr, time_limit: float = DEFAULT_TIME_LIMIT, positive: frozenset = frozenset(), with_node: bool = True
+) -> tuple[CanonicalForm, tuple | None]:
+    """The canonical form and (``with_node``) its internal node, for the masking module. Only the
+    form of a finished canonicalisation is cached; the node is rebuilt from it on a hit."""
     if not isinstance(time_limit, (int, float)) or not time_limit > 0:
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     start = time.perf_counter()
@@ -664,7 +666,7 @@ def canonical_node(
     if key is not None:
         found = _CACHE.get(key)
         if found is not None:
-            return found, from_expr(found.expr)
+            return found, (from_expr(found.expr) if with_node else None)
     rewriter = _Rewriter(start + time_limit, positive)
     try:
         with np.errstate(all="ignore"):
@@ -688,23 +690,9 @@ def canonicalize(expr: Expr, *, time_limit: float = DEFAULT_TIME_LIMIT, positive
     Deterministic: equal inputs give equal outputs, on every machine. Finished forms are cached;
     a form cut short by the time limit is returned with ``complete=False`` and not cached.
     """
-    return canonical_node(expr, time_limit, positive_set(positive))[0]
+    return canonical_node(expr, time_limit, positive_set(positive), with_node=False)[0]
 
 
 def canonical(expr: Expr, *, time_limit: float = DEFAULT_TIME_LIMIT, positive=()) -> Expr:
     """Just the canonical tree (see :func:`canonicalize` for the completeness flag)."""
-    return canonical_node(expr, time_limit, positive_set(positive))[0].expr
-
-
-def to_binary(expr: Expr) -> Expr:
-    """The same tree with n-ary sums and products as left-nested binary ones, for the printers
-    that expect two arguments (``to_infix``, ``to_latex``)."""
-    if type(expr) is not Call:
-        return expr
-    args = [to_binary(arg) for arg in expr.args]
-    if expr.op in ("add", "mul") and len(args) > 2:
-        node = Call(expr.op, (args[0], args[1]))
-        for arg in args[2:]:
-            node = Call(expr.op, (node, arg))
-        return node
-    return Call(expr.op, tuple(args))
+    return canonical_node(expr, time_limit, positive_set(positive), with_node=False)[0].expr

@@ -66,6 +66,8 @@ def _build(expr: Expr, columns: dict[str, int]) -> _Node | float:
     if isinstance(expr, Var):
         index = columns[expr.name]
         return lambda rows: rows[index]
+    if len(expr.args) > 2:  # an n-ary sum or product (canonical form) folds left
+        expr = Call(expr.op, (Call(expr.op, expr.args[:-1]), expr.args[-1]))
     kernel = OPERATORS[expr.op].kernel
     parts = [_build(arg, columns) for arg in expr.args]
     if all(isinstance(part, float) for part in parts):

@@ -21,6 +21,7 @@ _POW = OPERATORS["pow"].precedence
 
 def format_number(value: float) -> str:
     """The shortest text that reads back as exactly ``value`` (integral values without '.0')."""
+    value = float(value)
     if math.isnan(value):
         return "nan"
     if math.isinf(value):
@@ -38,6 +39,11 @@ def _precedence(expr: Expr) -> int:
     return _ATOM
 
 
+def _left_nested(expr: Call) -> Call:
+    """``add(a, b, c)`` as ``add(add(a, b), c)``: how Python reads ``a + b + c``."""
+    return Call(expr.op, (Call(expr.op, expr.args[:-1]), expr.args[-1]))
+
+
 def to_infix(expr: Expr) -> str:
     """Python-syntax infix text of the tree, e.g. ``x0**2 + sin(x1)``."""
     if isinstance(expr, Num):
@@ -53,6 +59,8 @@ def to_infix(expr: Expr) -> str:
         if _precedence(operand) < _NEG or (isinstance(operand, Num) and _precedence(operand) == _ATOM):
             text = f"({text})"
         return f"-{text}"
+    if len(expr.args) > 2:  # an n-ary sum or product (canonical form) prints left-nested
+        return to_infix(_left_nested(expr))
     left, right = expr.args
     left_text, right_text = to_infix(left), to_infix(right)
     if op.name == "pow":  # right-associative; the exponent may be a unary minus
@@ -121,6 +129,8 @@ def to_latex(expr: Expr) -> str:
         return _latex_name(expr.name)
     if isinstance(expr, Const):
         return CONSTANT_LATEX[expr.name]
+    if len(expr.args) > 2 and expr.op in ("add", "mul"):
+        return to_latex(_left_nested(expr))
     op = OPERATORS[expr.op]
     parts = [to_latex(arg) for arg in expr.args]
     wrap = lambda text: rf"\left({text}\right)"  # noqa: E731

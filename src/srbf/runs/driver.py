@@ -1,0 +1,383 @@
+"""The driver: run a config from plan to stored results, resumable and interruptible.
+
+``run_config(config)`` opens the results store, plans the config (skipping every fit already
+stored), starts one worker per method configuration (a method that cannot start stops the run
+here, before any fit or record), starts a campaign per variant, and records each fit as it
+arrives: the store commits every record, so a crash, a ``kill -9`` or a power cut loses at most
+the fits in flight, and running the same config again resumes where it stopped. A progress bar
+(``tqdm``, on stderr when it is a terminal) shows fits done, failures and the time left.
+
+Ctrl-C (``KeyboardInterrupt``) stops cleanly: the fits in flight are killed and dropped, every
+finished fit is kept, and the returned ``RunSummary`` says how many were done and how to resume.
+``collect_status`` reads the same plan against a store opened read-only, also while a run writes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import yaml
+
+from srbf.runs.config import RunConfig
+from srbf.runs.executor import Completed, Executor, LocalExecutor, WorkerStartError
+from srbf.runs.plan import Plan, ProblemSource, load_catalogs, make_plan, worker_spec
+from srbf.runs.records import STATUSES, TaskKey
+from srbf.runs.sweeps import Variant, canonical_json
+
+__all__ = [
+    "RunError",
+    "RunSummary",
+    "StatusRow",
+    "apply_overrides",
+    "collect_status",
+    "filter_variants",
+    "run_config",
+]
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
+ABNORMAL = ("failed", "timeout", "crashed")
+
+
+class RunError(Exception):
+    """A run that cannot start or go on (a method that does not start, a bad override); one line."""
+
+
+# --- choosing what to run -----------------------------------------------------------------------
+
+
+def apply_overrides(
+    config: RunConfig,
+    *,
+    experiment: str | None = None,
+    limit: int | None = None,
+    workers: int | None = None,
+    results: str | Path | None = None,
+) -> RunConfig:
+    """``config`` with command-line overrides: experiment name, problems per catalog, workers, results."""
+    changes: dict[str, Any] = {}
+    if experiment is not None:
+        if not _NAME.fullmatch(experiment):
+            raise RunError(f"--experiment: must be a name of letters, digits and . _ + -, got {experiment!r}")
+        changes["experiment"] = experiment
+    if limit is not None:
+        if limit < 1:
+            raise RunError(f"--limit: must be a positive integer, got {limit}")
+        changes["limit"] = int(limit)
+    if workers is not None:
+        if workers < 1:
+            raise RunError(f"--workers: must be a positive integer, got {workers}")
+        changes["workers"] = int(workers)
+    if results is not None:
+        changes["results"] = str(results)
+    return dataclasses.replace(config, **changes) if changes else config
+
+
+def _filter_value(text: str) -> Any:
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+
+
+def filter_variants(variants: Sequence[Variant], filters: Sequence[str]) -> list[Variant]:
+    """The variants matching every ``AXIS=VALUE`` filter (repeating an axis allows either value).
+
+    AXIS is a swept option, a sweep axis name (matching any option on that axis), or ``method``;
+    VALUE is read as YAML (``3``, ``0.5``, ``true``, ``text``) and compared with the swept value.
+    """
+    wanted: dict[str, list[Any]] = {}
+    for text in filters:
+        axis, sep, value = text.partition("=")
+        if not sep or not axis.strip():
+            raise RunError(f"--sweep-filter: expected AXIS=VALUE, got {text!r}")
+        wanted.setdefault(axis.strip(), []).append(_filter_value(value.strip()))
+    if not wanted:
+        return list(variants)
+
+    def options_on(variant: Variant, axis: str) -> list[str]:
+        if any(option == axis for option, _ in variant.swept):
+            return [axis]
+        return [s.option for s in variant.method.sweeps if s.axis == axis]
+
+    known = {"method"} | {o for v in variants for o, _ in v.swept} | {
+        s.axis for v in variants for s in v.method.sweeps if s.axis
+    }
+    for axis in wanted:
+        if axis not in known:
+            listed = ", ".join(sorted(known))
+            raise RunError(f"--sweep-filter: {axis!r} is not swept in this config (axes: {listed})")
+
+    def matches(variant: Variant) -> bool:
+        swept = dict(variant.swept)
+        for axis, values in wanted.items():
+            if axis == "method":
+                if variant.name not in [str(v) for v in values]:
+                    return False
+                continue
+            options = options_on(variant, axis)
+            if not options:
+                return False
+            texts = {canonical_json(v) for v in values} | {str(v) for v in values}
+            if not any(canonical_json(swept[o]) in texts or str(swept[o]) in texts for o in options):
+                return False
+        return True
+
+    chosen = [v for v in variants if matches(v)]
+    if not chosen:
+        available = ", ".join(v.label for v in variants)
+        raise RunError(f"--sweep-filter {' '.join(filters)}: no variant matches (variants: {available})")
+    return chosen
+
+
+# --- the summary --------------------------------------------------------------------------------
+
+
+@dataclass
+class RunSummary:
+    """What a run did. ``recorded`` fits were stored by this run, ``skipped`` were stored before."""
+
+    experiment: str
+    store: Path
+    planned: int = 0
+    skipped: int = 0
+    pending: int = 0  # fits this run set out to do
+    statuses: Counter = field(default_factory=Counter)  # recorded fits by status
+    interrupted: bool = False
+    seconds: float = 0.0
+    workers: int = 0
+    campaigns: dict[str, int] = field(default_factory=dict)  # variant label -> campaign id
+    notes: list[str] = field(default_factory=list)
+    resume_hint: str = "run the same config again"
+
+    @property
+    def recorded(self) -> int:
+        return sum(self.statuses.values())
+
+    @property
+    def ok(self) -> int:
+        return self.statuses["ok"]
+
+    @property
+    def failed(self) -> int:
+        return self.statuses["failed"]
+
+    @property
+    def timeouts(self) -> int:
+        return self.statuses["timeout"]
+
+    @property
+    def crashed(self) -> int:
+        return self.statuses["crashed"]
+
+    @property
+    def placeholders(self) -> int:
+        return self.statuses["placeholder"]
+
+    @property
+    def unfinished(self) -> int:
+        return self.pending - self.recorded
+
+    def text(self) -> str:
+        """A few lines for the terminal."""
+        parts = ", ".join(f"{self.statuses[s]} {_plural(s)}" for s in STATUSES)
+        lines = [
+            f"{self.experiment}: {self.recorded} of {self.pending} fit(s) recorded in {self.seconds:.1f} s "
+            f"({parts}); {self.skipped} already stored, skipped"
+        ]
+        if self.interrupted:
+            lines.append(
+                f"interrupted: every finished fit is kept; {self.unfinished} fit(s) were in flight or not "
+                f"started and were not recorded. To resume: {self.resume_hint} (stored fits are skipped)"
+            )
+        lines.append(f"results: {self.store}")
+        return "\n".join(lines)
+
+
+def _plural(status: str) -> str:
+    return {"timeout": "timeouts", "placeholder": "placeholders"}.get(status, status)
+
+
+# --- running ------------------------------------------------------------------------------------
+
+
+def _stored_keys(store, variants: Sequence[Variant]) -> set[TaskKey]:
+    done: set[TaskKey] = set()
+    for h in dict.fromkeys(v.config_hash for v in variants):
+        done |= store.done_keys(h)
+    return done
+
+
+def _campaign_config(config: RunConfig, variant: Variant, extra: dict[str, Any]) -> dict[str, Any]:
+    return {"run": config.to_dict(), "variant": variant.to_dict(), "source": config.source, **extra}
+
+
+def _progress(total: int, experiment: str, show: bool):
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total,
+        desc=experiment,
+        unit="fit",
+        file=sys.stderr,
+        disable=not show,
+        dynamic_ncols=True,
+        smoothing=0.1,
+    )
+
+
+def run_config(
+    config: RunConfig,
+    *,
+    variants: Sequence[Variant] | None = None,
+    resume: bool = True,
+    executor: Executor | None = None,
+    progress: bool | None = None,
+    log: Callable[[str], None] | None = None,
+    resume_hint: str | None = None,
+) -> RunSummary:
+    """Run ``config`` into its results store (``config.results``) and return the summary.
+
+    ``variants`` restricts the run (default: all of ``config.variants()``); ``resume=False``
+    refuses to run when some of the fits are already stored (srbf never overwrites a result).
+    ``executor`` defaults to ``LocalExecutor(config.workers)``. ``progress`` shows the bar (default:
+    when stderr is a terminal); ``log`` receives notes (default: stderr). Raises RunError when a
+    method cannot start, StoreError when the store cannot be written; nothing is recorded then.
+    """
+    from srbf.store import ResultsStore
+
+    started = time.perf_counter()
+    log = log or (lambda text: print(f"srbf: {text}", file=sys.stderr, flush=True))
+    show = sys.stderr.isatty() if progress is None else bool(progress)
+    variants = list(config.variants()) if variants is None else list(variants)
+    store = ResultsStore(config.results)  # a read-only or unusable store fails here, before any fit
+    summary = RunSummary(config.experiment, store.path, resume_hint=resume_hint or "run the same config again")
+    own_executor = executor is None
+    bar = None
+    try:
+        plan = make_plan(config, done=_stored_keys(store, variants), variants=variants, catalogs=load_catalogs(config))
+        summary.planned, summary.skipped, summary.pending = plan.planned, plan.skipped, plan.pending
+        if not resume and plan.skipped:
+            raise RunError(
+                f"--no-resume: {plan.skipped} of the {plan.planned} fits are already stored in {store.path}; "
+                "srbf never overwrites results: choose a new --results directory, or resume"
+            )
+        if not plan.fits:
+            return summary
+        if executor is None:
+            executor = LocalExecutor(config.workers)
+        summary.workers = executor.workers
+        notes: list[str] = []
+
+        def note(text: str) -> None:
+            notes.append(text)
+            if bar is not None and not bar.disable:
+                bar.write(f"srbf: {text}", file=sys.stderr)
+            else:
+                log(text)
+
+        executor.on_note = note
+        summary.notes = notes
+        pending = plan.pending_variants()
+        try:
+            executor.start([worker_spec(v) for v in pending])
+        except WorkerStartError as exc:
+            raise RunError(f"{exc} (nothing was run)") from None
+        for variant in pending:
+            summary.campaigns[variant.label] = store.start_campaign(
+                config.experiment,
+                _campaign_config(config, variant, {"workers": executor.workers}),
+                variant.config_hash,
+                variant.method.config_provenance,
+            )
+        campaign_of = {(v.name, v.config_hash): summary.campaigns[v.label] for v in pending}
+        source = ProblemSource(config, cache_size=max(32, 4 * executor.workers))
+        bar = _progress(plan.pending, config.experiment, show)
+        try:
+            for done in executor.run(plan.fits, source.prepare):
+                _record(store, done, campaign_of)
+                summary.statuses[done.result.status] += 1
+                bar.update(1)
+                bad = sum(summary.statuses[s] for s in ABNORMAL)
+                if bad:
+                    bar.set_postfix_str(f"failed {bad}", refresh=False)
+        except KeyboardInterrupt:
+            summary.interrupted = True
+            executor.cancel()
+        return summary
+    finally:
+        if bar is not None:
+            bar.close()
+        if own_executor and executor is not None:
+            executor.close()
+        store.close()
+        summary.seconds = time.perf_counter() - started
+
+
+def _record(store, done: Completed, campaign_of: dict[tuple[str, str], int]) -> None:
+    fit, result = done.fit, done.result
+    if fit.spec.sees_truth:
+        result.internals.setdefault("sees_truth", True)  # the record says the method saw the truth
+    campaign = campaign_of[(fit.variant.name, fit.variant.config_hash)]
+    store.record(fit.key, result, campaign_id=campaign, data_hash=done.data_hash)
+
+
+# --- status -------------------------------------------------------------------------------------
+
+
+@dataclass
+class StatusRow:
+    """Fits of one method variant, catalog and budget: planned, and how many of each status."""
+
+    method: str
+    catalog: str
+    budget: float
+    planned: int = 0
+    statuses: Counter = field(default_factory=Counter)
+
+    @property
+    def stored(self) -> int:
+        return sum(self.statuses.values())
+
+    @property
+    def pending(self) -> int:
+        return self.planned - self.stored
+
+
+def collect_status(
+    config: RunConfig, *, variants: Sequence[Variant] | None = None
+) -> tuple[list[StatusRow], Path, bool]:
+    """Per (variant, catalog, budget): planned fits and the statuses stored so far.
+
+    Opens the store read-only (safe while a run writes). Returns the rows, the store file and
+    whether the store exists yet.
+    """
+    from srbf.store import ResultsStore, resolve_path, row_key
+
+    variants = list(config.variants()) if variants is None else list(variants)
+    plan: Plan = make_plan(config, variants=variants, catalogs=load_catalogs(config))
+    path = resolve_path(config.results)
+    stored: dict[TaskKey, str] = {}
+    exists = path.is_file()
+    if exists:
+        with ResultsStore.open_readonly(config.results) as store:
+            hashes = list(dict.fromkeys(v.config_hash for v in variants))
+            frame = store.predictions_frame(config_hash=hashes, decode_json=False)
+        for row in frame.itertuples(index=False):
+            stored[row_key(row)] = row.status
+    label = {(v.name, v.config_hash): v.label for v in variants}
+    rows: dict[tuple[str, str, float], StatusRow] = {}
+    for key in plan.keys:
+        name = label[(key.method, key.config_hash)]
+        row = rows.setdefault((name, key.catalog, key.budget), StatusRow(name, key.catalog, key.budget))
+        row.planned += 1
+        status = stored.get(key)
+        if status is not None:
+            row.statuses[status] += 1
+    return list(rows.values()), path, exists

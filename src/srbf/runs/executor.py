@@ -1,0 +1,441 @@
+"""Executors: run planned fits in worker processes and hand back each result as it completes.
+
+An executor has a small interface, so that where fits run can change without touching the driver:
+
+- ``start(specs)``: start one worker per method configuration before any fit, so that a method
+  file that cannot be imported (or whose ``setup`` raises) stops the run with ``WorkerStartError``
+  before anything is fitted or written;
+- ``run(fits, prepare)``: an iterator of ``Completed`` (the planned fit, its ``FitResult``, the
+  hash of the points it saw), in completion order. ``prepare(fit)`` builds the ``FitTask`` in the
+  calling process (sampling happens there, never in a worker), or returns a ``Placeholder``,
+  which is passed through without running anything;
+- ``cancel()``: from any thread, stop: fits in flight are killed and their results dropped;
+- ``close()``: stop and release every worker process.
+
+``LocalExecutor`` runs N worker processes on this machine (default: one per core), each driven by
+a thread of the parent that feeds it one fit at a time and keeps it alive across problems. A
+worker that times out or dies is restarted by the next fit (``srbf.methods.Worker``); after
+``max_restarts`` abnormal ends in a row (timeouts, crashes, failed restarts) without a completed
+fit between them, that thread stops running the method, with a note saying why, and leaves its
+remaining fits to the other threads. When no thread is left for a method, its remaining fits come
+back as ``crashed`` with the reason, so every planned fit gets exactly one result.
+
+A Dask executor (ARCHITECTURE: scale-out through Dask distributed) fits the same interface: its
+``run`` calls ``prepare`` on the client, submits ``(spec, task)`` to a function that keeps one
+``Worker`` per spec in each Dask worker process (started on first use, the same restart rule), and
+yields futures as they complete; ``cancel`` cancels the futures. Nothing else changes.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections import OrderedDict, deque
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
+from dataclasses import dataclass
+from typing import Callable, Iterator, Sequence
+
+from srbf.methods.worker import Worker, WorkerStartError
+from srbf.runs.plan import Placeholder, PlannedFit, WorkerSpec
+from srbf.runs.records import FitResult, FitTask
+
+__all__ = ["DEFAULT_MAX_RESTARTS", "Completed", "Executor", "LocalExecutor", "WorkerStartError", "default_workers"]
+
+DEFAULT_MAX_RESTARTS = 5
+_POLL_SECONDS = 0.2  # how often the consumer checks that the worker threads are still there
+_JOIN_SECONDS = 10.0
+
+Prepare = Callable[[PlannedFit], "FitTask | Placeholder"]
+
+
+def default_workers() -> int:
+    """One worker per core this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+@dataclass
+class Completed:
+    """One planned fit and what came of it; ``data_hash`` is the hash of the points it was given."""
+
+    fit: PlannedFit
+    result: FitResult
+    data_hash: str
+
+
+class Executor(ABC):
+    """Where fits run. See the module docstring for the contract; ``LocalExecutor`` is the default."""
+
+    workers: int
+    on_note: Callable[[str], None]
+
+    @abstractmethod
+    def start(self, specs: Sequence[WorkerSpec]) -> None:
+        """Start a worker for each spec; raise WorkerStartError (naming the method) if one cannot start."""
+
+    @abstractmethod
+    def run(self, fits: Sequence[PlannedFit], prepare: Prepare) -> Iterator[Completed]:
+        """Run ``fits``; yield one ``Completed`` per fit, in completion order."""
+
+    @abstractmethod
+    def cancel(self) -> None:
+        """Stop as soon as possible: kill the fits in flight and drop their results. Thread-safe."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Cancel what is running and end every worker process."""
+
+    def __enter__(self) -> "Executor":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+
+def new_worker(spec: WorkerSpec, *, start_timeout: float | None, tail_bytes: int) -> Worker:
+    """A (not yet started) worker process for ``spec``."""
+    return Worker(
+        spec.method_file,
+        python=spec.python,
+        options=spec.options,
+        env=dict(spec.env),
+        start_timeout=start_timeout,
+        tail_bytes=tail_bytes,
+    )
+
+
+def _first_line(text: str | None, limit: int = 200) -> str:
+    line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+class _Message:
+    """A note (``text``) or a thread's unexpected error (``error``) on the results queue."""
+
+    def __init__(self, text: str = "", error: BaseException | None = None):
+        self.text = text
+        self.error = error
+
+
+@dataclass
+class _Held:
+    worker: Worker
+    abnormal: int = 0  # abnormal ends in a row
+    last_error: str = ""
+
+
+class LocalExecutor(Executor):
+    """``workers`` worker processes on this machine, one fit at a time each (see the module docstring).
+
+    ``max_restarts``: abnormal ends in a row one thread tolerates for a method before it stops
+    running it. ``start_timeout`` bounds a worker's import and setup; ``tail_bytes`` is the output
+    kept from a worker for failed fits. ``on_note(text)`` receives notes about stopped workers, in
+    the thread that iterates ``run``.
+    """
+
+    def __init__(
+        self,
+        workers: int | None = None,
+        *,
+        max_restarts: int = DEFAULT_MAX_RESTARTS,
+        start_timeout: float | None = 600.0,
+        tail_bytes: int = 8192,
+        on_note: Callable[[str], None] | None = None,
+    ):
+        if workers is not None and (isinstance(workers, bool) or int(workers) < 1):
+            raise ValueError(f"workers must be a positive integer, got {workers!r}")
+        if int(max_restarts) < 0:
+            raise ValueError(f"max_restarts must be >= 0, got {max_restarts!r}")
+        self.workers = int(workers) if workers is not None else default_workers()
+        self.max_restarts = int(max_restarts)
+        self.start_timeout = start_timeout
+        self.tail_bytes = int(tail_bytes)
+        self.on_note = on_note or (lambda text: None)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._idle: dict[WorkerSpec, list[Worker]] = {}  # started, not held by a thread
+        self._busy: dict[int, Worker] = {}  # thread index -> worker fitting right now
+        self._pending: OrderedDict[WorkerSpec, deque[PlannedFit]] = OrderedDict()
+        self._retired: dict[WorkerSpec, set[int]] = {}
+        self._last_error: dict[WorkerSpec, str] = {}
+        self._live: set[int] = set()
+        self._threads: list[threading.Thread] = []
+        self._results: queue.Queue = queue.Queue()
+
+    # ------------------------------------------------------------------ workers
+
+    def _new_worker(self, spec: WorkerSpec) -> Worker:
+        return new_worker(spec, start_timeout=self.start_timeout, tail_bytes=self.tail_bytes)
+
+    def start(self, specs: Sequence[WorkerSpec]) -> None:
+        """Start the workers a run needs first, in parallel: up to ``workers`` for the first spec,
+        one for each other spec (a check that it starts; kept while there is room)."""
+        specs = list(dict.fromkeys(specs))
+        if not specs:
+            return
+        wanted = [specs[0]] * self.workers + specs[1:]
+        started: list[tuple[WorkerSpec, Worker]] = []
+        errors: list[tuple[int, WorkerSpec, BaseException]] = []
+
+        def launch(index: int, spec: WorkerSpec) -> None:
+            if self._stop.is_set():
+                return
+            worker = self._new_worker(spec)
+            try:
+                worker.start()
+            except BaseException as exc:  # noqa: BLE001 - reported below, in spec order
+                errors.append((index, spec, exc))
+                return
+            with self._lock:
+                started.append((spec, worker))
+
+        try:
+            with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="srbf-start") as pool:
+                for index, spec in enumerate(wanted):
+                    pool.submit(launch, index, spec)
+        except BaseException:
+            self._stop.set()
+            for _, worker in started:
+                worker.close()
+            raise
+        if errors:
+            for _, worker in started:
+                worker.close()
+            index, spec, exc = min(errors, key=lambda e: e[0])
+            if isinstance(exc, WorkerStartError):
+                raise WorkerStartError(f"method {spec.label}: {exc}") from None
+            raise exc
+        kept = 0
+        for spec in specs:  # keep the first spec's workers, then others while there is room
+            for s, worker in [(s, w) for s, w in started if s == spec]:
+                if kept < self.workers:
+                    self._idle.setdefault(spec, []).append(worker)
+                    kept += 1
+                else:
+                    worker.close()
+
+    def _take_idle(self, spec: WorkerSpec) -> Worker | None:
+        with self._lock:
+            workers = self._idle.get(spec)
+            return workers.pop() if workers else None
+
+    # ------------------------------------------------------------------ the queue of fits
+
+    def _take(self, slot: int, prefer: WorkerSpec | None) -> PlannedFit | None:
+        """The next fit for thread ``slot``: of the method it runs if any are left, else the first."""
+        with self._lock:
+            if self._stop.is_set():
+                return None
+            retired = {spec for spec, slots in self._retired.items() if slot in slots}
+            if prefer is not None and prefer not in retired and self._pending.get(prefer):
+                return self._pending[prefer].popleft()
+            for spec, fits in self._pending.items():
+                if fits and spec not in retired:
+                    return fits.popleft()
+            return None
+
+    def _give_back(self, fit: PlannedFit) -> None:
+        with self._lock:
+            self._pending[fit.spec].appendleft(fit)
+
+    def _orphans(self) -> list[Completed]:
+        """Under the lock: the fits of specs that every live thread has stopped running."""
+        orphans: list[Completed] = []
+        if self._stop.is_set():
+            return orphans  # stopping: unfinished fits stay unrecorded, a rerun does them
+        for spec, fits in self._pending.items():
+            if fits and self._live <= self._retired.get(spec, set()):
+                reason = (
+                    f"not run: every worker for method {spec.label} was stopped after "
+                    f"{self.max_restarts + 1} abnormal ends in a row"
+                )
+                last = self._last_error.get(spec)
+                if last:
+                    reason += f" (last: {last})"
+                while fits:
+                    orphans.append(Completed(fits.popleft(), FitResult(status="crashed", error=reason), ""))
+        return orphans
+
+    # ------------------------------------------------------------------ one thread per worker slot
+
+    def _slot(self, slot: int, prepare: Prepare) -> None:
+        held: OrderedDict[WorkerSpec, _Held] = OrderedDict()
+        current: WorkerSpec | None = None
+        try:
+            while not self._stop.is_set():
+                fit = self._take(slot, current)
+                if fit is None:
+                    break
+                prepared = prepare(fit)
+                if isinstance(prepared, Placeholder):
+                    self._results.put(Completed(fit, prepared.result, prepared.data_hash))
+                    continue
+                current = fit.spec
+                entry = self._holding(held, current)
+                self._fit_one(slot, fit, prepared, entry)
+                if entry.abnormal > self.max_restarts and not self._stop.is_set():
+                    self._retire(slot, held, current, entry)
+                    current = None
+        except BaseException as exc:  # a bug in srbf: stop everything, let the consumer raise it
+            self._stop.set()
+            self._results.put(_Message(error=exc))
+        finally:
+            for entry in held.values():
+                entry.worker.close()
+            with self._lock:
+                self._live.discard(slot)
+                orphans = self._orphans()
+            for item in orphans:
+                self._results.put(item)
+
+    def _holding(self, held: OrderedDict[WorkerSpec, _Held], spec: WorkerSpec) -> _Held:
+        """This thread's worker for ``spec`` (from the started ones, or a new one); workers of
+        methods with nothing left to run are closed, and at most one other is kept."""
+        entry = held.get(spec)
+        if entry is None:
+            worker = self._take_idle(spec) or self._new_worker(spec)
+            entry = held[spec] = _Held(worker)
+        held.move_to_end(spec)
+        others = [s for s in held if s != spec]
+        with self._lock:
+            finished = [s for s in others if not self._pending.get(s)]
+        for s in finished + others[: max(0, len(others) - 1)]:
+            if s in held:
+                held.pop(s).worker.close()
+        return entry
+
+    def _fit_one(self, slot: int, fit: PlannedFit, task: FitTask, entry: _Held) -> None:
+        """Run one fit and queue its result; a fit whose worker cannot start goes back to the queue."""
+        worker = entry.worker
+        with self._lock:
+            self._busy[slot] = worker
+        try:
+            result = worker.fit(task)
+        except WorkerStartError as exc:
+            self._abnormal(fit.spec, entry, f"the worker could not be (re)started: {_first_line(str(exc))}")
+            if not self._stop.is_set():
+                self._give_back(fit)  # another thread (or this one, after a restart) runs it
+            return
+        finally:
+            with self._lock:
+                self._busy.pop(slot, None)
+        if self._stop.is_set():
+            return  # cancelled: the fit in flight was killed, its result is not kept
+        if result.status in ("timeout", "crashed"):
+            self._abnormal(fit.spec, entry, f"{result.status}: {_first_line(result.error)}")
+        else:
+            entry.abnormal = 0
+        self._results.put(Completed(fit, result, task.data_hash))
+
+    def _abnormal(self, spec: WorkerSpec, entry: _Held, error: str) -> None:
+        entry.abnormal += 1
+        entry.last_error = error
+        with self._lock:
+            self._last_error[spec] = error
+
+    def _retire(self, slot: int, held: OrderedDict[WorkerSpec, _Held], spec: WorkerSpec, entry: _Held) -> None:
+        held.pop(spec, None)
+        entry.worker.close()
+        with self._lock:
+            self._retired.setdefault(spec, set()).add(slot)
+            others = self._live - self._retired[spec]
+            left = len(self._pending.get(spec, ()))
+            orphans = self._orphans()
+        where = (
+            f"its remaining fits go to the other {len(others)} worker(s)"
+            if others
+            else f"no worker is left for it: its {left} remaining fit(s) are recorded as crashed"
+        )
+        self._results.put(
+            _Message(
+                f"worker {slot + 1} stopped running {spec.label} after {entry.abnormal} abnormal ends "
+                f"in a row (last: {entry.last_error}); {where}"
+            )
+        )
+        for item in orphans:
+            self._results.put(item)
+
+    # ------------------------------------------------------------------ the consumer side
+
+    def run(self, fits: Sequence[PlannedFit], prepare: Prepare) -> Iterator[Completed]:
+        fits = list(fits)
+        if not fits:
+            return
+        self._stop.clear()
+        with self._lock:
+            for fit in fits:
+                self._pending.setdefault(fit.spec, deque()).append(fit)
+        n = min(self.workers, len(fits))
+        self._live = set(range(n))
+        self._threads = [
+            threading.Thread(target=self._slot, args=(i, prepare), name=f"srbf-worker-{i + 1}", daemon=True)
+            for i in range(n)
+        ]
+        for thread in self._threads:
+            thread.start()
+        remaining = len(fits)
+        try:
+            while remaining:
+                try:
+                    item = self._results.get(timeout=_POLL_SECONDS)
+                except queue.Empty:
+                    if not any(t.is_alive() for t in self._threads) and self._results.empty():
+                        raise RuntimeError(f"srbf bug: the worker threads ended with {remaining} fit(s) unaccounted for")
+                    continue
+                if isinstance(item, _Message):
+                    if item.error is not None:
+                        raise item.error
+                    self.on_note(item.text)
+                    continue
+                remaining -= 1
+                yield item
+        finally:
+            if remaining:
+                self.cancel()
+            self._join()
+
+    def cancel(self) -> None:
+        self._stop.set()
+        with self._lock:
+            busy = list(self._busy.values())
+        for worker in busy:
+            _kill_worker(worker)
+
+    def _join(self) -> None:
+        deadline = time.monotonic() + _JOIN_SECONDS
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        self._threads = []
+        with self._lock:
+            self._pending.clear()
+            self._retired.clear()
+        while True:  # drop what the threads queued after the consumer stopped
+            try:
+                self._results.get_nowait()
+            except queue.Empty:
+                break
+
+    def close(self) -> None:
+        self.cancel()
+        self._join()
+        with self._lock:
+            idle = [w for workers in self._idle.values() for w in workers]
+            self._idle.clear()
+        for worker in idle:
+            worker.close()
+
+
+def _kill_worker(worker: Worker) -> None:
+    """Kill a worker's process group from another thread; its ``fit`` then returns ``crashed``."""
+    pid = worker.pid
+    if pid is None or not worker.alive:
+        return
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)

@@ -1,0 +1,273 @@
+"""Plan a run: a config into the fits it asks for, minus the fits the store already holds.
+
+A run is every variant x catalog x selected problem x draw x condition x budget. ``make_plan``
+lists them as ``PlannedFit`` records (a task key plus what is needed to build the fit later) in
+one deterministic order:
+
+    variant (config order) > catalog (config order) > problem (catalog order) > draw > condition > budget
+
+Variants are outermost so that a worker process runs one method configuration for a long stretch
+(it is started once, not once per problem); budgets are innermost so that the points of one draw
+are sampled once and reused by every rung of the ladder. Keys already stored (``done``, from
+``ResultsStore.done_keys``) are skipped, whatever their status: a failed fit is a result too.
+
+Planning samples nothing and starts nothing: it is cheap enough for ``srbf status`` to plan a
+config on every call. Points are drawn later, in the parent process, by ``ProblemSource``; a draw
+that sampling gives up on is recorded as a ``placeholder`` without running the method.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Collection, Mapping
+
+from srbf.catalogs.model import Catalog, CatalogEntry
+from srbf.runs.config import RunConfig
+from srbf.runs.records import FitResult, FitTask, TaskKey
+from srbf.runs.sweeps import Condition, Variant, canonical_json
+
+__all__ = [
+    "CatalogCounts",
+    "Placeholder",
+    "Plan",
+    "PlannedFit",
+    "ProblemSource",
+    "WorkerSpec",
+    "load_catalogs",
+    "make_plan",
+    "worker_spec",
+]
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """What a worker process is started with: one per variant. Hashable, plain data (picklable).
+
+    ``options`` is the variant's options as canonical JSON text (``setup(options)`` receives them
+    decoded); ``sees_truth`` marks an oracle, the only kind of method whose fits carry the truth.
+    """
+
+    label: str
+    method_file: str
+    python: str | None
+    options_json: str
+    env: tuple[tuple[str, str | None], ...]
+    sees_truth: bool = False
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return json.loads(self.options_json)
+
+
+def worker_spec(variant: Variant) -> WorkerSpec:
+    """The worker a variant runs in: its method file (a built-in's or the adapter's), interpreter,
+    options and environment."""
+    from srbf.methods.builtin import ORACLE_METHODS, path_of
+
+    adapter = variant.method.adapter
+    if adapter.type == "builtin":
+        method_file, oracle = str(path_of(adapter.name)), adapter.name in ORACLE_METHODS
+    else:
+        method_file, oracle = str(adapter.path), False
+    return WorkerSpec(
+        label=variant.label,
+        method_file=method_file,
+        python=variant.method.python,
+        options_json=canonical_json(dict(variant.options)),
+        env=tuple(sorted(variant.method.env.items())),
+        sees_truth=oracle,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class PlannedFit:
+    """One fit of the plan: its key, the variant and worker it runs with, and what to sample."""
+
+    index: int  # position in the full plan (stored fits included), for a stable order
+    key: TaskKey
+    variant: Variant
+    spec: WorkerSpec
+    catalog: Catalog
+    entry: CatalogEntry
+    condition: Condition
+
+
+@dataclass
+class CatalogCounts:
+    """Fits of one catalog in a plan: ``planned`` = ``stored`` (already in the store) + ``pending``."""
+
+    planned: int = 0
+    stored: int = 0
+
+    @property
+    def pending(self) -> int:
+        return self.planned - self.stored
+
+
+@dataclass
+class Plan:
+    """The fits a config asks for. ``fits`` are the pending ones, in plan order; ``keys`` all of them."""
+
+    config: RunConfig
+    variants: list[Variant]
+    catalogs: dict[str, Catalog]  # catalog reference of the config -> loaded catalog
+    fits: list[PlannedFit]
+    keys: list[TaskKey]
+    counts: dict[str, CatalogCounts] = field(default_factory=dict)  # by catalog name
+
+    @property
+    def planned(self) -> int:
+        return len(self.keys)
+
+    @property
+    def pending(self) -> int:
+        return len(self.fits)
+
+    @property
+    def skipped(self) -> int:
+        return self.planned - self.pending
+
+    def pending_variants(self) -> list[Variant]:
+        """The variants that still have fits to run, in config order."""
+        seen: dict[tuple[str, str], Variant] = {}
+        for fit in self.fits:
+            seen.setdefault((fit.variant.name, fit.variant.config_hash), fit.variant)
+        return list(seen.values())
+
+
+def load_catalogs(config: RunConfig) -> dict[str, Catalog]:
+    """Every catalog of the config, loaded and admitted (CatalogError names a bad one)."""
+    from srbf.catalogs.loader import load_catalog
+
+    return {ref: load_catalog(ref) for ref in config.catalogs}
+
+
+def make_plan(
+    config: RunConfig,
+    *,
+    done: Collection[TaskKey] = frozenset(),
+    variants: list[Variant] | None = None,
+    catalogs: Mapping[str, Catalog] | None = None,
+) -> Plan:
+    """Every fit of ``config`` in plan order; those whose key is in ``done`` are counted, not listed.
+
+    ``variants`` restricts the run to some of ``config.variants()`` (e.g. a sweep filter);
+    ``catalogs`` are the loaded catalogs by reference, loaded here if not given.
+    """
+    variants = list(config.variants()) if variants is None else list(variants)
+    catalogs = dict(catalogs) if catalogs is not None else load_catalogs(config)
+    done = done if isinstance(done, (set, frozenset)) else set(done)
+    fits: list[PlannedFit] = []
+    keys: list[TaskKey] = []
+    counts: dict[str, CatalogCounts] = {}
+    selected = {ref: config.select(ref, catalogs[ref].entries) for ref in config.catalogs}
+    for variant in variants:
+        spec = worker_spec(variant)
+        for ref in config.catalogs:
+            catalog = catalogs[ref]
+            tally = counts.setdefault(catalog.name, CatalogCounts())
+            for entry in selected[ref]:
+                for draw in range(config.sampling.draws):
+                    for condition in variant.conditions:
+                        for budget in variant.budgets:
+                            key = TaskKey(
+                                method=variant.name,
+                                config_hash=variant.config_hash,
+                                catalog=catalog.name,
+                                catalog_version=catalog.version,
+                                problem_id=entry.id,
+                                draw=draw,
+                                budget=budget,
+                                condition=condition.text,
+                                seed=config.seed,
+                            )
+                            index = len(keys)
+                            keys.append(key)
+                            tally.planned += 1
+                            if key in done:
+                                tally.stored += 1
+                                continue
+                            fits.append(PlannedFit(index, key, variant, spec, catalog, entry, condition))
+    return Plan(config=config, variants=variants, catalogs=dict(catalogs), fits=fits, keys=keys, counts=counts)
+
+
+@dataclass(frozen=True)
+class Placeholder:
+    """A draw that sampling gave up on: recorded with ``result`` (status ``placeholder``, the
+    reason as its error) instead of running the method."""
+
+    result: FitResult
+    data_hash: str = ""
+
+
+class ProblemSource:
+    """Builds the task of a planned fit in the parent process: samples (and caches) its points.
+
+    ``prepare(fit)`` returns a ``FitTask`` (support points only; the truth only for an oracle), or
+    a ``Placeholder`` when sampling gave up on the draw. Thread-safe; the last
+    ``cache_size`` draws are kept, so the rungs of a ladder share one draw.
+    """
+
+    def __init__(self, config: RunConfig, *, cache_size: int = 32):
+        self.config = config
+        self.cache_size = int(cache_size)
+        self._problems: OrderedDict[tuple, Any] = OrderedDict()
+        self._samplers: dict[tuple[str, int, str], Any] = {}
+        self._lock = threading.Lock()
+
+    def problem(self, fit: PlannedFit):
+        """The sampled ``Problem`` of a planned fit (support, validation and, if asked, OOD points)."""
+        from srbf.catalogs.sampling import ProblemSampler
+
+        key = fit.key
+        ident = (key.catalog, key.catalog_version, key.problem_id, key.draw, key.condition, key.seed)
+        with self._lock:
+            problem = self._problems.get(ident)
+            if problem is not None:
+                self._problems.move_to_end(ident)
+                return problem
+            sampler_key = (key.catalog, key.catalog_version, key.problem_id)
+            sampler = self._samplers.get(sampler_key)
+            if sampler is None:
+                sampler = ProblemSampler(fit.entry, catalog=fit.catalog.name, catalog_version=fit.catalog.version)
+                self._samplers[sampler_key] = sampler
+        s = self.config.sampling
+        problem = sampler.sample(
+            seed=key.seed,
+            draw=key.draw,
+            n_support=fit.condition.n_support,
+            n_validation=s.n_validation,
+            noise=fit.condition.noise,
+            ood=s.ood,
+        )
+        with self._lock:
+            self._problems[ident] = problem
+            while len(self._problems) > self.cache_size:
+                self._problems.popitem(last=False)
+        return problem
+
+    def prepare(self, fit: PlannedFit) -> FitTask | Placeholder:
+        """The worker's task for ``fit``, or the ``Placeholder`` recorded instead of a fit."""
+        try:
+            problem = self.problem(fit)
+        except Exception as exc:  # a draw srbf cannot make is recorded, and the run goes on
+            reason = f"sampling failed: {type(exc).__name__}: {exc}"
+            return Placeholder(FitResult(status="placeholder", error=reason))
+        if problem.placeholder_reason is not None:
+            result = FitResult(status="placeholder", error=problem.placeholder_reason)
+            return Placeholder(result, problem.data_hash)
+        options = dict(fit.variant.options)
+        if fit.spec.sees_truth:
+            options["truth"] = fit.entry.formula  # only oracle methods are ever given the truth
+        return FitTask(
+            key=fit.key,
+            X=problem.X_support,
+            y=problem.y_support,
+            variables=tuple(problem.variables),
+            options=options,
+            time_limit=fit.variant.method.time_limit,
+            data_hash=problem.data_hash,
+        )
