@@ -4,10 +4,12 @@
 
 Reads the 29 problem sets of the symbolic-data-catalogs reference data layer (MIT, Copyright (c)
 2024 Paul Saegert), converts each with ``srbf.catalogs.importer`` (the conversion lives in the
-package so users can import their own reference-format files), checks that every converted
-catalog loads and passes admission, and writes one YAML file per set to ``--out``. When a set has
-revisions (``fastsrb.v2.yaml``), the newest revision is used. Finally the catalog table between
-the markers in ``--docs`` is regenerated from the written files (``--table-only`` does just that).
+package so users can import their own reference-format files), puts srbf's own description and
+sampling note from the ``SETS`` table below in place of the reference's prose, checks that every
+converted catalog loads and passes admission, and writes one YAML file per set to ``--out``. When
+a set has revisions (``fastsrb.v2.yaml``), the newest revision is used. Finally the catalog table
+between the markers in ``--docs`` is regenerated from the written files (``--table-only`` does
+just that).
 """
 
 from __future__ import annotations
@@ -85,14 +87,17 @@ _DSO = _drawn(
     " from the same interval (meta.dso_spec keeps the table's specification)"
 )
 _DSO_TABLE = "; formulas and ranges from the benchmark table of the deep-symbolic-optimization (DSO) project"
-_FINITE_META = {"finite_fraction_points": 20000}  # meta.finite_fraction is the reference's estimate from 20,000 points
+# Sets whose problems carry meta.finite_fraction: the reference's estimate from 20,000 points.
+_FINITE_META = {"finite_fraction_points": 20000}
 _ERBENCH_BY = "of ERBench (Kahlmeyer, Voigt, Habeck and Giesen, arXiv:2606.09276, 2026)"
 _ERBENCH_META = {"upstream_protocol": {"points_per_input": 100}}
-_NESYMRES = "from the test sets of Neural Symbolic Regression that Scales (Biggio et al., ICML 2021, arXiv:2106.06427)"
+_NESYMRES = (
+    "from the test sets of Neural Symbolic Regression that Scales (Biggio et al., ICML 2021, arXiv:2106.06427)"
+)
 
 
-def _dso(what: str) -> SetText:
-    return SetText(f"{what}{_DSO_TABLE}.", _DSO, _FINITE_META)
+def _dso(what: str, meta: Mapping[str, Any] = _FINITE_META) -> SetText:
+    return SetText(f"{what}{_DSO_TABLE}.", _DSO, meta)
 
 
 SETS: dict[str, SetText] = {
@@ -181,9 +186,16 @@ SETS: dict[str, SetText] = {
             "noise_levels": [0.0, 0.001, 0.01, 0.1], "noise_relative_to": "rms of y",
         }},
     ),
-    "nguyen": _dso("The 12 Nguyen problems (Uy et al., Genetic Programming and Evolvable Machines, 2011), with one or two inputs"),
+    "nguyen": _dso(
+        "The 12 Nguyen problems (Uy et al., Genetic Programming and Evolvable Machines, 2011), with one"
+        " or two inputs",
+        {},  # its problems carry no finite_fraction
+    ),
     "keijzer": _dso("The 15 Keijzer problems (Keijzer, EuroGP 2003), with one to three inputs"),
-    "korns": _dso("The 12 Korns problems (Korns, Genetic Programming Theory and Practice IX, 2011), each with five inputs"),
+    "korns": _dso(
+        "The 12 Korns problems (Korns, Genetic Programming Theory and Practice IX, 2011), each with five"
+        " inputs"
+    ),
     "koza": _dso(
         "Two polynomials from Koza's Genetic Programming books (1992, 1994): the quintic"
         " x^5 - 2x^3 + x and the sextic x^6 - 2x^4 + x^2"
@@ -192,24 +204,53 @@ SETS: dict[str, SetText] = {
         "The 25 Livermore problems, with one or two inputs, used by Petersen et al. (ICLR 2021) and"
         " Mundhenk et al. (NeurIPS 2021) at Lawrence Livermore National Laboratory"
     ),
-    "livermore2": _dso("The 150 Livermore2 problems of Mundhenk et al. (NeurIPS 2021), 25 for each number of inputs from two to seven"),
+    "livermore2": _dso(
+        "The 150 Livermore2 problems of Mundhenk et al. (NeurIPS 2021), 25 for each number of inputs from"
+        " two to seven"
+    ),
     "vladislavleva": _dso(
         "The 8 Vladislavleva problems (Vladislavleva, Smits and den Hertog, IEEE Transactions on"
         " Evolutionary Computation, 2009), with one to five inputs"
     ),
-    "jin": _dso("The 6 problems of Bayesian Symbolic Regression (Jin et al., arXiv:1910.08892, 2019), each with two inputs"),
-    "neat": _dso("8 problems of neat Genetic Programming (Trujillo et al., Information Sciences, 2016): Neat-1 to Neat-9 without Neat-6"),
-    "pagie": _dso("The Pagie-1 problem (Pagie and Hogeweg, Evolutionary Computation, 1997), a rational function of two inputs"),
-    "poly": _dso("6 polynomial problems after Poli (2003), Poly-1 to Poly-5 and Poly-10, with one to ten inputs"),
-    "nonic": _dso("The Nonic problem, x + x^2 + ... + x^9, from the genetic-programming benchmarks surveyed by McDermott et al. (GECCO 2012)"),
-    "sine": _dso("The Sine problem, sin(x) + sin(x + x^2), from the genetic-programming benchmarks surveyed by McDermott et al. (GECCO 2012)"),
-    "meier": _dso("Two Meier problems (Meier-3 and Meier-4), rational functions of two inputs from the genetic-programming benchmark literature"),
-    "r-rationals": _dso("The rational functions R1-R3 of Krawiec and Pawlak (GECCO 2013) and their variants R1a-R3a on a ten times wider range: 6 problems of one input"),
+    "jin": _dso(
+        "The 6 problems of Bayesian Symbolic Regression (Jin et al., arXiv:1910.08892, 2019), each with"
+        " two inputs"
+    ),
+    "neat": _dso(
+        "8 problems of neat Genetic Programming (Trujillo et al., Information Sciences, 2016): Neat-1 to"
+        " Neat-9 without Neat-6"
+    ),
+    "pagie": _dso(
+        "The Pagie-1 problem (Pagie and Hogeweg, Evolutionary Computation, 1997), a rational function of"
+        " two inputs"
+    ),
+    "poly": _dso(
+        "6 polynomial problems after Poli (2003), Poly-1 to Poly-5 and Poly-10, with one to ten inputs"
+    ),
+    "nonic": _dso(
+        "The Nonic problem, x + x^2 + ... + x^9, from the genetic-programming benchmarks surveyed by"
+        " McDermott et al. (GECCO 2012)"
+    ),
+    "sine": _dso(
+        "The Sine problem, sin(x) + sin(x + x^2), from the genetic-programming benchmarks surveyed by"
+        " McDermott et al. (GECCO 2012)"
+    ),
+    "meier": _dso(
+        "Two Meier problems (Meier-3 and Meier-4), rational functions of two inputs from the"
+        " genetic-programming benchmark literature"
+    ),
+    "r-rationals": _dso(
+        "The rational functions R1-R3 of Krawiec and Pawlak (GECCO 2013) and their variants R1a-R3a on a"
+        " ten times wider range: 6 problems of one input"
+    ),
     "constant": _dso(
         "10 problems with constants to fit, from the appendix of Deep Symbolic Regression (Petersen"
         " et al., ICLR 2021), two of them sanity checks (Const-Test-1 and Const-Test-2)"
     ),
-    "grammarvae": _dso("The one problem of the Grammar Variational Autoencoder paper (Kusner et al., ICML 2017), 1/3 + x + sin(x^2)"),
+    "grammarvae": _dso(
+        "The one problem of the Grammar Variational Autoencoder paper (Kusner et al., ICML 2017),"
+        " 1/3 + x + sin(x^2)"
+    ),
 }  # fmt: skip
 CATALOGS = tuple(SETS)  # the 29 problem sets srbf ships, in the order the docs table lists them
 

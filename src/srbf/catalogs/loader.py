@@ -180,7 +180,9 @@ def as_number(value: Any) -> float | None:
     return None
 
 
-def _reject_unknown(mapping: Mapping[str, Any], allowed: set[str], label: str, prefix: str, *, what: str = "field") -> None:
+def _reject_unknown(
+    mapping: Mapping[str, Any], allowed: set[str], label: str, prefix: str, *, what: str = "field"
+) -> None:
     """Raise naming the first key of ``mapping`` not in ``allowed`` (at ``prefix + key``): a
     misspelt field would otherwise be silently ignored."""
     unknown = sorted(set(mapping) - allowed)

@@ -257,7 +257,7 @@ def run_config(
     show = sys.stderr.isatty() if progress is None else bool(progress)
     variants = list(config.variants()) if variants is None else list(variants)
     store = ResultsStore(config.results)  # a read-only or unusable store fails here, before any fit
-    summary = RunSummary(config.experiment, store.path, resume_hint=resume_hint or "run the same config again")
+    summary = RunSummary(config.experiment, store.path.resolve(), resume_hint=resume_hint or "run the same config again")
     own_executor = executor is None
     bar = None
     try:
@@ -362,7 +362,7 @@ def collect_status(
 
     variants = list(config.variants()) if variants is None else list(variants)
     plan: Plan = make_plan(config, variants=variants, catalogs=load_catalogs(config))
-    path = resolve_path(config.results)
+    path = resolve_path(config.results).resolve()
     stored: dict[TaskKey, str] = {}
     exists = path.is_file()
     if exists:

@@ -1,0 +1,215 @@
+"""``srbf check``: run a config's methods on two real problems, naming every step, before a long run.
+
+The steps, in order: load config, load catalog, sample, then per method configuration: start
+worker, fit, parse, evaluate, score. Each prints one line; the first step that breaks stops the
+check with what went wrong (the method's error and output tail, the parse error, ...). Nothing is
+written to the results store. ``run_check(path)`` returns a ``CheckReport``; ``report.ok`` is
+what a test asserts (``srbf new`` writes such a test).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+__all__ = ["STEPS", "CheckFailed", "CheckReport", "run_check"]
+
+STEPS = ("load config", "load catalog", "sample", "start worker", "fit", "parse", "evaluate", "score")
+N_PROBLEMS = 2
+
+
+class CheckFailed(Exception):
+    """A step broke; ``step`` names it and the message says why."""
+
+    def __init__(self, step: str, message: str):
+        self.step = step
+        super().__init__(message)
+
+
+@dataclass
+class CheckReport:
+    """The lines printed, and the step that broke (None when every step passed)."""
+
+    lines: list[str] = field(default_factory=list)
+    failed_step: str | None = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.failed_step is None
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+def _indent(text: str, prefix: str = "      ") -> str:
+    return "\n".join(prefix + line for line in text.rstrip().splitlines())
+
+
+def run_check(path: str | Path, *, out: Callable[[str], None] | None = None) -> CheckReport:
+    """Check the config at ``path`` step by step; ``out`` receives each line as it is printed."""
+    report = CheckReport()
+
+    def say(line: str) -> None:
+        report.lines.append(line)
+        if out is not None:
+            out(line)
+
+    def passed(step: str, detail: str, indent: str = "  ") -> None:
+        say(f"{indent}ok      {step:<13} {detail}")
+
+    try:
+        _check(Path(path), passed, say)
+    except CheckFailed as failure:
+        report.failed_step, report.error = failure.step, str(failure)
+        say(f"  FAILED  {failure.step:<13} {_first(str(failure))}")
+        rest = str(failure).strip().splitlines()[1:]
+        if rest:
+            say(_indent("\n".join(rest)))
+        say(f"check failed at step '{failure.step}'")
+        return report
+    say("check passed: every step works on two problems; run it with srbf run -c " + str(path))
+    return report
+
+
+def _first(text: str) -> str:
+    lines = text.strip().splitlines()
+    return lines[0] if lines else ""
+
+
+def _check(path: Path, passed: Callable[..., None], say: Callable[[str], None]) -> None:
+    from srbf.catalogs.model import CatalogError
+    from srbf.runs.config import ConfigError, load_config
+    from srbf.runs.plan import ProblemSource, load_catalogs, make_plan
+
+    try:
+        config = load_config(path)
+    except ConfigError as error:
+        raise CheckFailed("load config", str(error)) from None
+    variants = config.variants()
+    passed("load config", f"{path}: experiment {config.experiment}, {len(variants)} method configuration(s)")
+
+    try:
+        catalogs = load_catalogs(config)
+    except (CatalogError, OSError) as error:
+        raise CheckFailed("load catalog", str(error)) from None
+    passed("load catalog", ", ".join(f"{c.name} v{c.version} ({len(c)} problems)" for c in catalogs.values()))
+
+    # Two real problems: the first draws of the run's first problems that sampling can realise.
+    plan = make_plan(config, variants=variants[:1], catalogs=catalogs)
+    source = ProblemSource(config)
+    first = variants[0]
+    chosen, skipped = [], []
+    seen = set()
+    for fit in plan.fits:
+        ident = (fit.key.catalog, fit.key.problem_id)
+        if fit.key.draw != 0 or fit.condition != first.conditions[0] or ident in seen:
+            continue
+        seen.add(ident)
+        try:
+            problem = source.problem(fit)
+        except Exception as error:  # noqa: BLE001 - reported as the broken step
+            raise CheckFailed("sample", f"{fit.key.catalog}/{fit.key.problem_id}: {type(error).__name__}: {error}")
+        if problem.placeholder_reason is not None:
+            skipped.append(f"{fit.key.catalog}/{fit.key.problem_id} ({problem.placeholder_reason})")
+            continue
+        chosen.append((fit, problem))
+        if len(chosen) == N_PROBLEMS:
+            break
+    if not chosen:
+        raise CheckFailed("sample", "no problem of this config can be sampled: " + "; ".join(skipped[:3]))
+    described = ", ".join(
+        f"{f.key.catalog}/{f.key.problem_id} ({len(p.y_support)} support + {len(p.y_validation)} validation points)"
+        for f, p in chosen
+    )
+    passed("sample", described + (f"; skipped placeholder(s): {'; '.join(skipped)}" if skipped else ""))
+
+    for variant in variants:
+        _check_variant(variant, chosen, passed, say)
+
+
+def _check_variant(variant, chosen, passed, say) -> None:
+    from srbf.expr import ParseError, compile_expr, parse
+    from srbf.methods.worker import WorkerStartError
+    from srbf.runs.executor import new_worker
+    from srbf.runs.plan import worker_spec
+    from srbf.runs.records import FitTask
+
+    spec = worker_spec(variant)
+    say(f"  method {variant.label}: {spec.method_file}")
+    worker = new_worker(spec, start_timeout=variant.method.time_limit, tail_bytes=4096)
+    try:
+        try:
+            worker.start()
+        except WorkerStartError as error:
+            raise CheckFailed("start worker", str(error)) from None
+        info = worker.info
+        passed(
+            "start worker",
+            f"pid {info.get('pid')}, Python {info.get('python')}, NumPy {info.get('numpy')}, "
+            f"import and setup {info.get('setup_seconds', 0.0):.2f} s",
+            indent="    ",
+        )
+        budget = variant.budgets[0]
+        for plan_fit, problem in chosen:
+            where = f"{plan_fit.key.catalog}/{plan_fit.key.problem_id}"
+            options = dict(variant.options)
+            if spec.sees_truth:
+                options["truth"] = plan_fit.entry.formula
+            key = dataclasses.replace(plan_fit.key, method=variant.name, config_hash=variant.config_hash, budget=budget)
+            task = FitTask(key, problem.X_support, problem.y_support, tuple(problem.variables), options,
+                           variant.method.time_limit, problem.data_hash)  # fmt: skip
+            result = worker.fit(task)
+            if result.status != "ok":
+                detail = f"{where}, budget {budget:g}: {result.status}: {result.error or ''}"
+                if result.stderr_tail.strip():
+                    detail += "\n\nthe method's last output:\n" + result.stderr_tail.rstrip()[-2000:]
+                raise CheckFailed("fit", detail)
+            shown = result.expression if len(result.expression) <= 70 else result.expression[:67] + "..."
+            passed("fit", f"{where}, budget {budget:g}: {result.wall_seconds or 0:.3f} s: {shown}", indent="    ")
+            variables = tuple(problem.variables)
+            try:
+                expr = parse(result.expression, variables)
+            except ParseError as error:
+                raise CheckFailed("parse", f"{where}: cannot read {result.expression!r}: {error}") from None
+            passed("parse", f"{where}: a formula over {', '.join(variables)}", indent="    ")
+            try:
+                with np.errstate(all="ignore"):
+                    values = np.asarray(compile_expr(expr, variables)(problem.X_validation), dtype=float)
+                values = np.broadcast_to(values, problem.y_validation.shape)
+            except Exception as error:  # noqa: BLE001 - reported as the broken step
+                raise CheckFailed("evaluate", f"{where}: {type(error).__name__}: {error}") from None
+            finite = int(np.count_nonzero(np.isfinite(values)))
+            n = len(values)
+            note = "" if finite == n else f" (only {finite} finite: such a formula fails the judge)"
+            passed("evaluate", f"{where}: {finite} of {n} validation values finite{note}", indent="    ")
+            _score(plan_fit, problem, result.expression, where, passed)
+    finally:
+        worker.close()
+
+
+def _score(plan_fit, problem, expression: str, where: str, passed) -> None:
+    try:
+        from srbf.judge import Judge
+    except ImportError as error:
+        passed("score", f"skipped: the judge is not importable here ({error})", indent="    ")
+        return
+    try:
+        metrics = Judge(plan_fit.entry.formula, problem, variables=tuple(problem.variables), numeric_only=True).score(
+            expression
+        )
+    except Exception as error:  # noqa: BLE001 - reported as the broken step
+        raise CheckFailed("score", f"{where}: {type(error).__name__}: {error}") from None
+    if not metrics.get("success"):
+        detail = f"{where}: scored as a failed prediction: {metrics.get('failure_reason')}"
+    else:
+        detail = (
+            f"{where}: FVU support {metrics['fvu_support']:.3g}, validation {metrics['fvu_validation']:.3g}, "
+            f"R2 validation {metrics['r2_validation']:.4f}"
+        )
+    passed("score", detail, indent="    ")

@@ -1,0 +1,108 @@
+"""The long table of per-prediction metrics as dense arrays: method x budget x problem x draw.
+
+Every statistic needs the values of one method at one budget for every problem, with the draws
+side by side; a dense array with NaN for the missing cells makes all of them plain vectorised NumPy.
+Problems are keyed by (catalog, problem_id), sorted by catalog, so a set is a contiguous block.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+KEY_COLUMNS = ("method", "catalog", "catalog_version", "problem_id", "draw", "budget")
+
+
+@dataclass
+class Cube:
+    """Dense per-prediction arrays of shape (methods, budgets, problems, draws)."""
+
+    methods: list
+    budgets: np.ndarray
+    catalogs: list
+    versions: dict
+    problem_ids: np.ndarray
+    set_codes: np.ndarray
+    draws: np.ndarray
+    present: np.ndarray
+    columns: dict = field(default_factory=dict)
+
+    @property
+    def shape(self) -> tuple[int, int, int, int]:
+        return self.present.shape
+
+    @property
+    def n_sets(self) -> int:
+        return len(self.catalogs)
+
+
+def _codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    codes, uniques = pd.factorize(values, sort=True)
+    return codes.astype(np.int64), np.asarray(uniques)
+
+
+def build_cube(frame: pd.DataFrame, columns) -> Cube:
+    """Arrange ``frame``'s ``columns`` (metrics, ``success``, ``seconds``) as dense arrays.
+
+    Rows with a true ``placeholder`` column are left out (a draw that could not be realised never
+    enters a statistic). Refuses a frame holding two versions of one catalog (their problems are
+    not the same problems) and two rows with the same key.
+    """
+    missing = [c for c in KEY_COLUMNS if c not in frame.columns]
+    if missing:
+        raise ValueError(f"the frame lacks the key column(s) {missing}; it needs {list(KEY_COLUMNS)}")
+    absent = [c for c in columns if c not in frame.columns]
+    if absent:
+        raise ValueError(f"the frame has no column(s) {absent}")
+    if "placeholder" in frame.columns:
+        frame = frame[~frame["placeholder"].fillna(False).astype(bool)]
+    if frame.empty:
+        raise ValueError("the frame has no rows (after leaving out placeholders)")
+
+    versions = frame.groupby("catalog", sort=True)["catalog_version"].unique()
+    mixed = {str(c): sorted(map(str, v)) for c, v in versions.items() if len(v) > 1}
+    if mixed:
+        detail = "; ".join(f"{c}: versions {', '.join(v)}" for c, v in mixed.items())
+        raise ValueError(
+            "refusing to pair results from different catalog versions (" + detail + "): select one version per catalog"
+        )
+
+    m_code, methods = _codes(frame["method"])
+    b_code, budgets = _codes(frame["budget"].astype(float))
+    d_code, draws = _codes(frame["draw"])
+    keys = pd.MultiIndex.from_arrays([frame["catalog"].to_numpy(), frame["problem_id"].to_numpy()])
+    p_code, problems = pd.factorize(keys, sort=True)
+    p_code = p_code.astype(np.int64)
+    problem_catalogs = np.asarray(problems.get_level_values(0))
+    set_code, catalogs = pd.factorize(problem_catalogs, sort=True)
+
+    shape = (len(methods), len(budgets), len(problems), len(draws))
+    flat = ((m_code * shape[1] + b_code) * shape[2] + p_code) * shape[3] + d_code
+    counts = np.bincount(flat, minlength=int(np.prod(shape)))
+    if (counts > 1).any():
+        first = int(np.flatnonzero(counts > 1)[0])
+        row = frame.iloc[int(np.flatnonzero(flat == first)[0])]
+        key = {c: row[c] for c in KEY_COLUMNS}
+        raise ValueError(
+            f"two rows share the key {key}: one row per method, catalog, problem, draw and budget "
+            "(filter the frame to one configuration and condition first)"
+        )
+    present = (counts > 0).reshape(shape)
+    arrays = {}
+    for name in columns:
+        values = np.full(int(np.prod(shape)), np.nan)
+        values[flat] = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+        arrays[name] = values.reshape(shape)
+    return Cube(
+        methods=list(methods),
+        budgets=budgets.astype(float),
+        catalogs=list(catalogs),
+        versions={str(c): v[0] for c, v in versions.items()},
+        problem_ids=np.asarray(problems.get_level_values(1)),
+        set_codes=set_code.astype(np.intp),
+        draws=draws,
+        present=present,
+        columns=arrays,
+    )

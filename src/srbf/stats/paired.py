@@ -1,0 +1,230 @@
+"""Paired comparisons: per-problem differences A - B, a measured noise margin, and a verdict.
+
+The difference of two methods is taken problem by problem (joined on the problem key), so shared
+difficulty cancels. The per-problem differences are combined across sets exactly like any value
+(srbf.stats.meta, identity scale), giving Delta with its 95 % interval. The verdict compares that
+interval with the measurement-noise margin m of the pair:
+
+- better / worse: the interval clears the margin (lies entirely above +m or below -m);
+- equivalent: the interval lies entirely inside [-m, +m];
+- undecided: neither.
+
+The margin is measured, never chosen: each method's draws of a problem are split into two halves
+(alternate draws), whose difference, scaled to the noise of one full average, is what the problem's
+value would move by between two runs of the same method. Flipping the signs of those differences at
+random (the halves are exchangeable) and averaging them with the weights of Delta gives the null
+distribution of Delta between two equally good methods; m is the 95th percentile of its absolute
+value (1,000 seeded sign draws), with A's and B's noise drawn independently.
+
+MDE80, the smallest true difference the verdict would catch 80 % of the time, is
+m + (t_{0.975} + t_{0.80}) * se, with se and the t degrees of freedom those of Delta's interval.
+The p-value (exact McNemar for rates, Wilcoxon signed-rank with Pratt's zeros otherwise) asks a
+different question, whether Delta is exactly zero, and is corrected for multiplicity elsewhere
+(srbf.stats.multiple).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+from scipy import stats
+
+from srbf.stats.meta import combine_summaries, set_summaries
+from srbf.stats.pvalues import mcnemar_exact, wilcoxon_pratt
+
+VERDICTS = ("better", "worse", "equivalent", "undecided", "n/a")
+
+
+def draw_summary(draws) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-problem mean over the draws (last axis; NaN = no value), its scaled split-half noise, and
+    the number of draws used.
+
+    The available draws of a problem are split alternately into two halves of sizes a and b; the
+    noise is sqrt(a b) / (a + b) * (mean of half 1 - mean of half 2), which has the variance of one
+    average of all a + b draws. NaN when fewer than two draws are available.
+    """
+    x = np.asarray(draws, dtype=float)
+    available = ~np.isnan(x)
+    count = available.sum(-1)
+    position = np.cumsum(available, axis=-1) - 1
+    first = available & (position % 2 == 0)
+    second = available & (position % 2 == 1)
+    a = first.sum(-1)
+    b = second.sum(-1)
+    x0 = np.where(available, x, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = x0.sum(-1) / count
+        half_difference = (x0 * first).sum(-1) / a - (x0 * second).sum(-1) / b
+        noise = np.sqrt(a * b) / (a + b) * half_difference
+    mean = np.where(count > 0, mean, np.nan)
+    noise = np.where((a > 0) & (b > 0), noise, np.nan)
+    return mean, noise, count
+
+
+def verdict(ci_low: float, ci_high: float, margin: float, higher_is_better: bool = True,
+            max_tested_a: bool = False, max_tested_b: bool = False) -> tuple[str, str]:
+    """The verdict on A from Delta's interval and the margin, and a note ('' or why it was downgraded).
+
+    A max-tested side's value is a lower bound (more compute could only help it): a verdict it could
+    overturn by improving (against it, or "equivalent") becomes "undecided" with the note
+    "max-tested limit".
+    """
+    if not (np.isfinite(ci_low) and np.isfinite(ci_high) and np.isfinite(margin)):
+        return "undecided", "no interval" if np.isfinite(margin) else "no noise margin"
+    if ci_low > margin:
+        call = "better" if higher_is_better else "worse"
+    elif ci_high < -margin:
+        call = "worse" if higher_is_better else "better"
+    elif -margin <= ci_low and ci_high <= margin:
+        call = "equivalent"
+    else:
+        return "undecided", ""
+    overturnable = (
+        (call == "better" and max_tested_b)
+        or (call == "worse" and max_tested_a)
+        or (call == "equivalent" and (max_tested_a or max_tested_b))
+    )
+    return ("undecided", "max-tested limit") if overturnable else (call, "")
+
+
+def mde80(margin, se, df, alpha: float = 0.05, power: float = 0.80):
+    """Minimum detectable effect: the true |Delta| whose interval clears the margin with ``power``."""
+    df = np.asarray(df, dtype=float)
+    with np.errstate(invalid="ignore"):
+        crit = np.where(df > 0, stats.t.ppf(1 - alpha / 2, np.maximum(df, 1)) + stats.t.ppf(power, np.maximum(df, 1)), np.nan)
+    return np.asarray(margin, dtype=float) + crit * np.asarray(se, dtype=float)
+
+
+def sign_matrix(n_resamples: int, n_problems: int, seed: int) -> np.ndarray:
+    """n_resamples x n_problems random signs (+-1), reproducible from ``seed``."""
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, 2, size=(n_resamples, n_problems), dtype=np.int8).astype(np.float64) * 2 - 1
+
+
+def compare_arrays(va, vb, noise_a, noise_b, set_codes, n_sets: int, *, rate: bool, alpha: float = 0.05,
+                   n_resamples: int = 1000, seed: int = 0, signs=None) -> dict[str, np.ndarray]:
+    """Batch of comparisons: rows of per-problem values (R, P) for A and B with their noise.
+
+    NaN marks a problem without a value; only problems where both have one are paired. Returns arrays
+    of shape (R,): delta, ci_low, ci_high, se, df, margin, p_value, mde80, n_pairs, n_a_only,
+    n_b_only, noise_problems, wins_a, wins_b, ties (the last three for rates; NaN otherwise).
+    ``signs`` (two sign matrices, n_resamples x P) may be passed to reuse them across batches.
+    """
+    va = np.atleast_2d(np.asarray(va, dtype=float))
+    vb = np.atleast_2d(np.asarray(vb, dtype=float))
+    na = np.atleast_2d(np.asarray(noise_a, dtype=float))
+    nb = np.atleast_2d(np.asarray(noise_b, dtype=float))
+    codes = np.asarray(set_codes, dtype=np.intp)
+    has_a, has_b = ~np.isnan(va), ~np.isnan(vb)
+    joint = has_a & has_b
+    d = np.where(joint, va - vb, np.nan)
+    mean, var, count = set_summaries(d, codes, n_sets)
+    combined = combine_summaries(mean, var, count, scale="identity", alpha=alpha)
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        omega = np.where(joint, combined["weights"][:, codes] / count[:, codes], 0.0)
+    omega = np.nan_to_num(omega)
+    if signs is None:
+        signs = (sign_matrix(n_resamples, d.shape[1], seed), sign_matrix(n_resamples, d.shape[1], seed + 1))
+    null = signs[0] @ (omega * np.nan_to_num(na)).T + signs[1] @ (omega * np.nan_to_num(nb)).T
+    margin = np.quantile(np.abs(null), 0.95, axis=0)
+    noise_problems = (joint & ~np.isnan(na) & ~np.isnan(nb)).sum(-1)
+    margin = np.where(noise_problems > 0, margin, np.nan)  # no split halves: no margin, no verdict
+
+    rows = d.shape[0]
+    p = np.full(rows, np.nan)
+    wins_a = np.full(rows, np.nan)
+    wins_b = np.full(rows, np.nan)
+    ties = np.full(rows, np.nan)
+    for r in range(rows):
+        if not joint[r].any():
+            continue
+        if rate:
+            test = mcnemar_exact(va[r, joint[r]], vb[r, joint[r]])
+            p[r], wins_a[r], wins_b[r], ties[r] = test["p_value"], test["wins_a"], test["wins_b"], test["ties"]
+        else:
+            p[r] = wilcoxon_pratt(d[r, joint[r]])["p_value"]
+    return {
+        "delta": combined["estimate"],
+        "ci_low": combined["ci_low"],
+        "ci_high": combined["ci_high"],
+        "se": combined["se"],
+        "df": combined["df"],
+        "tau2": combined["tau2"],
+        "margin": margin,
+        "mde80": mde80(margin, combined["se"], combined["df"], alpha=alpha),
+        "p_value": p,
+        "n_pairs": joint.sum(-1),
+        "n_a_only": (has_a & ~has_b).sum(-1),
+        "n_b_only": (has_b & ~has_a).sum(-1),
+        "noise_problems": noise_problems,
+        "wins_a": wins_a,
+        "wins_b": wins_b,
+        "ties": ties,
+    }
+
+
+def _draws_by_key(side, label: str) -> dict:
+    if hasattr(side, "items"):
+        items = side.items()
+    else:
+        raise TypeError(f"{label} must be a mapping (or pandas Series) of problem key -> draw values")
+    out = {}
+    for key, value in items:
+        out[key] = np.atleast_1d(np.asarray(value, dtype=float)).ravel()
+    return out
+
+
+def paired_comparison(a: Mapping, b: Mapping, *, rate: bool = False, higher_is_better: bool = True,
+                      alpha: float = 0.05, versions: tuple[Mapping, Mapping] | None = None,
+                      max_tested: tuple[bool, bool] = (False, False), n_resamples: int = 1000,
+                      seed: int = 0) -> dict:
+    """Compare method A with method B on the problems both were run on.
+
+    ``a`` and ``b`` map a problem key to that problem's draw values (a number or a sequence; NaN =
+    no usable value, so a failure on a rate must already be 0, see srbf.stats.rules). Keys are
+    matched by equality, never by position; a key ``(set, problem_id)`` puts the problem in that
+    set, any other key puts every problem in one set. ``versions`` = (A's, B's) mapping of set ->
+    catalog version: pairing results from different versions of a catalog is refused.
+    ``rate`` chooses McNemar (True) or Wilcoxon-Pratt (False). Returns one record (a dict).
+    """
+    if versions is not None:
+        va_, vb_ = versions
+        clash = sorted(str(s) for s in set(va_) & set(vb_) if va_[s] != vb_[s])
+        if clash:
+            raise ValueError(
+                "refusing to pair results from different catalog versions: "
+                + ", ".join(f"{s} (A {va_[s]}, B {vb_[s]})" for s in clash)
+            )
+    draws_a = _draws_by_key(a, "a")
+    draws_b = _draws_by_key(b, "b")
+    keys = sorted(set(draws_a) | set(draws_b), key=repr)
+    in_both = [k for k in keys if k in draws_a and k in draws_b]
+    sets = sorted({k[0] if isinstance(k, tuple) and len(k) == 2 else None for k in keys}, key=repr)
+    code_of = {s: i for i, s in enumerate(sets)}
+    codes = np.array([code_of[k[0] if isinstance(k, tuple) and len(k) == 2 else None] for k in keys], dtype=np.intp)
+    width = max([len(v) for v in draws_a.values()] + [len(v) for v in draws_b.values()] + [1])
+
+    def matrix(draws: dict) -> np.ndarray:
+        m = np.full((len(keys), width), np.nan)
+        for i, k in enumerate(keys):
+            if k in draws:
+                m[i, : draws[k].size] = draws[k]
+        return m
+
+    mean_a, noise_a, _ = draw_summary(matrix(draws_a))
+    mean_b, noise_b, _ = draw_summary(matrix(draws_b))
+    out = compare_arrays(mean_a, mean_b, noise_a, noise_b, codes, len(sets), rate=rate, alpha=alpha,
+                         n_resamples=n_resamples, seed=seed)
+    record = {key: value[0].item() for key, value in out.items()}
+    call, note = verdict(record["ci_low"], record["ci_high"], record["margin"], higher_is_better, *max_tested)
+    record.update(
+        verdict=call,
+        verdict_note=note,
+        test="mcnemar_exact" if rate else "wilcoxon_pratt",
+        n_unpaired=len(keys) - len(in_both),
+        max_tested_a=bool(max_tested[0]),
+        max_tested_b=bool(max_tested[1]),
+    )
+    return record
