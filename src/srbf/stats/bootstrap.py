@@ -36,4 +36,5 @@ def bootstrap_median(values, n_resamples: int = 1000, seed: int = 0, level: floa
         means[start:stop] = x[index].mean(axis=1)
     tail = 100 * (1 - level) / 2
     low, median, high = np.percentile(means, [tail, 50, 100 - tail])
-    return {"median": float(median), "low": float(low), "high": float(high), "n": int(x.size), "n_resamples": n_resamples}
+    return {"median": float(median), "low": float(low), "high": float(high), "n": int(x.size),
+            "n_resamples": n_resamples}

@@ -57,7 +57,7 @@ def build_cube(frame: pd.DataFrame, columns) -> Cube:
     if absent:
         raise ValueError(f"the frame has no column(s) {absent}")
     if "placeholder" in frame.columns:
-        frame = frame[~frame["placeholder"].fillna(False).astype(bool)]
+        frame = frame[~frame["placeholder"].eq(True)]  # NaN or False: a real draw
     if frame.empty:
         raise ValueError("the frame has no rows (after leaving out placeholders)")
 
@@ -72,13 +72,14 @@ def build_cube(frame: pd.DataFrame, columns) -> Cube:
     m_code, methods = _codes(frame["method"])
     b_code, budgets = _codes(frame["budget"].astype(float))
     d_code, draws = _codes(frame["draw"])
-    keys = pd.MultiIndex.from_arrays([frame["catalog"].to_numpy(), frame["problem_id"].to_numpy()])
-    p_code, problems = pd.factorize(keys, sort=True)
+    c_code, catalogs = _codes(frame["catalog"])
+    i_code, ids = _codes(frame["problem_id"])
+    p_code, pairs = pd.factorize(c_code * len(ids) + i_code, sort=True)  # by catalog, then problem id
     p_code = p_code.astype(np.int64)
-    problem_catalogs = np.asarray(problems.get_level_values(0))
-    set_code, catalogs = pd.factorize(problem_catalogs, sort=True)
+    set_code = (pairs // len(ids)).astype(np.intp)
+    problem_ids = ids[pairs % len(ids)]
 
-    shape = (len(methods), len(budgets), len(problems), len(draws))
+    shape = (len(methods), len(budgets), len(pairs), len(draws))
     flat = ((m_code * shape[1] + b_code) * shape[2] + p_code) * shape[3] + d_code
     counts = np.bincount(flat, minlength=int(np.prod(shape)))
     if (counts > 1).any():
@@ -90,18 +91,20 @@ def build_cube(frame: pd.DataFrame, columns) -> Cube:
             "(filter the frame to one configuration and condition first)"
         )
     present = (counts > 0).reshape(shape)
+    # draws outermost in memory (one contiguous block per draw), viewed as (M, B, P, D)
+    outer = ((d_code * shape[0] + m_code) * shape[1] + b_code) * shape[2] + p_code
     arrays = {}
     for name in columns:
         values = np.full(int(np.prod(shape)), np.nan)
-        values[flat] = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-        arrays[name] = values.reshape(shape)
+        values[outer] = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+        arrays[name] = np.moveaxis(values.reshape((shape[3], *shape[:3])), 0, -1)
     return Cube(
         methods=list(methods),
         budgets=budgets.astype(float),
         catalogs=list(catalogs),
         versions={str(c): v[0] for c, v in versions.items()},
-        problem_ids=np.asarray(problems.get_level_values(1)),
-        set_codes=set_code.astype(np.intp),
+        problem_ids=problem_ids,
+        set_codes=set_code,
         draws=draws,
         present=present,
         columns=arrays,

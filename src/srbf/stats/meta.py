@@ -125,7 +125,8 @@ def combine_summaries(mean, var, count, scale: str = "identity", alpha: float = 
         v = np.where(present, v, np.nan)
 
         # A set whose problems all agree has v = 0; a tiny floor keeps its weight finite.
-        spread = np.nanmax(np.where(present, np.maximum(np.nan_to_num(v), (y - np.nanmean(y, -1, keepdims=True)) ** 2), 0), -1)
+        centre = np.where(present, y, 0).sum(-1, keepdims=True) / np.maximum(k, 1)[:, None]
+        spread = np.where(present, np.maximum(np.nan_to_num(v), (y - centre) ** 2), 0).max(-1)
         floor = np.maximum(1e-12 * spread, 1e-290)
         v = np.where(present, np.maximum(v, floor[:, None]), np.nan)
 
@@ -208,7 +209,8 @@ def combine_sets(values_by_set: Mapping[str, object], scale: str = "identity", a
         if np.isinf(x).any():
             raise ValueError(f"set {name!r}: infinite values; apply the metric's rule first (srbf.stats.rules)")
         if scale == "logit" and ((x < 0) | (x > 1)).any():
-            raise ValueError(f"set {name!r}: rates on the logit scale must lie in [0, 1], got {x[(x < 0) | (x > 1)][:3]}")
+            outside = x[(x < 0) | (x > 1)][:3]
+            raise ValueError(f"set {name!r}: rates on the logit scale must lie in [0, 1], got {outside}")
         if scale == "log":
             if (x <= 0).any():
                 raise ValueError(f"set {name!r}: the log scale needs positive values, got {x[x <= 0][:3]}")

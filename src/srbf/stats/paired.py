@@ -10,11 +10,15 @@ interval with the measurement-noise margin m of the pair:
 - undecided: neither.
 
 The margin is measured, never chosen: each method's draws of a problem are split into two halves
-(alternate draws), whose difference, scaled to the noise of one full average, is what the problem's
-value would move by between two runs of the same method. Flipping the signs of those differences at
-random (the halves are exchangeable) and averaging them with the weights of Delta gives the null
-distribution of Delta between two equally good methods; m is the 95th percentile of its absolute
-value (1,000 seeded sign draws), with A's and B's noise drawn independently.
+(alternate draws; with two draws, one draw each), and the difference between the halves is what the
+problem's value moves by between two half-size runs of the same method. Flipping the signs of those
+differences at random (the halves are exchangeable) and averaging them with the weights of Delta
+gives the null distribution of Delta between two equally good methods measured with half the draws;
+the margin m is the 95th percentile of its absolute value (1,000 seeded sign draws), A's and B's
+halves drawn independently. A half-size run is noisier than the full averages Delta compares, so m
+is about twice the draw-noise part of Delta's interval: two methods that differ only by draw noise
+come out "equivalent" about 95 % of the time, and "better" needs a difference beyond what rerunning
+either method could produce.
 
 MDE80, the smallest true difference the verdict would catch 80 % of the time, is
 m + (t_{0.975} + t_{0.80}) * se, with se and the t degrees of freedom those of Delta's interval.
@@ -37,26 +41,32 @@ VERDICTS = ("better", "worse", "equivalent", "undecided", "n/a")
 
 
 def draw_summary(draws) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per-problem mean over the draws (last axis; NaN = no value), its scaled split-half noise, and
+    """Per-problem mean over the draws (last axis; NaN = no value), its split-half difference, and
     the number of draws used.
 
-    The available draws of a problem are split alternately into two halves of sizes a and b; the
-    noise is sqrt(a b) / (a + b) * (mean of half 1 - mean of half 2), which has the variance of one
-    average of all a + b draws. NaN when fewer than two draws are available.
+    The available draws of a problem are split alternately into two halves (1st, 3rd, ... and
+    2nd, 4th, ...); the split-half difference is mean(half 1) - mean(half 2), NaN when fewer than two
+    draws are available.
     """
     x = np.asarray(draws, dtype=float)
-    available = ~np.isnan(x)
-    count = available.sum(-1)
-    position = np.cumsum(available, axis=-1) - 1
-    first = available & (position % 2 == 0)
-    second = available & (position % 2 == 1)
-    a = first.sum(-1)
-    b = second.sum(-1)
-    x0 = np.where(available, x, 0.0)
+    shape = x.shape[:-1]
+    count = np.zeros(shape)
+    a = np.zeros(shape)
+    total = np.zeros(shape)
+    first_total = np.zeros(shape)
+    for k in range(x.shape[-1]):  # draws one at a time: each slice is a whole block
+        xk = x[..., k]
+        available = ~np.isnan(xk)
+        first = available & (count % 2 == 0)  # alternate available draws: 1st, 3rd, ... in half 1
+        value = np.where(available, xk, 0.0)
+        total += value
+        first_total += np.where(first, value, 0.0)
+        a += first
+        count += available
+    b = count - a
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = x0.sum(-1) / count
-        half_difference = (x0 * first).sum(-1) / a - (x0 * second).sum(-1) / b
-        noise = np.sqrt(a * b) / (a + b) * half_difference
+        mean = total / count
+        noise = first_total / a - (total - first_total) / b
     mean = np.where(count > 0, mean, np.nan)
     noise = np.where((a > 0) & (b > 0), noise, np.nan)
     return mean, noise, count
@@ -92,14 +102,15 @@ def mde80(margin, se, df, alpha: float = 0.05, power: float = 0.80):
     """Minimum detectable effect: the true |Delta| whose interval clears the margin with ``power``."""
     df = np.asarray(df, dtype=float)
     with np.errstate(invalid="ignore"):
-        crit = np.where(df > 0, stats.t.ppf(1 - alpha / 2, np.maximum(df, 1)) + stats.t.ppf(power, np.maximum(df, 1)), np.nan)
+        safe = np.maximum(df, 1)
+        crit = np.where(df > 0, stats.t.ppf(1 - alpha / 2, safe) + stats.t.ppf(power, safe), np.nan)
     return np.asarray(margin, dtype=float) + crit * np.asarray(se, dtype=float)
 
 
 def sign_matrix(n_resamples: int, n_problems: int, seed: int) -> np.ndarray:
     """n_resamples x n_problems random signs (+-1), reproducible from ``seed``."""
     rng = np.random.default_rng(seed)
-    return rng.integers(0, 2, size=(n_resamples, n_problems), dtype=np.int8).astype(np.float64) * 2 - 1
+    return np.where(rng.random((n_resamples, n_problems), dtype=np.float32) < 0.5, np.float32(-1), np.float32(1))
 
 
 def compare_arrays(va, vb, noise_a, noise_b, set_codes, n_sets: int, *, rate: bool, alpha: float = 0.05,
@@ -127,8 +138,10 @@ def compare_arrays(va, vb, noise_a, noise_b, set_codes, n_sets: int, *, rate: bo
     omega = np.nan_to_num(omega)
     if signs is None:
         signs = (sign_matrix(n_resamples, d.shape[1], seed), sign_matrix(n_resamples, d.shape[1], seed + 1))
-    null = signs[0] @ (omega * np.nan_to_num(na)).T + signs[1] @ (omega * np.nan_to_num(nb)).T
-    margin = np.quantile(np.abs(null), 0.95, axis=0)
+    # float32 products: the margin is a percentile of 1,000 draws, far coarser than float32 rounding
+    null = signs[0] @ (omega * np.nan_to_num(na)).T.astype(np.float32)
+    null += signs[1] @ (omega * np.nan_to_num(nb)).T.astype(np.float32)
+    margin = np.quantile(np.abs(null.astype(np.float64)), 0.95, axis=0)
     noise_problems = (joint & ~np.isnan(na) & ~np.isnan(nb)).sum(-1)
     margin = np.where(noise_problems > 0, margin, np.nan)  # no split halves: no margin, no verdict
 

@@ -46,6 +46,23 @@ def mcnemar_exact(a, b) -> dict:
     return {"p_value": p, "wins_a": wins_a, "wins_b": wins_b, "ties": n - wins_a - wins_b, "n": n}
 
 
+def average_ranks(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Ranks 1..n of ``x`` (ties share their average rank) and the sizes of the tie groups in
+    ascending order of value."""
+    n = x.size
+    if n == 0:
+        return np.zeros(0), np.zeros(0, dtype=int)
+    order = np.argsort(x, kind="stable")
+    ordered = x[order]
+    starts = np.ones(n, dtype=bool)
+    starts[1:] = ordered[1:] != ordered[:-1]
+    first = np.flatnonzero(starts)
+    sizes = np.diff(np.append(first, n))
+    ranks = np.empty(n)
+    ranks[order] = np.repeat(first + (sizes + 1) / 2.0, sizes)
+    return ranks, sizes
+
+
 def _wilcoxon_exact_counts(n: int) -> np.ndarray:
     """Number of subsets of {1..n} with each rank sum 0 .. n(n+1)/2."""
     counts = np.zeros(n * (n + 1) // 2 + 1)
@@ -71,11 +88,10 @@ def wilcoxon_pratt(d, method: str = "auto") -> dict:
     n = d.size
     n_zero = int(np.count_nonzero(d == 0))
     absolute = np.abs(d)
-    ranks = stats.rankdata(absolute) if n else absolute
+    ranks, tie_counts = average_ranks(absolute)
     r_plus = float(ranks[d > 0].sum())
     r_minus = float(ranks[d < 0].sum())
     out = {"statistic": min(r_plus, r_minus), "r_plus": r_plus, "r_minus": r_minus, "n": n, "n_zero": n_zero}
-    _, tie_counts = np.unique(absolute, return_counts=True)
     has_ties = bool((tie_counts > 1).any())
     if method == "auto":
         if n <= _EXACT_MAX and not has_ties and n_zero == 0:
@@ -91,7 +107,7 @@ def wilcoxon_pratt(d, method: str = "auto") -> dict:
         return {**out, "p_value": 1.0, "z": 0.0}
 
     mean = (n * (n + 1) - n_zero * (n_zero + 1)) / 4
-    nonzero_ties = np.unique(absolute[d != 0], return_counts=True)[1]
+    nonzero_ties = tie_counts[1:] if n_zero else tie_counts  # the zeros, if any, are the first group
     variance = (n * (n + 1) * (2 * n + 1) - n_zero * (n_zero + 1) * (2 * n_zero + 1)
                 - 0.5 * float(np.sum(nonzero_ties**3 - nonzero_ties))) / 24
     z = (r_plus - mean) / np.sqrt(variance) if variance > 0 else 0.0

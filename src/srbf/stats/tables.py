@@ -104,6 +104,40 @@ def _letters(index: int) -> str:
     return letters[index] if index < 26 else letters[index // 26 - 1] + letters[index % 26]
 
 
+@dataclass
+class _Setup:
+    """What every metric's pass shares: the arrays, the time axis, the marks and the options."""
+
+    cube: Cube
+    seconds: np.ndarray  # (M, B) time coordinate of each budget
+    finished: np.ndarray  # (M, B, P) the problem has at least one finished draw
+    complete: np.ndarray  # (M, B) every problem of every selected set is finished
+    marks: list  # (axis, x, lo, hi, fraction, status): where each method stands at each mark
+    signs: tuple
+    is_confirmatory: Callable[[str, str], bool]
+    statistic: str
+    alpha: float
+    n_resamples: int
+    seed: int
+
+
+@dataclass
+class _AtMark:
+    """Every method's per-problem values at one mark (a time, or a budget)."""
+
+    axis: str
+    x: float
+    status: np.ndarray  # (M,) measured | interpolated | max_tested | n/a
+    mean: np.ndarray  # (M, P)
+    median: np.ndarray  # (M, P)
+    noise: np.ndarray  # (M, P)
+    done: np.ndarray  # (M,) both bracketing budgets complete
+
+    def place(self) -> dict:
+        return {"axis": self.axis, "time": self.x if self.axis == "time" else np.nan,
+                "budget": self.x if self.axis == "budget" else np.nan}
+
+
 def analyze(frame: pd.DataFrame, metrics: Iterable[str] | None = None, *, times: Iterable[float] = DECLARED_TIMES,
             compare_at: str = "time", confirmatory: Iterable[tuple[str, str]] | Callable | None = None,
             rules: dict[str, MetricRule] | None = None, overlap_failures: str = "zero", statistic: str = "meta",
@@ -115,18 +149,20 @@ def analyze(frame: pd.DataFrame, metrics: Iterable[str] | None = None, *, times:
     metrics: the metric columns (default: every column of the frame that srbf's rules table knows).
     times: the declared time marks in seconds (verdicts and ranks are issued there).
     compare_at: "time" (comparisons and ranks at each time mark, each method interpolated in log
-    time) or "budget" (at each budget every method shares, same configuration on both sides).
+    time) or "budget" (at each budget, the same configuration on both sides: ablations).
     confirmatory: the declared confirmatory pairs of methods (or a function (a, b) -> bool); their
     p-values are Holm-corrected per metric, all others Benjamini-Hochberg-corrected per metric.
+    rules / overlap_failures: override the rules table (srbf.stats.rules).
     statistic: "meta" (sets combined with Paule-Mandel weights) or "bootstrap" (000's expression
-    bootstrap, pooled over sets). time_axis: optional frame (method, budget, seconds) overriding the
-    median seconds of usable predictions. parts: which of "aggregates" (with per_set),
-    "comparisons" and "ranks" to compute (the others come back empty).
+    bootstrap, pooled over sets). low_share: the share of problems below which a value is flagged.
+    time_axis: optional frame (method, budget, seconds) replacing the median seconds of usable
+    predictions. parts: which of "aggregates" (with per_set), "comparisons" and "ranks" to compute.
+    Comparisons cover metrics with a direction whose primary summary is the mean; A is the method
+    first in sorted order and Delta = A - B.
     """
     parts = set(parts)
-    unknown_parts = parts - {"aggregates", "comparisons", "ranks"}
-    if unknown_parts:
-        raise ValueError(f"parts must be among 'aggregates', 'comparisons', 'ranks', got {sorted(unknown_parts)}")
+    if parts - {"aggregates", "comparisons", "ranks"}:
+        raise ValueError(f"parts must be among 'aggregates', 'comparisons', 'ranks', got {sorted(parts)}")
     if statistic not in ("meta", "bootstrap"):
         raise ValueError(f"statistic must be 'meta' or 'bootstrap', got {statistic!r}")
     if compare_at not in ("time", "budget"):
@@ -137,10 +173,47 @@ def analyze(frame: pd.DataFrame, metrics: Iterable[str] | None = None, *, times:
         raise ValueError("no metric columns: name them with metrics=[...]")
     extra = [c for c in ("success", "seconds") if c in frame.columns and c not in metrics]
     cube = build_cube(frame, list(dict.fromkeys(metrics + extra)))
-    M, B, P, _ = cube.shape
-    times = [float(t) for t in times]
+    setup = _setup(cube, [float(t) for t in times], compare_at, time_axis, confirmatory, statistic, alpha,
+                   n_resamples, seed)
 
-    # the time axis: seconds per (method, budget)
+    aggregate_rows, set_rows, comparison_rows, rank_rows = [], [], [], []
+    for name in metrics:
+        rule = rule_for(name, rules, overlap_failures=overlap_failures)
+        values = _per_problem(cube, rule)
+        marks = [_values_at(setup, values, mark) for mark in setup.marks]
+        if "aggregates" in parts:
+            _budget_aggregates(setup, rule, values, aggregate_rows, set_rows)
+            for at in marks:
+                if at.axis == "time":
+                    _mark_aggregates(setup, rule, at, aggregate_rows)
+        timed_on_time = rule.kind == "time" and compare_at == "time"  # seconds at equal seconds: meaningless
+        comparable = rule.better is not None and rule.primary == "mean" and not timed_on_time
+        for at in (m for m in marks if m.axis == compare_at):
+            if "comparisons" in parts and comparable:
+                _comparisons(setup, rule, at, comparison_rows)
+            if "ranks" in parts and rule.rank is not None:
+                _ranks(setup, rule, at, rank_rows)
+
+    aggregates = pd.DataFrame(aggregate_rows)
+    if not aggregates.empty:
+        P = cube.shape[2]
+        resolved = {m: rule_for(m, rules, overlap_failures=overlap_failures) for m in metrics}
+        aggregates["n_universe"] = P
+        aggregates["share"] = aggregates["n_problems"] / P
+        aggregates["low_share"] = aggregates["share"] < low_share
+        aggregates["statistic"] = statistic
+        aggregates["primary"] = aggregates["metric"].map(lambda m: resolved[m].primary)
+        aggregates["scale"] = aggregates["metric"].map(lambda m: resolved[m].scale)
+    M, B = setup.seconds.shape
+    time_rows = [{"method": cube.methods[m], "budget": float(cube.budgets[b]), "seconds": setup.seconds[m, b]}
+                 for m in range(M) for b in range(B) if setup.finished[m, b].any()]
+    return Analysis(aggregates, pd.DataFrame(set_rows), _correct(pd.DataFrame(comparison_rows)),
+                    pd.DataFrame(rank_rows), pd.DataFrame(time_rows))
+
+
+def _setup(cube: Cube, times: list[float], compare_at: str, time_axis, confirmatory, statistic: str, alpha: float,
+           n_resamples: int, seed: int) -> _Setup:
+    M, B, P, _ = cube.shape
     if time_axis is not None:
         seconds = np.full((M, B), np.nan)
         m_index = {m: i for i, m in enumerate(cube.methods)}
@@ -153,130 +226,113 @@ def analyze(frame: pd.DataFrame, metrics: Iterable[str] | None = None, *, times:
     else:
         seconds = np.full((M, B), np.nan)
     finished = cube.present.any(-1)
-    complete = finished.all(-1)  # (M, B): every problem of every selected set has a finished draw
-
-    marks = []  # (label, per-method lo, hi, fraction, status)
+    marks = []
     for t in times:
         placed = [time_weights(seconds[m], t) for m in range(M)]
         marks.append(("time", t, *map(np.array, zip(*placed))))
-    budget_marks = []
-    for b in range(B):
-        status = np.where(finished[:, b].any(-1), "measured", "n/a")
-        budget_marks.append(("budget", float(cube.budgets[b]), np.full(M, b), np.full(M, b), np.zeros(M), status))
-
+    if compare_at == "budget":
+        for b in range(B):
+            status = np.where(finished[:, b].any(-1), "measured", "n/a")
+            marks.append(("budget", float(cube.budgets[b]), np.full(M, b), np.full(M, b), np.zeros(M), status))
     signs = (sign_matrix(n_resamples, P, seed), sign_matrix(n_resamples, P, seed + 1))
-    is_confirmatory = _confirmatory_test(confirmatory)
-    aggregate_rows, set_rows, comparison_rows, rank_rows = [], [], [], []
+    return _Setup(cube, seconds, finished, finished.all(-1), marks, signs, _confirmatory_test(confirmatory),
+                  statistic, alpha, n_resamples, seed)
 
-    for name in metrics:
-        rule = rule_for(name, rules, overlap_failures=overlap_failures)
-        values = _per_problem(cube, rule)
 
-        # aggregates at every budget
-        agg = None if "aggregates" not in parts else _aggregate(values.mean.reshape(M * B, P), values.median.reshape(M * B, P), cube, rule,
-                         statistic, alpha, n_resamples, seed)
-        for r, (m, b) in enumerate(itertools.product(range(M), range(B))):
-            if agg is None or not finished[m, b].any():
-                continue
-            row = {"axis": "budget", "budget": float(cube.budgets[b]), "time": np.nan, "status": "measured",
-                   "method": cube.methods[m], "metric": name, "seconds": seconds[m, b], "complete": bool(complete[m, b])}
-            row.update({key: agg[key][r] for key in _AGGREGATE_COLUMNS})
-            aggregate_rows.append(row)
-            for s, catalog in enumerate(cube.catalogs):
-                n_s = agg["set_count"][r, s]
-                if n_s == 0:
-                    continue
-                set_rows.append({"method": cube.methods[m], "budget": float(cube.budgets[b]), "metric": name,
-                                 "catalog": catalog, "catalog_version": cube.versions[str(catalog)],
+def _values_at(setup: _Setup, values: _Metric, mark) -> _AtMark:
+    """Each method's per-problem values at a mark, blended between its bracketing budgets."""
+    axis, x, lo, hi, fraction, status = mark
+    ok = status != "n/a"
+    m = np.arange(len(status))
+    lo, hi = np.where(ok, lo, 0), np.where(ok, hi, 0)
+
+    def at(array):
+        return np.where(ok[:, None], blend(array[m, lo], array[m, hi], fraction[:, None]), np.nan)
+
+    done = ok & setup.complete[m, lo] & setup.complete[m, hi]
+    return _AtMark(axis, x, status, at(values.mean), at(values.median), at(values.noise), done)
+
+
+def _budget_aggregates(setup: _Setup, rule: MetricRule, values: _Metric, rows: list, set_rows: list) -> None:
+    cube = setup.cube
+    M, B, P, _ = cube.shape
+    agg = _aggregate(values.mean.reshape(M * B, P), values.median.reshape(M * B, P), cube, rule, setup.statistic,
+                     setup.alpha, setup.n_resamples, setup.seed)
+    for r, (m, b) in enumerate(itertools.product(range(M), range(B))):
+        if not setup.finished[m, b].any():
+            continue
+        budget = float(cube.budgets[b])
+        row = {"axis": "budget", "budget": budget, "time": np.nan, "status": "measured", "method": cube.methods[m],
+               "metric": rule.name, "seconds": setup.seconds[m, b], "complete": bool(setup.complete[m, b])}
+        row.update({key: agg[key][r] for key in _AGGREGATE_COLUMNS})
+        rows.append(row)
+        for s, catalog in enumerate(cube.catalogs):
+            if agg["set_count"][r, s] > 0:
+                set_rows.append({"method": cube.methods[m], "budget": budget, "metric": rule.name, "catalog": catalog,
+                                 "catalog_version": cube.versions[str(catalog)],
                                  "mean": _back(rule, agg["set_mean"][r, s]), "sd": np.sqrt(agg["set_var"][r, s]),
-                                 "n_problems": int(n_s), "weight": agg["weights"][r, s]})
+                                 "n_problems": int(agg["set_count"][r, s]), "weight": agg["weights"][r, s]})
 
-        # values of every method at every time mark (blended between its bracketing budgets)
-        at_marks = []
-        for axis, x, lo, hi, fraction, status in marks + (budget_marks if compare_at == "budget" else []):
-            ok = status != "n/a"
-            take = np.where(ok, lo, 0)
-            m_idx = np.arange(M)
-            mean = np.where(ok[:, None], blend(values.mean[m_idx, take], values.mean[m_idx, np.where(ok, hi, 0)], fraction[:, None]), np.nan)
-            median = np.where(ok[:, None], blend(values.median[m_idx, take], values.median[m_idx, np.where(ok, hi, 0)], fraction[:, None]), np.nan)
-            noise = np.where(ok[:, None], blend(values.noise[m_idx, take], values.noise[m_idx, np.where(ok, hi, 0)], fraction[:, None]), np.nan)
-            done = ok & complete[m_idx, take] & complete[m_idx, np.where(ok, hi, 0)]
-            at_marks.append((axis, x, status, mean, median, noise, done))
 
-        for axis, x, status, mean, median, _, done in at_marks:
-            if axis != "time" or "aggregates" not in parts:
-                continue
-            agg_t = _aggregate(mean, median, cube, rule, statistic, alpha, n_resamples, seed)
-            for m in range(M):
-                row = {"axis": "time", "budget": np.nan, "time": x, "status": status[m], "method": cube.methods[m],
-                       "metric": name, "seconds": x, "complete": bool(done[m])}
-                row.update({key: agg_t[key][m] for key in _AGGREGATE_COLUMNS})
-                aggregate_rows.append(row)
+def _mark_aggregates(setup: _Setup, rule: MetricRule, at: _AtMark, rows: list) -> None:
+    agg = _aggregate(at.mean, at.median, setup.cube, rule, setup.statistic, setup.alpha, setup.n_resamples, setup.seed)
+    for m, method in enumerate(setup.cube.methods):
+        row = {**at.place(), "status": at.status[m], "method": method, "metric": rule.name, "seconds": at.x,
+               "complete": bool(at.done[m])}
+        row.update({key: agg[key][m] for key in _AGGREGATE_COLUMNS})
+        rows.append(row)
 
-        compare_marks = [mk for mk in at_marks if mk[0] == compare_at]
-        if "comparisons" in parts and rule.better is not None and not (rule.kind == "time" and compare_at == "time"):
-            for axis, x, status, mean, _, noise, done in compare_marks:
-                pairs = list(itertools.combinations(range(M), 2))
-                live = [(i, j) for i, j in pairs if status[i] != "n/a" and status[j] != "n/a"]
-                result = None
-                if live:
-                    I, J = np.array(live).T
-                    result = compare_arrays(mean[I], mean[J], noise[I], noise[J], cube.set_codes, cube.n_sets,
-                                            rate=rule.kind == "rate", alpha=alpha, signs=signs)
-                position = {pair: k for k, pair in enumerate(live)}
-                for i, j in pairs:
-                    row = {"axis": axis, "time": x if axis == "time" else np.nan, "budget": x if axis == "budget" else np.nan,
-                           "metric": name, "method_a": cube.methods[i], "method_b": cube.methods[j],
-                           "status_a": status[i], "status_b": status[j], "complete": bool(done[i] and done[j]),
-                           "test": "mcnemar_exact" if rule.kind == "rate" else "wilcoxon_pratt",
-                           "confirmatory": is_confirmatory(cube.methods[i], cube.methods[j])}
-                    k = position.get((i, j))
-                    if k is None:
-                        row.update(verdict="n/a", verdict_note="cannot run within t")
-                    else:
-                        row.update({key: value[k] for key, value in result.items()})
-                        call, note = verdict(row["ci_low"], row["ci_high"], row["margin"], rule.higher_is_better,
-                                             status[i] == "max_tested", status[j] == "max_tested")
-                        row.update(verdict=call, verdict_note=note)
-                    comparison_rows.append(row)
 
-        if "ranks" in parts and rule.rank is not None:
-            for axis, x, status, _, median, _, done in compare_marks:
-                roster = [m for m in range(M) if status[m] != "n/a"]
-                if len(roster) < 2:
-                    continue
-                matrix = median[roster].T  # problems x methods
-                if rule.rank == "property":
-                    matrix = matrix[~np.isnan(matrix).any(axis=1)]
-                if matrix.shape[0] == 0:
-                    continue
-                result = friedman_nemenyi(matrix, alpha=alpha, higher_is_better=rule.higher_is_better)
-                member = {m: "" for m in roster}
-                for g, group in enumerate(result["groups"]):
-                    for col in group:
-                        member[roster[col]] += _letters(g)
-                for col, m in enumerate(roster):
-                    rank_rows.append({
-                        "axis": axis, "time": x if axis == "time" else np.nan, "budget": x if axis == "budget" else np.nan,
-                        "metric": name, "method": cube.methods[m], "mean_rank": result["mean_ranks"][col],
-                        "status": status[m], "complete": bool(done[m]), "k": result["k"],
-                        "n_problems": result["n_problems"],
-                        "population": "problems every method solved" if rule.rank == "property" else "all problems",
-                        "friedman_statistic": result["statistic"], "p_value": result["p_value"],
-                        "cd": result["cd"], "significant": result["significant"], "groups": member[m]})
+def _comparisons(setup: _Setup, rule: MetricRule, at: _AtMark, rows: list) -> None:
+    """Every pair of methods at one mark; a pair with an n/a side gets verdict n/a and no statistics."""
+    cube = setup.cube
+    pairs = list(itertools.combinations(range(len(cube.methods)), 2))
+    live = [(i, j) for i, j in pairs if at.status[i] != "n/a" and at.status[j] != "n/a"]
+    position = {pair: k for k, pair in enumerate(live)}
+    if live:
+        I, J = np.array(live).T
+        result = compare_arrays(at.mean[I], at.mean[J], at.noise[I], at.noise[J], cube.set_codes, cube.n_sets,
+                                rate=rule.kind == "rate", alpha=setup.alpha, signs=setup.signs)
+    for i, j in pairs:
+        a, b = cube.methods[i], cube.methods[j]
+        row = {**at.place(), "metric": rule.name, "method_a": a, "method_b": b, "status_a": at.status[i],
+               "status_b": at.status[j], "complete": bool(at.done[i] and at.done[j]),
+               "test": "mcnemar_exact" if rule.kind == "rate" else "wilcoxon_pratt",
+               "confirmatory": setup.is_confirmatory(a, b)}
+        k = position.get((i, j))
+        if k is None:
+            row.update(verdict="n/a", verdict_note="cannot run within t")
+        else:
+            row.update({key: value[k] for key, value in result.items()})
+            call, note = verdict(row["ci_low"], row["ci_high"], row["margin"], rule.higher_is_better,
+                                 at.status[i] == "max_tested", at.status[j] == "max_tested")
+            row.update(verdict=call, verdict_note=note)
+        rows.append(row)
 
-    aggregates = pd.DataFrame(aggregate_rows)
-    if not aggregates.empty:
-        aggregates["n_universe"] = P
-        aggregates["share"] = aggregates["n_problems"] / P
-        aggregates["low_share"] = aggregates["share"] < low_share
-        aggregates["statistic"] = statistic
-        aggregates["primary"] = [rule_for(m, rules, overlap_failures=overlap_failures).primary for m in aggregates["metric"]]
-        aggregates["scale"] = [rule_for(m, rules, overlap_failures=overlap_failures).scale for m in aggregates["metric"]]
-    comparisons = _correct(pd.DataFrame(comparison_rows))
-    time_rows = [{"method": cube.methods[m], "budget": float(cube.budgets[b]), "seconds": seconds[m, b]}
-                 for m in range(M) for b in range(B) if finished[m, b].any()]
-    return Analysis(aggregates, pd.DataFrame(set_rows), comparisons, pd.DataFrame(rank_rows), pd.DataFrame(time_rows))
+
+def _ranks(setup: _Setup, rule: MetricRule, at: _AtMark, rows: list) -> None:
+    """Friedman and Nemenyi over the methods that can run at the mark (failures last, or, for
+    property metrics, only the problems every one of them solved)."""
+    roster = [m for m in range(len(at.status)) if at.status[m] != "n/a"]
+    if len(roster) < 2:
+        return
+    matrix = at.median[roster].T  # problems x methods
+    if rule.rank == "property":
+        matrix = matrix[~np.isnan(matrix).any(axis=1)]
+    if matrix.shape[0] == 0:
+        return
+    result = friedman_nemenyi(matrix, alpha=setup.alpha, higher_is_better=rule.higher_is_better)
+    member = {m: "" for m in roster}
+    for g, group in enumerate(result["groups"]):
+        for column in group:
+            member[roster[column]] += _letters(g)
+    population = "problems every method solved" if rule.rank == "property" else "all problems"
+    for column, m in enumerate(roster):
+        rows.append({**at.place(), "metric": rule.name, "method": setup.cube.methods[m],
+                     "mean_rank": result["mean_ranks"][column], "status": at.status[m], "complete": bool(at.done[m]),
+                     "k": result["k"], "n_problems": result["n_problems"], "population": population,
+                     "friedman_statistic": result["statistic"], "p_value": result["p_value"], "cd": result["cd"],
+                     "significant": result["significant"], "groups": member[m]})
 
 
 def _correct(comparisons: pd.DataFrame) -> pd.DataFrame:
@@ -286,7 +342,8 @@ def _correct(comparisons: pd.DataFrame) -> pd.DataFrame:
     if "p_value" not in comparisons:
         comparisons["p_value"] = np.nan
     comparisons["p_adjusted"] = np.nan
-    comparisons["family"] = np.where(comparisons["confirmatory"], "confirmatory:", "exploratory:") + comparisons["metric"]
+    kind = np.where(comparisons["confirmatory"], "confirmatory:", "exploratory:")
+    comparisons["family"] = kind + comparisons["metric"]
     comparisons["correction"] = np.where(comparisons["confirmatory"], "holm", "benjamini-hochberg")
     for family, index in comparisons.groupby("family").groups.items():
         p = comparisons.loc[index, "p_value"].to_numpy(dtype=float)

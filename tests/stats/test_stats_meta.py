@@ -1,0 +1,241 @@
+"""Combining sets: Paule-Mandel random effects against statsmodels, the spec's interval, edge cases."""
+
+import numpy as np
+import pytest
+from scipy import special, stats
+from statsmodels.stats.meta_analysis import combine_effects
+
+from srbf.stats import combine_sets, paule_mandel
+from srbf.stats.meta import combine_summaries, set_summaries
+
+# statsmodels computes an HKSJ variance we do not use; it can be negative-rounded to NaN
+pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in sqrt:RuntimeWarning")
+
+
+def random_sets(seed, k, low=2, high=60, spread=1.0):
+    rng = np.random.default_rng(seed)
+    return {f"set{i}": rng.normal(rng.normal(0, spread), rng.uniform(0.3, 2.0), size=rng.integers(low, high))
+            for i in range(k)}
+
+
+def pm_equation(eff, var, tau2):
+    """Paule and Mandel's estimating equation: sum w (y - theta_w)^2 - (k - 1)."""
+    w = 1 / (var + tau2)
+    theta = np.sum(w * eff) / np.sum(w)
+    return np.sum(w * (eff - theta) ** 2) - (len(eff) - 1)
+
+
+def statsmodels_pm(eff, var):
+    """statsmodels' Paule-Mandel fit, checked against its own estimating equation.
+
+    statsmodels 0.15 iterates Newton steps from tau2_start (0) and returns 0 when a step overshoots
+    below the root, so for many inputs it stops at 0 with the equation far from satisfied. The root
+    is unique, so we restart its iteration from a few other points until it returns a valid root.
+    """
+    dl = max(combine_effects(eff, var, method_re="dl").tau2, 0.0)
+    upper = np.sum((eff - eff.mean()) ** 2) / max(len(eff) - 1, 1)
+    for start in (0.0, dl, 0.5 * dl, 2 * dl, upper, 0.25 * upper, 0.05 * upper, 0.01 * upper):
+        res = combine_effects(eff, var, method_re="pm", tau2_start=start, atol=1e-12, maxiter=10_000)
+        f = pm_equation(eff, var, res.tau2)
+        if abs(f) < 1e-8 * len(eff) or (res.tau2 == 0 and f <= 0):
+            return res
+    raise AssertionError("statsmodels found no Paule-Mandel root from any start")
+
+
+def oracle(sets):
+    """statsmodels' PM fit on the per-set effects and squared standard errors."""
+    eff = np.array([np.mean(v) for v in sets.values()])
+    var = np.array([np.var(v, ddof=1) / len(v) for v in sets.values()])
+    return statsmodels_pm(eff, var), var
+
+
+@pytest.mark.parametrize("seed,k", [(0, 2), (1, 3), (2, 5), (3, 8), (4, 15), (5, 29)])
+def test_estimate_and_tau2_match_statsmodels_paule_mandel(seed, k):
+    sets = random_sets(seed, k)
+    ours = combine_sets(sets)
+    theirs, _ = oracle(sets)
+    assert ours["estimate"] == pytest.approx(theirs.mean_effect_re, rel=1e-9, abs=1e-12)
+    assert ours["tau2"] == pytest.approx(theirs.tau2, rel=1e-7, abs=1e-12)
+    assert ours["se_random"] == pytest.approx(theirs.sd_eff_w_re, rel=1e-7)
+    assert np.array(list(ours["weights"].values())) == pytest.approx(theirs.weights_rel_re, rel=1e-7)
+
+
+@pytest.mark.parametrize("seed,k", [(6, 3), (7, 8), (8, 29)])
+def test_interval_is_fixed_weight_within_set_se_with_t_on_pooled_df(seed, k):
+    """statsmodels' random-effects interval uses 1/sum(w) and t on k - 1 df (or z); the spec's
+    interval holds the weights fixed (sum w^2 v / (sum w)^2) with t on sum(n_s - 1): check that the
+    spec's formula, built from statsmodels' weights, is what we return, and that it is not theirs."""
+    sets = random_sets(seed, k)
+    ours = combine_sets(sets)
+    theirs, var = oracle(sets)
+    w = theirs.weights_re
+    se = np.sqrt(np.sum(w**2 * var)) / np.sum(w)
+    df = sum(len(v) - 1 for v in sets.values())
+    t = stats.t.ppf(0.975, df)
+    assert ours["df"] == df
+    assert ours["se"] == pytest.approx(se, rel=1e-7)
+    assert ours["ci_low"] == pytest.approx(theirs.mean_effect_re - t * se, rel=1e-7, abs=1e-12)
+    assert ours["ci_high"] == pytest.approx(theirs.mean_effect_re + t * se, rel=1e-7, abs=1e-12)
+    sm_low, sm_high = theirs.conf_int(use_t=True)[1]
+    if theirs.tau2 > 0:
+        assert ours["ci_high"] - ours["ci_low"] < sm_high - sm_low  # within-set only: narrower
+
+
+def test_prediction_interval_higgins_thompson_spiegelhalter():
+    sets = random_sets(9, 6)
+    ours = combine_sets(sets)
+    theirs, _ = oracle(sets)
+    half = stats.t.ppf(0.975, 6 - 2) * np.sqrt(theirs.tau2 + theirs.sd_eff_w_re**2)
+    assert ours["prediction_low"] == pytest.approx(theirs.mean_effect_re - half, rel=1e-7)
+    assert ours["prediction_high"] == pytest.approx(theirs.mean_effect_re + half, rel=1e-7)
+    assert np.isnan(combine_sets(random_sets(10, 2))["prediction_low"])  # fewer than three sets
+
+
+def test_statsmodels_stopping_at_zero_is_not_the_root_we_return():
+    """An input where statsmodels' plain iteration (start 0) stops at tau2 = 0 although the equation
+    is far from solved: ours solves it."""
+    sets = random_sets(6, 8)
+    eff = np.array([np.mean(v) for v in sets.values()])
+    var = np.array([np.var(v, ddof=1) / len(v) for v in sets.values()])
+    plain = combine_effects(eff, var, method_re="pm", atol=1e-12, maxiter=10_000)
+    assert plain.tau2 == 0 and pm_equation(eff, var, 0.0) > 1
+    ours = combine_sets(sets)["tau2"]
+    assert ours > 0 and abs(pm_equation(eff, var, ours)) < 1e-8
+
+
+def test_homogeneous_sets_give_tau2_zero_and_fixed_effect():
+    rng = np.random.default_rng(11)
+    sets = {f"s{i}": rng.normal(0, 1, 200) for i in range(4)}
+    ours = combine_sets(sets)
+    theirs, _ = oracle(sets)
+    if theirs.tau2 == 0:
+        assert ours["tau2"] == 0
+        assert ours["estimate"] == pytest.approx(theirs.mean_effect_fe, rel=1e-9)
+
+
+def test_paule_mandel_vectorised_rows_match_one_at_a_time():
+    rng = np.random.default_rng(12)
+    y = rng.normal(0, 1, (20, 7))
+    v = rng.uniform(0.01, 0.5, (20, 7))
+    y[3, 2:] = np.nan
+    v[3, 2:] = np.nan
+    tau2 = paule_mandel(y, v)
+    for r in range(20):
+        keep = ~np.isnan(y[r])
+        theirs = statsmodels_pm(y[r, keep], v[r, keep])
+        assert tau2[r] == pytest.approx(theirs.tau2, rel=1e-7, abs=1e-12)
+
+
+def test_single_set_is_the_plain_t_interval():
+    x = np.array([1.0, 2.0, 4.0, 7.0])
+    out = combine_sets({"only": x})
+    assert out["estimate"] == pytest.approx(x.mean())
+    half = stats.t.ppf(0.975, 3) * x.std(ddof=1) / 2
+    assert out["ci_low"] == pytest.approx(x.mean() - half)
+    assert out["ci_high"] == pytest.approx(x.mean() + half)
+    assert np.isnan(out["tau2"]) and np.isnan(out["prediction_low"])
+    assert out["n_sets"] == 1 and out["n_problems"] == 4 and out["df"] == 3
+
+
+def test_set_of_one_problem_takes_the_pooled_variance():
+    a = np.array([0.0, 1.0, 2.0])
+    b = np.array([3.0, 5.0, 7.0, 9.0])
+    out = combine_sets({"a": a, "b": b, "one": [4.0]})
+    pooled = (2 * a.var(ddof=1) + 3 * b.var(ddof=1)) / 5
+    theirs = statsmodels_pm(np.array([1.0, 6.0, 4.0]), np.array([a.var(ddof=1) / 3, b.var(ddof=1) / 4, pooled]))
+    assert out["estimate"] == pytest.approx(theirs.mean_effect_re, rel=1e-9)
+    assert out["tau2"] == pytest.approx(theirs.tau2, rel=1e-7)
+    assert out["df"] == 5
+
+
+def test_every_set_of_size_one_gives_the_plain_mean_and_no_interval():
+    out = combine_sets({"a": [1.0], "b": [2.0], "c": [6.0]})
+    assert out["estimate"] == pytest.approx(3.0)
+    assert np.isnan(out["ci_low"]) and np.isnan(out["ci_high"]) and np.isnan(out["tau2"])
+    assert out["df"] == 0 and out["n_sets"] == 3
+
+
+def test_constant_values_everywhere():
+    out = combine_sets({"a": [2.5] * 5, "b": [2.5] * 3, "c": [2.5]})
+    assert out["estimate"] == pytest.approx(2.5)
+    assert out["ci_low"] == pytest.approx(2.5) and out["ci_high"] == pytest.approx(2.5)
+    assert out["tau2"] == 0
+
+
+def test_a_constant_set_among_varying_sets_keeps_a_finite_weight():
+    rng = np.random.default_rng(13)
+    out = combine_sets({"a": rng.normal(0, 1, 30), "b": rng.normal(3, 1, 30), "flat": [1.0, 1.0]})
+    assert np.isfinite(out["estimate"]) and out["tau2"] > 0
+    assert 0 < out["weights"]["flat"] < 1
+
+
+def test_nan_values_are_left_out_and_infinities_refused():
+    a = combine_sets({"a": [1.0, np.nan, 3.0], "b": [2.0, 4.0]})
+    b = combine_sets({"a": [1.0, 3.0], "b": [2.0, 4.0]})
+    assert a["estimate"] == b["estimate"] and a["n_problems"] == 4
+    with pytest.raises(ValueError, match="infinite"):
+        combine_sets({"a": [1.0, np.inf]})
+    with pytest.raises(ValueError, match="scale"):
+        combine_sets({"a": [1.0, 2.0]}, scale="probit")
+
+
+def test_log_scale_is_a_geometric_mean():
+    out = combine_sets({"a": [2.0, 0.5, 1.0]}, scale="log")
+    assert out["estimate"] == pytest.approx(1.0)
+    sets = {"a": [2.0, 4.0, 8.0], "b": [1.0, 3.0]}
+    logs = combine_sets({k: np.log(v) for k, v in sets.items()})
+    assert combine_sets(sets, scale="log")["estimate"] == pytest.approx(np.exp(logs["estimate"]))
+    assert combine_sets(sets, scale="log")["ci_high"] == pytest.approx(np.exp(logs["ci_high"]))
+    with pytest.raises(ValueError, match="positive"):
+        combine_sets({"a": [0.0, 1.0]}, scale="log")
+
+
+def test_logit_scale_delta_method_against_statsmodels():
+    rng = np.random.default_rng(14)
+    sets = {f"s{i}": (rng.random(n) < p).astype(float) for i, (n, p) in enumerate([(40, 0.2), (100, 0.5), (25, 0.7), (60, 0.35)])}
+    out = combine_sets(sets, scale="logit")
+    eff, var = [], []
+    for v in sets.values():
+        p = v.mean()
+        eff.append(special.logit(p))
+        var.append(v.var(ddof=1) / len(v) / (p * (1 - p)) ** 2)
+    theirs = statsmodels_pm(np.array(eff), np.array(var))
+    assert out["estimate"] == pytest.approx(special.expit(theirs.mean_effect_re), rel=1e-9)
+    assert out["tau2"] == pytest.approx(theirs.tau2, rel=1e-7, abs=1e-12)
+    assert 0 < out["ci_low"] < out["estimate"] < out["ci_high"] < 1
+
+
+def test_logit_boundary_sets_get_one_pseudo_problem_of_one_half():
+    zeros = np.zeros(9)
+    ones = np.ones(4)
+    mixed = np.array([0, 1, 1, 0, 1, 0, 0, 0], dtype=float)
+    out = combine_sets({"zeros": zeros, "ones": ones, "mixed": mixed}, scale="logit")
+    eff, var = [], []
+    for v in (np.append(zeros, 0.5), np.append(ones, 0.5), mixed):
+        p = v.mean()
+        eff.append(special.logit(p))
+        var.append(v.var(ddof=1) / len(v) / (p * (1 - p)) ** 2)
+    theirs = statsmodels_pm(np.array(eff), np.array(var))
+    assert out["estimate"] == pytest.approx(special.expit(theirs.mean_effect_re), rel=1e-9)
+    assert out["df"] == 8 + 3 + 7  # the pseudo-problems add no degrees of freedom
+
+
+def test_logit_all_misses_report_zero_with_a_corrected_upper_limit():
+    out = combine_sets({"a": np.zeros(50), "b": np.zeros(10), "c": [0.0]}, scale="logit")
+    assert out["estimate"] == 0 and out["ci_low"] == 0
+    assert 0 < out["ci_high"] < 0.5
+    out = combine_sets({"a": np.ones(50), "b": np.ones(3)}, scale="logit")
+    assert out["estimate"] == 1 and out["ci_high"] == 1 and out["ci_low"] < 1
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        combine_sets({"a": [0.2, 1.5]}, scale="logit")
+
+
+def test_set_summaries_and_rows_are_independent():
+    values = np.array([[1.0, 2.0, np.nan, 4.0, 6.0], [np.nan, np.nan, 1.0, 1.0, 3.0]])
+    mean, var, count = set_summaries(values, np.array([0, 0, 1, 1, 1]), 2)
+    assert mean[0] == pytest.approx([1.5, 5.0]) and count[0].tolist() == [2, 2]
+    assert np.isnan(mean[1, 0]) and count[1].tolist() == [0, 3]
+    assert var[1, 1] == pytest.approx(np.var([1, 1, 3], ddof=1))
+    out = combine_summaries(mean, var, count)
+    assert out["n_sets"].tolist() == [2, 1]
+    assert out["estimate"][1] == pytest.approx(5 / 3)
