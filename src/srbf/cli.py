@@ -230,11 +230,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(run=_judge)
 
+    from srbf.judge.commands import add_score_commands
     from srbf.methods.commands import add_method_commands
+    from srbf.report.commands import add_report_commands
     from srbf.runs.commands import add_run_commands
 
     add_run_commands(commands)
     add_method_commands(commands)
+    add_score_commands(commands)
+    add_report_commands(commands)
     return parser
 
 

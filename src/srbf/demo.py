@@ -90,7 +90,8 @@ def print_table(config) -> None:
     for record in frame.itertuples(index=False):
         key = row_key(record)
         fit = by_key.get(key)
-        cell = rows.setdefault((record.method, float(record.budget)), {"ok": 0, "all": 0, "support": [], "validation": []})
+        empty = {"ok": 0, "all": 0, "support": [], "validation": []}
+        cell = rows.setdefault((record.method, float(record.budget)), empty)
         cell["all"] += 1
         if record.status != "ok":
             continue

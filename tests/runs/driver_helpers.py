@@ -131,12 +131,16 @@ def rows(results: Path) -> list[tuple]:
     path = results / "srbf.sqlite"
     if not path.exists():
         return []
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
     try:
         return conn.execute(
             "SELECT id, campaign_id, problem_id, draw, budget, status, expression, error, method, config_hash"
             " FROM predictions ORDER BY id"
         ).fetchall()
+    except sqlite3.OperationalError as error:
+        if "no such table" in str(error):  # a run is creating the store right now
+            return []
+        raise
     finally:
         conn.close()
 
@@ -145,7 +149,7 @@ def campaigns(results: Path) -> list[tuple]:
     path = results / "srbf.sqlite"
     if not path.exists():
         return []
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
     try:
         return conn.execute("SELECT id, name, config_hash, provenance FROM campaigns ORDER BY id").fetchall()
     finally:

@@ -253,7 +253,7 @@ ERRORS = [
     (dict(sampling={"noise": float("nan")}), "sampling.noise", ["got nan"]),
     (dict(sampling={"drwas": 3}), "sampling.drwas", ["unknown key; did you mean 'draws'?"]),
     (dict(sampling=[1]), "sampling", ["must be a mapping"]),
-    (dict(method={"name": "linear", "adapter": {"type": "srbench"}}), "method.adapter.type", ["'srbench'", "not available yet"]),
+    (dict(method={"name": "linear", "adapter": {"type": "srbench"}}), "method.adapter.path", ["missing required key", "regressor.py"]),
     (dict(method={"name": "linear", "adapter": {"type": "biultin"}}), "method.adapter.type", ["did you mean 'builtin'?"]),
     (dict(method={"name": "m", "adapter": "file"}), "method.adapter.path", ["missing required key"]),
     (dict(method={"name": "m", "adapter": {"type": "file", "path": "none.py"}}), "method.adapter.path", ["no such method file", "none.py"]),
@@ -383,7 +383,11 @@ def test_every_shipped_config_validates(path):
         assert method.provenance_explicit, f"{path.name}: {method.name} must state its provenance"
         assert method.config_provenance in PROVENANCE_LABELS
         assert method.budget_knob, f"{path.name}: {method.name} must say what its budget means"
-        assert method.adapter.type == "builtin" and method.adapter.name in builtin_method_names()
+        if method.adapter.type == "builtin":
+            assert method.adapter.name in builtin_method_names()
+        else:  # a roster adapter: its file ships with srbf and its interpreter is the method's own env
+            assert method.adapter.type == "file" and Path(method.adapter.path).is_file()
+            assert method.python == f"env:{method.name}"
     assert config.variants()
 
 
@@ -400,3 +404,23 @@ def test_one_config_per_builtin(name):
     (method,) = config.methods
     assert method.name == name and method.adapter.name == name
     assert config.catalogs == tuple(list_catalogs())
+
+
+def test_python_env_spec_is_checked_against_the_roster():
+    config = config_from_dict({"experiment": "e", "catalogs": "nguyen", "method": {"name": "g", "adapter": {"type": "file", "path": __file__}, "python": "env:gplearn"}})
+    assert config.methods[0].python == "env:gplearn"  # resolved to the env's interpreter when workers start
+    with pytest.raises(ConfigError, match="no method environment 'gplaern'.*gplearn"):
+        config_from_dict({"experiment": "e", "catalogs": "nguyen", "method": {"name": "g", "adapter": {"type": "file", "path": __file__}, "python": "env:gplaern"}})
+
+
+def test_srbench_adapter_takes_a_method_folder(tmp_path):
+    folder = tmp_path / "lsq"
+    folder.mkdir()
+    (folder / "regressor.py").write_text("est = None\n\ndef model(est, X):\n    return 'x_0'\n")
+    data = {"experiment": "e", "catalogs": "nguyen", "method": {"name": "lsq", "adapter": {"type": "srbench", "path": str(folder)}}}
+    first = config_from_dict(data).variants()[0].config_hash
+    (folder / "regressor.py").write_text("est = None\n\ndef model(est, X):\n    return 'x_1'\n")
+    assert config_from_dict(data).variants()[0].config_hash != first  # the code that runs is hashed
+    (folder / "regressor.py").write_text("x = 1\n")
+    with pytest.raises(ConfigError, match="defines no est"):
+        config_from_dict(data)

@@ -68,11 +68,11 @@ def test_tasks_carry_support_points_only_and_the_truth_only_for_the_oracle(tmp_p
 
 
 def test_a_small_run_records_every_fit_and_resumes(tmp_path):
-    config = small_config(tmp_path)
+    config = small_config(tmp_path, limit=2, sampling={"n_support": 64, "n_validation": 32, "draws": 1}, workers=1)
     summary = run_config(config, progress=False)
-    assert summary.recorded == summary.pending == 18 and summary.ok == 18 and not summary.interrupted
+    assert summary.recorded == summary.pending == 6 and summary.ok == 6 and not summary.interrupted
     stored = rows(tmp_path / "results")
-    assert len(stored) == 18 and {r[5] for r in stored} == {"ok"}
+    assert len(stored) == 6 and {r[5] for r in stored} == {"ok"}
     cs = campaigns(tmp_path / "results")
     assert [c[1] for c in cs] == ["small", "small"] and {c[3] for c in cs} == {"upstream_default"}
     # the oracle's records say it saw the truth
@@ -88,17 +88,24 @@ def test_a_small_run_records_every_fit_and_resumes(tmp_path):
     assert campaign_frame.srbf_version.notna().all() and campaign_frame.hostname.notna().all()
 
     again = run_config(config, progress=False)
-    assert again.recorded == 0 and again.skipped == 18
-    assert len(rows(tmp_path / "results")) == 18
+    assert again.recorded == 0 and again.skipped == 6 and not again.campaigns
+    assert len(rows(tmp_path / "results")) == 6
     with pytest.raises(RunError, match="already stored"):
         run_config(config, progress=False, resume=False)
-
     status, _, exists = collect_status(config)
-    assert exists and sum(r.planned for r in status) == 18 and all(r.pending == 0 for r in status)
-    # adding a draw reuses the stored fits and runs only the new ones
-    more = small_config(tmp_path, sampling={"n_support": 64, "n_validation": 32, "draws": 3})
-    third = run_config(more, progress=False)
-    assert third.skipped == 18 and third.recorded == 9
+    assert exists and sum(r.planned for r in status) == 6 and all(r.pending == 0 for r in status)
+
+
+def test_a_larger_config_reuses_stored_fits(tmp_path):
+    path = swiss_config(tmp_path, n=3, draws=1, budgets=(1, 2))
+    first = run_config(load_config(path), progress=False)
+    assert first.recorded == 6
+    status, _, _ = collect_status(load_config(swiss_config(tmp_path, n=4, draws=2, budgets=(1, 2))))
+    assert sum(r.stored for r in status) == 6 and sum(r.pending for r in status) == 10
+    more = run_config(load_config(tmp_path / "run.yaml"), progress=False)  # 4 problems, 2 draws now
+    assert more.skipped == 6 and more.recorded == 10
+    stored = rows(tmp_path / "results")
+    assert len(stored) == 16 and len({r[2:5] for r in stored}) == 16
 
 
 def test_placeholders_are_recorded_without_running_the_method(tmp_path, monkeypatch):
@@ -156,7 +163,7 @@ def test_executor_yields_one_result_per_fit_with_one_worker(tmp_path):
     source = ProblemSource(config)
     with LocalExecutor(1) as executor:
         executor.start([plan.fits[0].spec])
-        done = list(executor.run(plan.fits, source.prepare))
+        done = [d for batch in executor.run(plan.fits, source.prepare) for d in batch]
     assert sorted(d.fit.index for d in done) == list(range(10))
     assert [d.fit.index for d in done] == list(range(10))  # one worker: plan order
     assert all(d.result.status == "ok" and d.result.expression == f"x + {int(d.fit.key.problem_id[1:])}" for d in done)
@@ -164,7 +171,7 @@ def test_executor_yields_one_result_per_fit_with_one_worker(tmp_path):
 
 
 def test_progress_bar_is_off_without_a_terminal(tmp_path, capsys):
-    config = small_config(tmp_path, limit=1)
+    config = load_config(swiss_config(tmp_path, n=2))
     run_config(config)  # progress=None: stderr is not a terminal under pytest
     assert "fit/s" not in capsys.readouterr().err
 

@@ -1,9 +1,156 @@
-"""The method-roster commands of the ``srbf`` CLI (methods list, install, doctor)."""
+"""The method-roster commands of the ``srbf`` CLI: ``srbf methods list | install | doctor``.
+
+Thin: the roster is ``srbf.methods.roster``, environments, installs and the doctor are
+``srbf.methods.envs``. Exit status 0 when everything asked for worked, 1 when an install or a
+doctor check failed, 2 for a user error (unknown method, licence not accepted).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+
+
+def _user_error(message: str) -> Exception:
+    from srbf.cli import UserError
+
+    return UserError(message)
+
+
+def _select(name: str):
+    from srbf.methods import roster
+
+    try:
+        return roster.select(name)
+    except roster.UnknownMethod as exc:
+        raise _user_error(str(exc)) from None
+
+
+def method_rows() -> list[dict]:
+    """One row per roster method: what ``srbf methods list`` shows."""
+    from srbf.methods import envs, roster
+
+    rows = []
+    for spec in roster.ROSTER.values():
+        manifest = envs.read_manifest(spec.name)
+        installed = manifest is not None and envs.env_python(spec.name).exists()
+        rows.append({
+            "name": spec.name,
+            "package": spec.package,
+            "version": spec.version,
+            "installed": installed,
+            "installed_version": manifest.get("installed_version") if installed else None,
+            "python": str(envs.env_python(spec.name)) if installed else None,
+            "install_seconds": manifest.get("install_seconds") if installed else None,
+            "disk_bytes": manifest.get("disk_bytes") if installed else None,
+            "config_provenance": envs.config_provenance(spec),
+            "budget_knob": spec.budget_knob,
+            "trajectory": spec.trajectory,
+            "adapter": spec.adapter_path.is_file(),
+            "licence": spec.licence is not None,
+            "needs": list(spec.needs),
+            "notes": spec.notes,
+        })
+    return rows
+
+
+def _list(args: argparse.Namespace) -> int:
+    from srbf.methods import envs
+
+    rows = method_rows()
+    if args.json:
+        print(json.dumps({"envs_dir": str(envs.envs_dir()), "methods": rows}, indent=2))
+        return 0
+    header = ("method", "package", "pinned", "installed", "provenance", "budget knob", "trajectory")
+    table = [header]
+    for r in rows:
+        installed = r["installed_version"] or "yes" if r["installed"] else "no"
+        table.append((r["name"], r["package"], r["version"], installed, r["config_provenance"] or "-",
+                      r["budget_knob"], r["trajectory"]))  # fmt: skip
+    widths = [max(len(str(row[i])) for row in table) for i in range(len(header) - 1)]
+    for row in table:
+        print("  ".join(str(cell).ljust(w) for cell, w in zip(row, widths)) + "  " + str(row[-1]))
+    print(f"environments: {envs.envs_dir()}  (srbf methods install NAME; a config uses python: env:NAME)")
+    missing = [r["name"] for r in rows if not r["adapter"]]
+    if missing:
+        print(f"no adapter file yet: {', '.join(missing)}")
+    return 0
+
+
+def _install(args: argparse.Namespace) -> int:
+    from srbf.methods import envs
+
+    specs = _select(args.name)
+    failed, refused = [], []
+    for spec in specs:
+        try:
+            envs.install(spec, force=args.force, accept_licence=args.accept_licence, base_python=args.python)
+        except envs.LicenceNotAccepted as exc:
+            print(f"srbf: {exc}", file=sys.stderr)
+            refused.append(spec.name)
+        except envs.InstallError as exc:
+            print(f"srbf: install failed: {exc}", file=sys.stderr)
+            failed.append(spec.name)
+        except envs.EnvError as exc:
+            raise _user_error(str(exc)) from None
+    if len(specs) > 1:
+        ok = len(specs) - len(failed) - len(refused)
+        print(f"{ok} of {len(specs)} installed" + (f"; failed: {', '.join(failed)}" if failed else "")
+              + (f"; licence not accepted: {', '.join(refused)}" if refused else ""))  # fmt: skip
+    if refused and not failed and len(specs) == 1:
+        return 2
+    return 1 if failed or refused else 0
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from srbf.methods import envs
+
+    specs = _select(args.name)
+    reports = []
+    for spec in specs:
+        report = envs.doctor(spec, time_limit=args.time_limit, budget=args.budget)
+        reports.append(report)
+        if not args.json:
+            for line in report.lines():
+                print(line)
+            print(f"{spec.name}: {'OK' if report.ok else 'NOT OK'}")
+    if args.json:
+        from dataclasses import asdict
+
+        print(json.dumps([{**asdict(r), "ok": r.ok} for r in reports], indent=2, default=str))
+    elif len(reports) > 1:
+        good = [r.name for r in reports if r.ok]
+        print(f"{len(good)} of {len(reports)} methods OK" + (f": {', '.join(good)}" if good else ""))
+    return 0 if all(r.ok for r in reports) else 1
+
+
+def _number(text: str):
+    value = float(text)
+    return int(value) if value.is_integer() else value
 
 
 def add_method_commands(commands: argparse._SubParsersAction) -> None:
     """Register ``srbf methods ...`` on the top-level ``srbf`` parser."""
+    methods = commands.add_parser("methods", help="the SR method roster: list, install into own environments, check")
+    sub = methods.add_subparsers(dest="methods_command", metavar="ACTION")
+    sub.required = True
+
+    p = sub.add_parser("list", help="every roster method: package, pinned version, installed?, provenance, budget knob")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(run=_list)
+
+    p = sub.add_parser("install", help="create a method's own environment and install its pinned package there")
+    p.add_argument("name", metavar="NAME|all", help="a roster method, or all")
+    p.add_argument("--accept-licence", "--accept-license", dest="accept_licence", action="store_true",
+                   help="accept the licence notice a method shows (qlattice)")  # fmt: skip
+    p.add_argument("--force", action="store_true", help="rebuild the environment even if it is installed")
+    p.add_argument("--python", help="the interpreter that creates the venv (default: the one running srbf)")
+    p.set_defaults(run=_install)
+
+    p = sub.add_parser("doctor", help="import a method in its environment and fit a toy problem through the worker")
+    p.add_argument("name", metavar="NAME|all", help="a roster method, or all")
+    p.add_argument("--time-limit", type=float, default=300.0, help="seconds for the import and for the toy fit (default 300)")
+    p.add_argument("--budget", type=_number, help="budget of the toy fit (default: the first rung of its config's ladder, else 1)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(run=_doctor)

@@ -13,7 +13,7 @@ The versions pinned are the ones seen working with srbf's adapters (docs/methods
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 ADAPTERS_DIR = Path(__file__).resolve().with_name("adapters")
@@ -47,7 +47,6 @@ class MethodSpec:
     reproducible: bool = True  # False when the package takes no seed
     notes: str = ""
     size_hint: str = ""  # e.g. "about 1 GB", shown before a large install
-    extra: dict = field(default_factory=dict, hash=False, compare=False)
 
     @property
     def adapter_path(self) -> Path:
@@ -117,9 +116,8 @@ _ENTRIES = (
         "jaxsr", "jaxsr", "0.3.0",
         budget_knob="max terms",
         trajectory="none",
-        requirements=("jaxsr==0.3.0", "jax[cpu]"),
         size_hint="about 1 GB",
-        notes="large install (JAX on CPU, about 1 GB)",
+        notes="large install (about 1 GB: JAX on CPU, and Jupyter, which jaxsr requires)",
     ),
     _spec(
         "ffx", "ffx", "2.1.0",

@@ -37,8 +37,7 @@ import time
 
 import numpy as np
 
-TERMS = ("{{v}}", "{{v}}**2", "{{v}}**3", "sin({{v}})", "cos({{v}})", "exp({{v}})", "log(abs({{v}}))", "sqrt(abs({{v}}))")
-FUNCTIONS = {{
+FUNCTIONS = {{  # a term as written in the formula ({{v}}: the variable) -> how to compute it
     "{{v}}": lambda x: x,
     "{{v}}**2": lambda x: x**2,
     "{{v}}**3": lambda x: x**3,
@@ -48,6 +47,7 @@ FUNCTIONS = {{
     "log(abs({{v}}))": lambda x: np.log(np.abs(x)),
     "sqrt(abs({{v}}))": lambda x: np.sqrt(np.abs(x)),
 }}
+TERMS = tuple(FUNCTIONS)
 
 
 def setup(options):
@@ -155,7 +155,9 @@ def test_srbf_check_passes():
 '''
 
 
-def write_method(name: str, directory: str | Path = ".", *, python: str | None = None, force: bool = False) -> list[Path]:
+def write_method(
+    name: str, directory: str | Path = ".", *, python: str | None = None, force: bool = False
+) -> list[Path]:
     """Write NAME.py, NAME.yaml and test_NAME.py into ``directory``; return their paths."""
     if not NAME_PATTERN.fullmatch(name):
         raise ScaffoldError(f"method name must be letters, digits and _ (starting with a letter), got {name!r}")

@@ -220,7 +220,8 @@ def _module_name(path):
     stem = os.path.splitext(os.path.basename(path))[0]
     stdlib = getattr(sys, "stdlib_module_names", ())
     if stem.isidentifier() and stem not in sys.modules and stem not in stdlib:
-        return stem  # importable by that name from the method's folder (e.g. by its subprocesses)
+        if importlib.util.find_spec(stem) is None:  # an adapter named after its package must not hide it
+            return stem  # importable by that name from the method's folder (e.g. by its subprocesses)
     return "_srbf_method"
 
 
@@ -228,8 +229,8 @@ def load_method(path):
     """Import the method file; return its ``fit`` and its optional ``setup``, or raise with a
     message that says what is wrong."""
     path = os.path.abspath(path)
-    sys.path.insert(0, os.path.dirname(path))  # the method may import modules beside it
     name = _module_name(path)
+    sys.path.append(os.path.dirname(path))  # the method may import modules beside it; installed packages come first
     loader = importlib.machinery.SourceFileLoader(name, path)
     spec = importlib.util.spec_from_loader(name, loader)
     module = importlib.util.module_from_spec(spec)

@@ -142,7 +142,7 @@ def _check_variant(variant, chosen, passed, say) -> None:
 
     spec = worker_spec(variant)
     say(f"  method {variant.label}: {spec.method_file}")
-    worker = new_worker(spec, start_timeout=variant.method.time_limit, tail_bytes=4096)
+    worker = new_worker(spec, start_timeout=600.0, tail_bytes=4096)
     try:
         try:
             worker.start()
@@ -158,7 +158,7 @@ def _check_variant(variant, chosen, passed, say) -> None:
         budget = variant.budgets[0]
         for plan_fit, problem in chosen:
             where = f"{plan_fit.key.catalog}/{plan_fit.key.problem_id}"
-            options = dict(variant.options)
+            options = spec.options
             if spec.sees_truth:
                 options["truth"] = plan_fit.entry.formula
             key = dataclasses.replace(plan_fit.key, method=variant.name, config_hash=variant.config_hash, budget=budget)

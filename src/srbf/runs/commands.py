@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import functools
 import signal
-import sys
 from typing import Callable
 
 __all__ = ["add_run_commands"]
@@ -182,7 +181,8 @@ def add_run_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--experiment", help="experiment name recorded with the run (default: the config's)")
     p.add_argument("--sweep-filter", action="append", metavar="AXIS=VALUE",
                    help="run only the variants whose swept option (or axis, or 'method') has this value; repeatable")  # fmt: skip
-    p.add_argument("--limit", type=_positive_int, metavar="N", help="the first N problems of each catalog")
+    p.add_argument("--limit", type=_positive_int, metavar="N",
+                   help="the first N problems of each catalog (replaces the config's limit)")  # fmt: skip
     p.add_argument("--workers", type=_positive_int, metavar="N",
                    help="worker processes (default: the config's, else one per core; 1 for timing)")  # fmt: skip
     p.add_argument("--results", metavar="DIR", help="results store (default: the config's, ./srbf-results)")

@@ -58,7 +58,7 @@ __all__ = [
 
 PROVENANCE_LABELS = ("upstream_default", "author_blessed", "harness_tuned")
 DEFAULT_PROVENANCE = "harness_tuned"  # an unlabeled configuration was chosen by whoever assembled it
-ADAPTER_TYPES = ("builtin", "file")  # srbench adapters come later
+ADAPTER_TYPES = ("builtin", "file", "srbench")
 BUILTIN_METHODS = ("enumeration", "linear", "oracle", "prior")  # fallback for builtin_method_names()
 DEFAULT_BUDGETS = (1, 2, 4, 8)
 DEFAULT_RESULTS = "./srbf-results"
@@ -191,9 +191,8 @@ def _provenance(value: Any) -> str:
 
 def _adapter_type(value: Any) -> str:
     if value not in ADAPTER_TYPES:
-        later = " (srbench adapters are not available yet)" if value == "srbench" else ""
         hint = _did_you_mean(value, ADAPTER_TYPES)
-        raise _fail(f"must be one of {', '.join(ADAPTER_TYPES)}, got {_show(value)}{later}{hint}")
+        raise _fail(f"must be one of {', '.join(ADAPTER_TYPES)}, got {_show(value)}{hint}")
     return value
 
 
@@ -371,7 +370,19 @@ def _catalogs(value: Any, info: ValidationInfo) -> tuple[str, ...]:
 
 
 def _python(value: Any, info: ValidationInfo) -> str:
+    from srbf.methods import roster
+    from srbf.methods.envs import env_name, is_env_spec
+
     text = _text(value)
+    if is_env_spec(text):  # env:NAME, made by `srbf methods install NAME`; resolved when workers start
+        try:
+            name = env_name(text)
+        except ValueError as error:
+            raise _fail(str(error)) from None
+        if name not in roster.ROSTER:
+            hint = _did_you_mean(name, tuple(roster.ROSTER))
+            raise _fail(f"no method environment {name!r} in the roster{hint}")
+        return f"env:{name}"
     if "/" in text or "\\" in text or text.startswith("~"):
         path = _resolve(text, info)
         if not path.is_file():
@@ -385,11 +396,9 @@ def _python(value: Any, info: ValidationInfo) -> str:
     return found
 
 
-def _method_file(value: Any, info: ValidationInfo) -> str:
-    path = _resolve(_text(value), info)
-    if not path.is_file():
-        raise _fail(f"no such method file {str(path)!r}")
-    return str(path)
+def _method_path(value: Any, info: ValidationInfo) -> str:
+    """The adapter's path made absolute; whether it must be a file or a folder depends on the type."""
+    return str(_resolve(_text(value), info))
 
 
 def builtin_method_names() -> tuple[str, ...]:
@@ -438,7 +447,7 @@ Budgets = Annotated[Any, BeforeValidator(_budgets)]
 Env = Annotated[Any, BeforeValidator(_env)]
 CatalogRefs = Annotated[Any, BeforeValidator(_catalogs)]
 Python = Annotated[str, BeforeValidator(_python)]
-MethodFile = Annotated[str, BeforeValidator(_method_file)]
+MethodPath = Annotated[str, BeforeValidator(_method_path)]
 
 
 class _Model(BaseModel):
@@ -462,7 +471,7 @@ class _SweepModel(_Model):
 class _AdapterModel(_Model):
     type: AdapterType
     name: Text | None = None  # builtin: which built-in (default: the method's name)
-    path: MethodFile | None = None  # file: the method file
+    path: MethodPath | None = None  # file: the method file; srbench: the SRBench method folder
 
 
 def _none_is(default: Any) -> Any:
@@ -516,6 +525,18 @@ class _MethodModel(_Model):
         elif adapter.type == "file":
             if adapter.path is None:
                 problems.append((("adapter", "path"), "missing required key (the method file a file adapter runs)"))
+            elif not Path(adapter.path).is_file():
+                problems.append((("adapter", "path"), f"no such method file {adapter.path!r}"))
+            if adapter.name is not None:
+                message = "only a builtin adapter takes a name (the method's own name is method.name)"
+                problems.append((("adapter", "name"), message))
+        elif adapter.type == "srbench":
+            from srbf.methods.srbench import check_method_dir
+
+            if adapter.path is None:
+                problems.append((("adapter", "path"), "missing required key (the SRBench method folder with regressor.py)"))
+            else:
+                problems.extend((("adapter", "path"), problem) for problem in check_method_dir(adapter.path))
             if adapter.name is not None:
                 message = "only a builtin adapter takes a name (the method's own name is method.name)"
                 problems.append((("adapter", "name"), message))

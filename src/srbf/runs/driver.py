@@ -15,6 +15,7 @@ finished fit is kept, and the returned ``RunSummary`` says how many were done an
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import sys
 import time
@@ -219,15 +220,25 @@ def _campaign_config(config: RunConfig, variant: Variant, extra: dict[str, Any])
 
 
 def _progress(total: int, experiment: str, show: bool):
+    """A tqdm bar on stderr: fits done of ``total``, rate, time left; ``show=False`` disables it."""
+    import shutil
+
     from tqdm import tqdm
 
+    try:
+        size = os.get_terminal_size(sys.stderr.fileno())
+        sized = size.columns > 0 and size.lines > 0
+    except (OSError, ValueError):
+        sized = False
     return tqdm(
         total=total,
         desc=experiment,
         unit="fit",
         file=sys.stderr,
         disable=not show,
-        dynamic_ncols=True,
+        dynamic_ncols=sized,  # a terminal that reports no size (some ptys) gets COLUMNS or 80 x 24
+        ncols=None if sized else shutil.get_terminal_size((80, 24)).columns,
+        nrows=None if sized else 24,
         smoothing=0.1,
     )
 
@@ -257,7 +268,7 @@ def run_config(
     show = sys.stderr.isatty() if progress is None else bool(progress)
     variants = list(config.variants()) if variants is None else list(variants)
     store = ResultsStore(config.results)  # a read-only or unusable store fails here, before any fit
-    summary = RunSummary(config.experiment, store.path.resolve(), resume_hint=resume_hint or "run the same config again")
+    summary = RunSummary(config.experiment, store.path.resolve(), resume_hint=resume_hint or RunSummary.resume_hint)
     own_executor = executor is None
     bar = None
     try:
@@ -286,9 +297,11 @@ def run_config(
         summary.notes = notes
         pending = plan.pending_variants()
         try:
-            executor.start([worker_spec(v) for v in pending])
+            per_variant = Counter((f.variant.name, f.variant.config_hash) for f in plan.fits)
+            executor.start([worker_spec(v) for v in pending], [per_variant[(v.name, v.config_hash)] for v in pending])
         except WorkerStartError as exc:
-            raise RunError(f"{exc} (nothing was run)") from None
+            first, _, rest = str(exc).partition("\n")
+            raise RunError(f"{first} (nothing was run)" + (f"\n{rest}" if rest else "")) from None
         for variant in pending:
             summary.campaigns[variant.label] = store.start_campaign(
                 config.experiment,
@@ -299,17 +312,21 @@ def run_config(
         campaign_of = {(v.name, v.config_hash): summary.campaigns[v.label] for v in pending}
         source = ProblemSource(config, cache_size=max(32, 4 * executor.workers))
         bar = _progress(plan.pending, config.experiment, show)
+        results = executor.run(plan.fits, source.prepare)
         try:
-            for done in executor.run(plan.fits, source.prepare):
-                _record(store, done, campaign_of)
-                summary.statuses[done.result.status] += 1
-                bar.update(1)
+            for batch in results:
+                for done in batch:  # each in its own commit: a kill loses nothing recorded
+                    _record(store, done, campaign_of)
+                    summary.statuses[done.result.status] += 1
+                bar.update(len(batch))
                 bad = sum(summary.statuses[s] for s in ABNORMAL)
                 if bad:
                     bar.set_postfix_str(f"failed {bad}", refresh=False)
         except KeyboardInterrupt:
             summary.interrupted = True
             executor.cancel()
+        finally:
+            results.close()  # stops the executor's threads if we leave early (Ctrl-C, a store error)
         return summary
     finally:
         if bar is not None:

@@ -5,8 +5,10 @@ An executor has a small interface, so that where fits run can change without tou
 - ``start(specs)``: start one worker per method configuration before any fit, so that a method
   file that cannot be imported (or whose ``setup`` raises) stops the run with ``WorkerStartError``
   before anything is fitted or written;
-- ``run(fits, prepare)``: an iterator of ``Completed`` (the planned fit, its ``FitResult``, the
-  hash of the points it saw), in completion order. ``prepare(fit)`` builds the ``FitTask`` in the
+- ``run(fits, prepare)``: an iterator of batches of ``Completed`` (the planned fit, its
+  ``FitResult``, the hash of the points it saw): each batch is every result that has arrived
+  since the last one (at least one), so a consumer that is slower than the workers (a store
+  syncing each commit to disk) can record a batch at once. ``prepare(fit)`` builds the ``FitTask`` in the
   calling process (sampling happens there, never in a worker), or returns a ``Placeholder``,
   which is passed through without running anything;
 - ``cancel()``: from any thread, stop: fits in flight are killed and their results dropped;
@@ -23,7 +25,7 @@ back as ``crashed`` with the reason, so every planned fit gets exactly one resul
 A Dask executor (ARCHITECTURE: scale-out through Dask distributed) fits the same interface: its
 ``run`` calls ``prepare`` on the client, submits ``(spec, task)`` to a function that keeps one
 ``Worker`` per spec in each Dask worker process (started on first use, the same restart rule), and
-yields futures as they complete; ``cancel`` cancels the futures. Nothing else changes.
+yields ``as_completed(...).batches()``; ``cancel`` cancels the futures. Nothing else changes.
 """
 
 from __future__ import annotations
@@ -77,12 +79,14 @@ class Executor(ABC):
     on_note: Callable[[str], None]
 
     @abstractmethod
-    def start(self, specs: Sequence[WorkerSpec]) -> None:
-        """Start a worker for each spec; raise WorkerStartError (naming the method) if one cannot start."""
+    def start(self, specs: Sequence[WorkerSpec], fits: Sequence[int] | None = None) -> None:
+        """Start a worker for each spec (``fits``: how many fits each has, if known); raise
+        WorkerStartError (naming the method) if one cannot start."""
 
     @abstractmethod
-    def run(self, fits: Sequence[PlannedFit], prepare: Prepare) -> Iterator[Completed]:
-        """Run ``fits``; yield one ``Completed`` per fit, in completion order."""
+    def run(self, fits: Sequence[PlannedFit], prepare: Prepare) -> Iterator[list[Completed]]:
+        """Run ``fits``; yield lists of ``Completed`` (what has arrived, at least one), in
+        completion order, one ``Completed`` per fit in all."""
 
     @abstractmethod
     def cancel(self) -> None:
@@ -174,13 +178,16 @@ class LocalExecutor(Executor):
     def _new_worker(self, spec: WorkerSpec) -> Worker:
         return new_worker(spec, start_timeout=self.start_timeout, tail_bytes=self.tail_bytes)
 
-    def start(self, specs: Sequence[WorkerSpec]) -> None:
-        """Start the workers a run needs first, in parallel: up to ``workers`` for the first spec,
-        one for each other spec (a check that it starts; kept while there is room)."""
+    def start(self, specs: Sequence[WorkerSpec], fits: Sequence[int] | None = None) -> None:
+        """Start the workers a run needs first, in parallel: up to ``workers`` for the first spec
+        (no more than it has fits), one for each other spec (a check that it starts). At most
+        ``workers + 1`` of them are kept for the run; the others are closed and start again when
+        their turn comes."""
         specs = list(dict.fromkeys(specs))
         if not specs:
             return
-        wanted = [specs[0]] * self.workers + specs[1:]
+        first = self.workers if fits is None else max(1, min(self.workers, int(fits[0])))
+        wanted = [specs[0]] * first + specs[1:]
         started: list[tuple[WorkerSpec, Worker]] = []
         errors: list[tuple[int, WorkerSpec, BaseException]] = []
 
@@ -197,7 +204,8 @@ class LocalExecutor(Executor):
                 started.append((spec, worker))
 
         try:
-            with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="srbf-start") as pool:
+            parallel = min(len(wanted), max(self.workers, 4))
+            with ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="srbf-start") as pool:
                 for index, spec in enumerate(wanted):
                     pool.submit(launch, index, spec)
         except BaseException:
@@ -210,12 +218,12 @@ class LocalExecutor(Executor):
                 worker.close()
             index, spec, exc = min(errors, key=lambda e: e[0])
             if isinstance(exc, WorkerStartError):
-                raise WorkerStartError(f"method {spec.label}: {exc}") from None
+                raise WorkerStartError(f"{spec.label}: {exc}") from None
             raise exc
         kept = 0
-        for spec in specs:  # keep the first spec's workers, then others while there is room
+        for spec in specs:  # keep the first spec's workers, then the others' while there is room
             for s, worker in [(s, w) for s, w in started if s == spec]:
-                if kept < self.workers:
+                if kept < self.workers + 1:
                     self._idle.setdefault(spec, []).append(worker)
                     kept += 1
                 else:
@@ -306,6 +314,10 @@ class LocalExecutor(Executor):
         others = [s for s in held if s != spec]
         with self._lock:
             finished = [s for s in others if not self._pending.get(s)]
+            unused = [w for s, ws in self._idle.items() if s != spec and not self._pending.get(s) for w in ws]
+            self._idle = {s: ws for s, ws in self._idle.items() if s == spec or self._pending.get(s)}
+        for worker in unused:  # started for a method that has nothing left to run
+            worker.close()
         for s in finished + others[: max(0, len(others) - 1)]:
             if s in held:
                 held.pop(s).worker.close()
@@ -364,7 +376,7 @@ class LocalExecutor(Executor):
 
     # ------------------------------------------------------------------ the consumer side
 
-    def run(self, fits: Sequence[PlannedFit], prepare: Prepare) -> Iterator[Completed]:
+    def run(self, fits: Sequence[PlannedFit], prepare: Prepare) -> Iterator[list[Completed]]:
         fits = list(fits)
         if not fits:
             return
@@ -384,18 +396,28 @@ class LocalExecutor(Executor):
         try:
             while remaining:
                 try:
-                    item = self._results.get(timeout=_POLL_SECONDS)
+                    items = [self._results.get(timeout=_POLL_SECONDS)]
                 except queue.Empty:
                     if not any(t.is_alive() for t in self._threads) and self._results.empty():
-                        raise RuntimeError(f"srbf bug: the worker threads ended with {remaining} fit(s) unaccounted for")
+                        lost = f"srbf bug: the worker threads ended with {remaining} fit(s) unaccounted for"
+                        raise RuntimeError(lost)
                     continue
-                if isinstance(item, _Message):
-                    if item.error is not None:
-                        raise item.error
-                    self.on_note(item.text)
-                    continue
-                remaining -= 1
-                yield item
+                while True:  # and whatever else has arrived meanwhile
+                    try:
+                        items.append(self._results.get_nowait())
+                    except queue.Empty:
+                        break
+                batch = []
+                for item in items:
+                    if isinstance(item, _Message):
+                        if item.error is not None:
+                            raise item.error
+                        self.on_note(item.text)
+                    else:
+                        batch.append(item)
+                if batch:
+                    remaining -= len(batch)
+                    yield batch
         finally:
             if remaining:
                 self.cancel()

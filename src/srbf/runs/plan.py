@@ -59,24 +59,31 @@ class WorkerSpec:
 
     @property
     def options(self) -> dict[str, Any]:
+        """The options ``setup`` and every ``fit`` receive (a fresh copy)."""
         return json.loads(self.options_json)
 
 
 def worker_spec(variant: Variant) -> WorkerSpec:
-    """The worker a variant runs in: its method file (a built-in's or the adapter's), interpreter,
-    options and environment."""
+    """The worker a variant runs in: its method file (a built-in's, the adapter's file, or srbf's
+    runner of SRBench folders), interpreter, options and environment."""
     from srbf.methods.builtin import ORACLE_METHODS, path_of
 
     adapter = variant.method.adapter
+    options = dict(variant.options)
+    oracle = False
     if adapter.type == "builtin":
         method_file, oracle = str(path_of(adapter.name)), adapter.name in ORACLE_METHODS
+    elif adapter.type == "srbench":  # one generic method file runs the folder named by an option
+        from srbf.methods.srbench import SRBENCH_MAIN, worker_options
+
+        method_file, options = str(SRBENCH_MAIN), worker_options(adapter.path, options)
     else:
-        method_file, oracle = str(adapter.path), False
+        method_file = str(adapter.path)
     return WorkerSpec(
         label=variant.label,
         method_file=method_file,
         python=variant.method.python,
-        options_json=canonical_json(dict(variant.options)),
+        options_json=canonical_json(options),
         env=tuple(sorted(variant.method.env.items())),
         sees_truth=oracle,
     )
@@ -259,7 +266,7 @@ class ProblemSource:
         if problem.placeholder_reason is not None:
             result = FitResult(status="placeholder", error=problem.placeholder_reason)
             return Placeholder(result, problem.data_hash)
-        options = dict(fit.variant.options)
+        options = fit.spec.options
         if fit.spec.sees_truth:
             options["truth"] = fit.entry.formula  # only oracle methods are ever given the truth
         return FitTask(

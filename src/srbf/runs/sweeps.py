@@ -165,6 +165,10 @@ def hash_payload(method: MethodConfig, options: Mapping[str, Any]) -> dict[str, 
     adapter = method.adapter
     if adapter.type == "file":
         described: dict[str, Any] = {"type": "file", "sha256": file_sha256(adapter.path)}
+    elif adapter.type == "srbench":
+        from srbf.methods.srbench import content_hash
+
+        described = {"type": "srbench", "sha256": content_hash(adapter.path)}
     else:
         described = {"type": adapter.type, "name": adapter.name}
     return {

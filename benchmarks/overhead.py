@@ -1,0 +1,121 @@
+"""Harness overhead per fit: the built-in ``linear`` method on 1,000 problems, with 1 and 2 workers.
+
+    python benchmarks/overhead.py [--problems 1000] [--workers 1 2] [--repeat 3]
+
+Each run goes through the whole driver, as ``srbf run`` does: plan, sample in the parent, fit in
+worker processes, record every fit in a fresh results store (one committed transaction each). The
+figures printed:
+
+- overhead per fit = wall time of the run / fits - the method's own median fit time (the
+  definition of the issue; worker start-up, planning and the store are all inside the wall time);
+- steady state = time between the first and the last record / (fits - 1): the same without the
+  one-time costs (catalog loading, worker start-up);
+- the speed-up of the last worker count over the first.
+
+Each configuration runs ``--repeat`` times and the fastest run is shown (other load on the
+machine only ever slows a run down).
+
+Targets: <= 5 ms overhead per fit (median) with 2 workers, >= 1.7x faster with 2 workers than 1.
+The script prints figures and asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+
+def config_for(problems: int, workers: int, results: Path):
+    from srbf.catalogs.loader import list_catalogs, load_catalog
+    from srbf.runs.config import config_from_dict
+
+    chosen: dict[str, list[str]] = {}
+    left = problems
+    for name in sorted(list_catalogs(), key=lambda n: -len(load_catalog(n))):  # the largest sets first
+        if left <= 0:
+            break
+        ids = list(load_catalog(name).ids[:left])
+        chosen[name] = ids
+        left -= len(ids)
+    return config_from_dict(
+        {
+            "experiment": "overhead",
+            "catalogs": list(chosen),
+            "problems": chosen,
+            "sampling": {"n_support": 512, "n_validation": 512, "draws": 1},
+            "method": {"name": "linear", "budgets": [1], "time_limit": 60, "config_provenance": "upstream_default"},
+            "workers": workers,
+            "results": str(results),
+        }
+    )
+
+
+def measure(problems: int, workers: int) -> dict:
+    from srbf.runs.driver import run_config
+    from srbf.store import ResultsStore
+
+    with tempfile.TemporaryDirectory(prefix="srbf-overhead-") as folder:
+        config = config_for(problems, workers, Path(folder) / "results")
+        started = time.perf_counter()
+        summary = run_config(config, progress=False)
+        wall = time.perf_counter() - started
+        with ResultsStore.open_readonly(config.results) as store:
+            frame = store.predictions_frame(decode_json=False)
+    fits = frame[frame.status != "placeholder"]
+    times = sorted(datetime.fromisoformat(t) for t in frame.created_at)
+    steady = (times[-1] - times[0]).total_seconds() / max(1, len(times) - 1)
+    method = fits.method_seconds.dropna()
+    return {
+        "workers": workers,
+        "fits": len(fits),
+        "placeholders": int((frame.status == "placeholder").sum()),
+        "failed": int((~fits.status.isin(["ok"])).sum()),
+        "wall": wall,
+        "per_fit": wall / max(1, len(fits)),
+        "method_median": float(method.median()) if len(method) else 0.0,
+        "method_mean": float(method.mean()) if len(method) else 0.0,
+        "steady": steady,
+        "recorded": summary.recorded,
+    }
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--problems", type=int, default=1000)
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--repeat", type=int, default=3, help="runs per worker count; the fastest is shown")
+    args = parser.parse_args(argv)
+
+    from srbf.catalogs.loader import list_catalogs, load_catalog
+
+    for name in list_catalogs():  # load (and cache) the catalogs once, outside the timings
+        load_catalog(name)
+    print(f"linear on {args.problems} problems (512 support + 512 validation points each), "
+          f"{os.cpu_count()} cores, Python {sys.version.split()[0]}\n")
+    header = (f"{'workers':>7} {'fits':>6} {'wall s':>8} {'wall/fit ms':>12} {'method ms':>10} "
+              f"{'overhead/fit ms':>16} {'steady/fit ms':>14}")
+    print(header)
+    rows = []
+    for workers in args.workers:
+        r = min((measure(args.problems, workers) for _ in range(max(1, args.repeat))), key=lambda m: m["wall"])
+        rows.append(r)
+        overhead = (r["per_fit"] - r["method_median"]) * 1e3
+        print(f"{workers:>7} {r['fits']:>6} {r['wall']:>8.2f} {r['per_fit'] * 1e3:>12.2f} "
+              f"{r['method_median'] * 1e3:>10.3f} {overhead:>16.2f} {r['steady'] * 1e3:>14.2f}")
+        if r["failed"] or r["placeholders"]:
+            print(f"{'':>7} ({r['failed']} fits not ok, {r['placeholders']} placeholders)")
+    if len(rows) >= 2:
+        a, b = rows[0], rows[-1]
+        print(f"\nspeed-up of {b['workers']} workers over {a['workers']}: "
+              f"{a['wall'] / b['wall']:.2f}x on the whole run, {a['steady'] / b['steady']:.2f}x in the steady state")
+    print("targets: overhead <= 5 ms per fit with 2 workers; >= 1.7x faster with 2 workers than 1")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

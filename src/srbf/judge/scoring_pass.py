@@ -1,0 +1,683 @@
+"""The scoring pass: stored predictions in, the judge's metrics table out.
+
+``score_store(results)`` scores every prediction of a results store that has no metrics of the
+current ``JUDGE_VERSION`` yet. For each drawn problem it regenerates the points from the draw
+(catalog name and version, problem id, seed, draw index, the condition's support size and noise,
+the campaign's ``n_validation`` and ``ood``), checks them against each prediction's stored
+``data_hash``, prepares one ``Judge`` and scores the problem's predictions with it. Predictions
+whose fit did not end ``ok`` get the judge's failure record (success 0, rates 0, the rest None)
+with the status and error as ``failure_reason``, so that rates count them; a placeholder gets one
+too (reason ``placeholder: ...``) and is left out of the statistics by ``metrics_long_frame``.
+
+Problems go to worker processes in chunks; metrics are committed chunk by chunk as they come back,
+so an interrupted pass keeps what it scored and a rerun scores only what is missing. A prediction
+that cannot be scored (its points cannot be regenerated, a data-hash mismatch, a catalog whose
+version changed) gets no metrics row: the summary lists it with the reason, and a rerun tries again.
+
+``metrics_long_frame(results)`` joins predictions with their metrics into the long per-prediction
+table ``srbf.stats.analyze`` reads. docs/metrics.md ("Scoring a results store") is the long form.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import signal
+import sys
+import time
+import warnings
+from collections import defaultdict
+from collections.abc import Iterator, Mapping
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from srbf.judge.scoring import JUDGE_VERSION, Judge
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from srbf.store import ResultsStore
+
+__all__ = ["ScoreFailure", "ScoreSummary", "ScoringError", "metrics_long_frame", "parse_condition", "score_store"]
+
+HINT_KEYS = ("one_based", "by_index", "notation")  # internals["parse"]: what srbf.expr.parse accepts
+SRBENCH_KEY = "srbench_symbolic_solution"
+# srbf.runs.config.SamplingConfig's defaults (not imported: pydantic costs a third of a second), used
+# for a campaign whose config does not say; a wrong guess shows as a data-hash mismatch, never silently.
+DEFAULT_N_VALIDATION = 512
+DEFAULT_OOD = False
+
+
+class ScoringError(Exception):
+    """A scoring pass that cannot start (no store there, a store opened read-only); one line."""
+
+
+@dataclass(frozen=True)
+class ScoreFailure:
+    """A prediction the pass could not score (no metrics row was written), and why."""
+
+    prediction_id: int
+    reason: str
+
+
+@dataclass
+class ScoreSummary:
+    """What a scoring pass did. ``scored`` rows were written by this pass (``as_failures`` of them
+    with success 0); ``skipped`` predictions already had metrics of ``judge_version``; ``failed``
+    could not be scored, each with its reason."""
+
+    store: Path
+    judge_version: str = JUDGE_VERSION
+    scored: int = 0
+    as_failures: int = 0
+    skipped: int = 0
+    failed: list[ScoreFailure] = field(default_factory=list)
+    workers: int = 0
+    seconds: float = 0.0
+    interrupted: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """Every prediction has metrics of this judge version now."""
+        return not self.failed and not self.interrupted
+
+    def reasons(self) -> dict[str, list[int]]:
+        """The reasons predictions could not be scored, each with its prediction ids."""
+        grouped: dict[str, list[int]] = defaultdict(list)
+        for failure in self.failed:
+            grouped[failure.reason].append(failure.prediction_id)
+        return dict(grouped)
+
+    def text(self) -> str:
+        """A few lines for the terminal."""
+        rate = f", {self.scored / self.seconds:.0f}/s" if self.scored and self.seconds > 0 else ""
+        lines = [
+            f"judge {self.judge_version}: {self.scored} prediction(s) scored in {self.seconds:.1f} s{rate} "
+            f"({self.as_failures} as failures); {self.skipped} already scored, skipped"
+        ]
+        if self.failed:
+            lines.append(f"{len(self.failed)} prediction(s) could not be scored (no metrics written):")
+            for reason, ids in self.reasons().items():
+                shown = ", ".join(map(str, ids[:8])) + (f", ... ({len(ids)} in all)" if len(ids) > 8 else "")
+                lines.append(f"  {reason} [prediction {shown}]")
+        if self.interrupted:
+            lines.append("interrupted: every metric written so far is kept; run `srbf score` again to finish")
+        lines.append(f"results: {self.store}")
+        return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------
+# The work: one item per drawn problem, shipped to the worker processes in chunks.
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Prediction:
+    id: int
+    status: str
+    expression: str | None
+    error: str | None
+    data_hash: str
+    hints: Any  # internals["parse"], or None
+
+
+@dataclass(frozen=True)
+class _Problem:
+    """One drawn problem (a catalog entry, seed, draw and condition) and its predictions to score."""
+
+    ref: str  # how to load the catalog: a shipped name or a file path
+    catalog: str
+    catalog_version: int
+    problem_id: str
+    seed: int
+    draw: int
+    condition: str
+    n_support: int
+    noise: float
+    n_validation: int
+    ood: bool
+    predictions: tuple[_Prediction, ...]
+
+    @property
+    def where(self) -> str:
+        return (
+            f"{self.catalog}/{self.problem_id} (catalog version {self.catalog_version}, seed {self.seed}, "
+            f"draw {self.draw}, {self.condition})"
+        )
+
+
+Outcome = tuple[int, "dict[str, Any] | None", "str | None"]  # prediction id, metrics or None, reason
+
+
+def parse_condition(text: str) -> tuple[int, float]:
+    """``(n_support, noise)`` from a condition's canonical text, e.g. ``n_support=512;noise=0``."""
+    fields: dict[str, str] = {}
+    for part in str(text).split(";"):
+        name, sep, value = part.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"cannot read the condition {text!r}: expected NAME=VALUE parts joined by ';'")
+        fields[name.strip()] = value.strip()
+    unknown = sorted(set(fields) - {"n_support", "noise"})
+    if unknown or "n_support" not in fields:
+        raise ValueError(f"cannot read the condition {text!r}: it needs n_support (and noise), not {unknown}")
+    try:
+        n_support, noise = int(fields["n_support"]), float(fields.get("noise", "0"))
+    except ValueError:
+        raise ValueError(f"cannot read the condition {text!r}: n_support must be an integer, noise a number") from None
+    return n_support, noise
+
+
+# -- in the worker processes (and in the parent with one worker) -------------------------------
+
+_catalogs: dict[str, Any] = {}  # ref -> Catalog, per process (the parent's are inherited on fork)
+_symbolic_pool = None  # this process's SymPy worker, with --srbench
+
+
+def _load_catalog(ref: str):
+    catalog = _catalogs.get(ref)
+    if catalog is None:
+        from srbf.catalogs.loader import load_catalog
+
+        catalog = _catalogs[ref] = load_catalog(ref)
+    return catalog
+
+
+def _pool(srbench: bool):
+    """One SymPy worker per scoring process, so ``--workers N`` uses N cores for the check too."""
+    global _symbolic_pool
+    if not srbench:
+        return None
+    if _symbolic_pool is None:
+        from multiprocessing import util
+
+        from srbf.judge.srbench import SymbolicPool
+
+        _symbolic_pool = SymbolicPool(workers=1)
+        util.Finalize(None, _symbolic_pool.close, exitpriority=10)  # runs when a pool process exits
+    return _symbolic_pool
+
+
+_templates: dict[bool, dict[str, Any]] = {}
+
+
+def _failure(reason: str, srbench: bool) -> dict[str, Any]:
+    """The judge's record of a failed prediction (its keys and failure values), with ``reason``."""
+    template = _templates.get(srbench)
+    if template is None:
+        data = {"X_support": [[0.0]], "y_support": [0.0], "X_validation": [[1.0]], "y_validation": [1.0]}
+        template = _templates[srbench] = Judge("x0", data, srbench=srbench).score(None)
+    record = dict(template)
+    record["failure_reason"] = reason
+    return record
+
+
+def _stored(metrics: dict[str, Any]) -> dict[str, Any]:
+    """A judge record as stored: the judge version is the row's own column, not a metric."""
+    metrics = dict(metrics)
+    metrics.pop("judge_version", None)
+    return metrics
+
+
+def _read_prediction(prediction: _Prediction, variables: tuple[str, ...]) -> tuple[Any, str | None]:
+    """What to hand the judge: the text, or the tree parsed with the method's parse hints; or the
+    reason it does not parse (hints given but wrong, or text unreadable with them)."""
+    hints, text = prediction.hints, prediction.expression
+    if hints in (None, {}) or text is None:
+        return text, None
+    from srbf.expr import ParseError, parse
+
+    if not isinstance(hints, Mapping) or set(hints) - set(HINT_KEYS):
+        return None, f"does not parse: parse hints must be a mapping with keys among {', '.join(HINT_KEYS)}, got {hints!r}"
+    try:
+        return parse(text, variables, **{k: hints[k] for k in HINT_KEYS if k in hints}), None
+    except (ParseError, ValueError, TypeError, RecursionError) as error:
+        return None, f"does not parse: {error}"
+
+
+def _score_problem(work: _Problem, srbench: bool) -> list[Outcome]:
+    from srbf.catalogs.sampling import ProblemSampler
+    from srbf.judge.data import JudgeInputError
+
+    out: list[Outcome] = []
+    real = [p for p in work.predictions if p.status != "placeholder"]
+    for p in work.predictions:
+        if p.status == "placeholder":
+            out.append((p.id, _stored(_failure(f"placeholder: {p.error or 'the draw could not be made'}", srbench)), None))
+    if not real:
+        return out
+
+    def unscorable(reason: str) -> list[Outcome]:
+        return out + [(p.id, None, f"{work.where}: {reason}") for p in real]
+
+    try:
+        catalog = _load_catalog(work.ref)
+        entry = catalog.entry(work.problem_id)
+        if catalog.version != work.catalog_version:
+            return unscorable(f"catalog {catalog.name!r} is version {catalog.version} here")
+        problem = ProblemSampler(entry, catalog=catalog.name, catalog_version=catalog.version).sample(
+            seed=work.seed, draw=work.draw, n_support=work.n_support, n_validation=work.n_validation,
+            noise=work.noise, ood=work.ood,
+        )  # fmt: skip
+    except Exception as error:  # noqa: BLE001 - reported per prediction, the pass goes on
+        message = error.args[0] if isinstance(error, KeyError) and error.args else error
+        return unscorable(f"cannot regenerate the points: {message}")
+    if problem.is_placeholder:
+        return unscorable(f"the draw cannot be regenerated here ({problem.placeholder_reason})")
+
+    to_judge: list[tuple[_Prediction, Any]] = []
+    for p in real:
+        if p.data_hash != problem.data_hash:
+            out.append((p.id, None, (
+                f"{work.where}: the stored data hash {p.data_hash[:16] or '(empty)'} does not match the "
+                f"regenerated points' {problem.data_hash[:16]}: the points the method saw cannot be "
+                "reproduced here (a changed catalog entry or sampler, or targets rounded differently by "
+                "another machine's math library)"
+            )))  # fmt: skip
+        elif p.status != "ok":
+            reason = f"{p.status}: {p.error}" if p.error else p.status
+            out.append((p.id, _stored(_failure(reason, srbench)), None))
+        else:
+            given, bad = _read_prediction(p, entry.variable_names)
+            if bad is not None:
+                out.append((p.id, _stored(_failure(bad, srbench)), None))
+            else:
+                to_judge.append((p, given))
+    if not to_judge:
+        return out
+    try:
+        judge = Judge(entry.formula, problem, variables=entry.variable_names, srbench=srbench, pool=_pool(srbench))
+    except JudgeInputError as error:
+        return out + [(p.id, None, f"{work.where}: {error}") for p, _ in to_judge]
+    try:
+        records = judge.score_many([given for _, given in to_judge])
+    except Exception:  # noqa: BLE001 - a judge bug on one prediction must not lose the others
+        records = []
+        for p, given in to_judge:
+            try:
+                records.append(judge.score(given))
+            except Exception as error:  # noqa: BLE001
+                records.append(error)
+    for (p, _), record in zip(to_judge, records):
+        if isinstance(record, Exception):
+            out.append((p.id, None, f"{work.where}: the judge failed: {type(record).__name__}: {record}"))
+        else:
+            out.append((p.id, _stored(record), None))
+    return out
+
+
+def _score_chunk(chunk: list[_Problem], srbench: bool) -> list[Outcome]:
+    out: list[Outcome] = []
+    for work in chunk:
+        out.extend(_score_problem(work, srbench))
+    return out
+
+
+def _init_worker() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it stops the pass cleanly
+
+
+# --------------------------------------------------------------------------------------------
+# The parent: select, plan, dispatch, write.
+# --------------------------------------------------------------------------------------------
+
+
+def _open(results: Any) -> tuple[ResultsStore, bool]:
+    from srbf.store import ResultsStore, resolve_path
+
+    if isinstance(results, ResultsStore):
+        if results.readonly:
+            raise ScoringError(f"results store {results.path}: opened read-only; the scoring pass writes metrics")
+        return results, False
+    path = resolve_path(results)
+    if not path.is_file():
+        raise ScoringError(f"no results store at {path} (run something first, or pass --results DIR)")
+    return ResultsStore(results), True
+
+
+def _campaign_settings(store: ResultsStore) -> dict[int, tuple[tuple[str, ...], int, bool]]:
+    """Per campaign: the catalog references, ``n_validation`` and ``ood`` its config ran with."""
+    settings = {}
+    for row in store.campaigns_frame().itertuples(index=False):
+        run = row.config.get("run") if isinstance(row.config, Mapping) else None
+        run = run if isinstance(run, Mapping) else {}
+        sampling = run.get("sampling") if isinstance(run.get("sampling"), Mapping) else {}
+        refs = tuple(str(r) for r in run.get("catalogs") or ())
+        settings[int(row.id)] = (
+            refs, int(sampling.get("n_validation", DEFAULT_N_VALIDATION)), bool(sampling.get("ood", DEFAULT_OOD))
+        )
+    return settings
+
+
+def _resolve_catalog(name: str, version: int, refs: tuple[str, ...]) -> str:
+    """The reference to load catalog ``name`` version ``version`` from: the campaign's own entry
+    (a shipped name or a file), else the shipped catalog of that name. A ``ValueError`` naming the
+    catalog when there is none, or when its version is not the store's."""
+    from srbf.catalogs.loader import list_catalogs
+
+    shipped = set(list_catalogs())
+    candidates = [name] if name in refs else []
+    candidates += [r for r in refs if r not in shipped]  # catalog files: their name is inside
+    if name in shipped and name not in candidates:
+        candidates.append(name)
+    problems, versions = [], []
+    for ref in candidates:
+        try:
+            catalog = _load_catalog(ref)
+        except Exception as error:  # noqa: BLE001 - a missing or broken file: try the next, then say why
+            problems.append(f"{ref}: {error}")
+            continue
+        if catalog.name == name and catalog.version == version:
+            return ref
+        if catalog.name == name:
+            versions.append(f"{'the shipped' if ref == name else 'the file ' + ref} catalog {name!r} is version "
+                            f"{catalog.version}")  # fmt: skip
+    if versions:
+        raise ValueError(
+            f"catalog {name!r}: the stored predictions were drawn from version {version}, but "
+            f"{'; '.join(versions)}: its problems are not the same problems; score them with the srbf "
+            f"release that shipped {name!r} version {version}"
+        )
+    detail = f" ({'; '.join(problems)})" if problems else ""
+    raise ValueError(
+        f"catalog {name!r} version {version}: not shipped with this srbf and not among the campaign's catalog files{detail}"
+    )
+
+
+def _plan(store: ResultsStore, todo: pd.DataFrame) -> tuple[list[_Problem], list[ScoreFailure]]:
+    """The unscored predictions grouped by drawn problem, in problem order; and those that cannot
+    be scored at all (catalog or condition problems), each with its reason."""
+    settings = _campaign_settings(store)
+    groups: dict[tuple, list[_Prediction]] = defaultdict(list)
+    failures: list[ScoreFailure] = []
+    refs_ok: dict[tuple, str | ValueError] = {}
+    for row in todo.itertuples(index=False):
+        refs, n_validation, ood = settings.get(int(row.campaign_id), ((), DEFAULT_N_VALIDATION, DEFAULT_OOD))
+        catalog, version = str(row.catalog), int(row.catalog_version)
+        ref_key = (catalog, version, refs)
+        if ref_key not in refs_ok:
+            try:
+                refs_ok[ref_key] = _resolve_catalog(catalog, version, refs)
+            except ValueError as error:
+                refs_ok[ref_key] = error
+        ref = refs_ok[ref_key]
+        if isinstance(ref, ValueError):
+            failures.append(ScoreFailure(int(row.id), str(ref)))
+            continue
+        try:
+            n_support, noise = parse_condition(row.condition)
+        except ValueError as error:
+            failures.append(ScoreFailure(int(row.id), f"{catalog}/{row.problem_id}: {error}"))
+            continue
+        internals = row.internals if isinstance(row.internals, Mapping) else {}
+        prediction = _Prediction(
+            int(row.id), str(row.status), row.expression, row.error, str(row.data_hash or ""), internals.get("parse")
+        )
+        key = (ref, catalog, version, str(row.problem_id), int(row.seed), int(row.draw), str(row.condition),
+               n_support, noise, n_validation, ood)  # fmt: skip
+        groups[key].append(prediction)
+    works = [_Problem(*key, predictions=tuple(preds)) for key, preds in groups.items()]
+    works.sort(key=lambda w: (w.ref, w.problem_id, w.seed, w.draw, w.condition))  # draws of a problem together
+    return works, failures
+
+
+def _chunks(works: list[_Problem], workers: int) -> list[list[_Problem]]:
+    """Whole problems in chunks of about total / (8 x workers) predictions (8 to 128)."""
+    total = sum(len(w.predictions) for w in works)
+    size = max(8, min(128, math.ceil(total / (8 * max(1, workers)))))
+    chunks, current, count = [], [], 0
+    for work in works:
+        current.append(work)
+        count += len(work.predictions)
+        if count >= size:
+            chunks.append(current)
+            current, count = [], 0
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def _context():
+    """Fork on Linux (workers start in milliseconds and inherit the loaded catalogs); spawn elsewhere."""
+    if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
+
+
+class _Dispatch:
+    """Chunks scored in worker processes (or here, with one worker); outcomes as chunks complete.
+
+    The processes are forked when it is made, before the caller starts any thread (a progress bar)."""
+
+    def __init__(self, chunks: list[list[_Problem]], workers: int, srbench: bool):
+        self.chunks, self.srbench = chunks, srbench
+        self.executor = None
+        self.pending: dict = {}
+        if workers > 1 and len(chunks) > 1:
+            import srbf.catalogs.sampling  # noqa: F401 - imported once here, inherited by forked workers
+
+            _failure("", srbench)  # the failure template too
+            self.executor = ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_init_worker)
+            self.pending = {self.executor.submit(_score_chunk, chunk, srbench): chunk for chunk in chunks}
+
+    def __iter__(self) -> Iterator[list[Outcome]]:
+        if self.executor is None:
+            for chunk in self.chunks:
+                yield _score_chunk(chunk, self.srbench)
+            return
+        while self.pending:
+            done, _ = wait(self.pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                chunk = self.pending.pop(future)
+                try:
+                    outcomes = future.result()
+                except BrokenProcessPool as error:  # a worker died: say so for what it held
+                    reason = f"a scoring process died ({error}); run `srbf score` again"
+                    outcomes = [(p.id, None, f"{w.where}: {reason}") for w in chunk for p in w.predictions]
+                yield outcomes
+
+    def close(self) -> None:
+        """Stop the workers (chunks not started are dropped) and this process's SymPy worker."""
+        global _symbolic_pool
+        if self.executor is not None:
+            self.executor.shutdown(wait=True, cancel_futures=True)
+            self.executor = None
+        if _symbolic_pool is not None:
+            _symbolic_pool.close()
+            _symbolic_pool = None
+
+
+def _default_workers() -> int:
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _write(store: ResultsStore, rows: list[tuple[int, dict[str, Any]]], replace: set[int]) -> int:
+    """Record a chunk's metrics in one transaction (one disk sync per chunk, not per prediction);
+    return the rows written. Same rules as ``ResultsStore.record_metrics``."""
+    from srbf.store.jsontext import dumps
+    from srbf.store.schema import METRIC_FRAME_COLUMNS
+
+    if not rows:
+        return 0
+    values = {True: [], False: []}
+    for prediction_id, metrics in rows:
+        bad = [name for name in metrics if name in METRIC_FRAME_COLUMNS]
+        if bad:
+            raise ValueError(f"metric names {bad} clash with the metrics frame's columns")
+        text = dumps(metrics, f"metrics of prediction {prediction_id}")
+        values[prediction_id in replace].append((prediction_id, JUDGE_VERSION, text, _now()))
+    sql = "INSERT INTO metrics (prediction_id, judge_version, metrics, created_at) VALUES (?, ?, ?, ?)"
+    written = 0
+    with store._writing(f"recording the metrics of {len(rows)} prediction(s) (judge {JUDGE_VERSION})") as conn:
+        for again, batch in values.items():
+            if batch:
+                conflict = ("DO UPDATE SET metrics = excluded.metrics, created_at = excluded.created_at"
+                            if again else "DO NOTHING")  # fmt: skip
+                cursor = conn.executemany(f"{sql} ON CONFLICT (prediction_id, judge_version) {conflict}", batch)
+                written += max(cursor.rowcount, 0)
+    return written
+
+
+def _progress(total: int, show: bool):
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="scoring", unit="prediction", file=sys.stderr, disable=not show,
+                dynamic_ncols=True, smoothing=0.1)  # fmt: skip
+
+
+def score_store(
+    results: Any = None, *, workers: int | None = None, srbench: bool = False, progress: bool = True
+) -> ScoreSummary:
+    """Score every stored prediction that has no metrics of ``JUDGE_VERSION``; return the summary.
+
+    ``results``: a results directory or store file (``None``: ``./srbf-results``), or a writable
+    ``ResultsStore``. ``workers``: processes (default: one per core; 1 scores in this process).
+    ``srbench=True`` adds SRBench's SymPy symbolic solution, also to predictions scored earlier
+    without it (their rows are replaced). ``progress`` shows a bar on stderr when it is a terminal.
+    Raises ScoringError when there is no store to score, StoreError when it cannot be written.
+    """
+    started = time.perf_counter()
+    store, own = _open(results)
+    summary = ScoreSummary(store.path.resolve())
+    bar = dispatch = None
+    try:
+        todo = store.unscored_predictions(JUDGE_VERSION)
+        scored = store.metrics_frame(JUDGE_VERSION, expand=False)
+        replace: set[int] = set()
+        if srbench and len(scored):  # rows scored without the SymPy check: score them again, in place
+            replace = {int(i) for i, m in zip(scored["prediction_id"], scored["metrics"]) if SRBENCH_KEY not in m}
+            if replace:
+                import pandas as pd
+
+                again = store.predictions_frame()
+                todo = pd.concat([todo, again[again["id"].isin(list(replace))]], ignore_index=True)
+        summary.skipped = len(scored) - len(replace)
+        if todo.empty:
+            return summary
+        works, failures = _plan(store, todo)
+        summary.failed.extend(failures)
+        n_workers = int(workers) if workers is not None else _default_workers()
+        if n_workers < 1:
+            raise ValueError(f"workers must be a positive integer, got {workers!r}")
+        chunks = _chunks(works, n_workers)
+        dispatch = _Dispatch(chunks, n_workers, srbench)
+        summary.workers = n_workers if dispatch.executor is not None else 1
+        bar = _progress(sum(len(w.predictions) for w in works), progress and sys.stderr.isatty())
+        for batch in dispatch:
+            rows = [(pid, metrics) for pid, metrics, _ in batch if metrics is not None]
+            summary.scored += _write(store, rows, replace)
+            summary.as_failures += sum(1 for _, metrics in rows if not metrics.get("success"))
+            summary.failed.extend(ScoreFailure(pid, reason) for pid, metrics, reason in batch if metrics is None)
+            bar.update(len(batch))
+    except KeyboardInterrupt:
+        summary.interrupted = True
+    finally:
+        if bar is not None:
+            bar.close()
+        if dispatch is not None:
+            dispatch.close()
+        if own:
+            store.close()
+        summary.seconds = time.perf_counter() - started
+    return summary
+
+
+# --------------------------------------------------------------------------------------------
+# The long per-prediction table for the statistics.
+# --------------------------------------------------------------------------------------------
+
+_TEXT_METRICS = ("failure_reason", "srbench_symbolic_note")
+_FLAG_METRICS = ("canonical_complete", "srbench_symbolic_undecided")
+
+
+def metrics_long_frame(results: Any = None, *, judge_version: str = JUDGE_VERSION, **filters: Any) -> pd.DataFrame:
+    """One row per scored prediction with its metrics of ``judge_version``: what ``srbf.stats.analyze`` reads.
+
+    Columns: ``prediction_id``, ``experiment`` (the campaign's name), ``method`` (the variant's
+    label, e.g. ``prior[depth=3]``: one method configuration), ``method_name`` (the method as
+    keyed), ``config_hash``, ``provenance``, ``catalog``, ``catalog_version``, ``problem_id``,
+    ``draw``, ``budget``, ``condition``, ``n_support``, ``noise``, ``seed``, ``status``,
+    ``placeholder`` (True for a draw that could not be made: the statistics leave it out),
+    ``seconds`` (the fit's wall-clock seconds), ``wall_seconds``, ``cpu_seconds``,
+    ``method_seconds``, ``expression``, then one column per metric. ``filters`` select
+    predictions as ``ResultsStore.predictions_frame`` does (``method=``, ``catalog=``,
+    ``condition=``, ...). Predictions without metrics of ``judge_version`` are left out, with a
+    warning: run ``srbf score`` first. ``analyze`` needs one row per method, problem, draw and
+    budget: with several conditions or seeds, select one (``condition="n_support=512;noise=0"``).
+    """
+    import pandas as pd
+
+    from srbf.store import ResultsStore
+
+    store = results if isinstance(results, ResultsStore) else ResultsStore.open_readonly(results)
+    try:
+        predictions = store.predictions_frame(decode_json=False, **filters)
+        scored = store.metrics_frame(str(judge_version), expand=False, **filters)
+        campaigns = store.campaigns_frame()
+    finally:
+        if store is not results:
+            store.close()
+    labels, names = {}, {}
+    for row in campaigns.itertuples(index=False):
+        variant = row.config.get("variant") if isinstance(row.config, Mapping) else None
+        label = variant.get("label") if isinstance(variant, Mapping) else None
+        labels[int(row.id)] = str(label) if label else None
+        names[int(row.id)] = row.name
+    metrics = {int(i): m for i, m in zip(scored["prediction_id"], scored["metrics"])}
+    unscored = int((~predictions["id"].isin(list(metrics))).sum())
+    if unscored:
+        warnings.warn(
+            f"{store.path}: {unscored} of {len(predictions)} prediction(s) have no metrics of judge {judge_version} "
+            "and are left out: run `srbf score` first",
+            stacklevel=2,
+        )
+    frame = predictions[predictions["id"].isin(list(metrics))].reset_index(drop=True)
+    conditions = [parse_condition(text) for text in frame["condition"]] if len(frame) else []
+    campaign = frame["campaign_id"].astype(int)
+    out = pd.DataFrame({
+        "prediction_id": frame["id"].astype("int64"),
+        "experiment": campaign.map(names),
+        "method": [labels.get(c) or m for c, m in zip(campaign, frame["method"])],
+        "method_name": frame["method"],
+        "config_hash": frame["config_hash"],
+        "provenance": frame["provenance"],
+        "catalog": frame["catalog"],
+        "catalog_version": frame["catalog_version"],
+        "problem_id": frame["problem_id"],
+        "draw": frame["draw"],
+        "budget": frame["budget"],
+        "condition": frame["condition"],
+        "n_support": pd.Series([c[0] for c in conditions], dtype="int64"),
+        "noise": pd.Series([c[1] for c in conditions], dtype="float64"),
+        "seed": frame["seed"],
+        "status": frame["status"],
+        "placeholder": frame["status"].eq("placeholder"),
+        "seconds": frame["wall_seconds"],
+        "wall_seconds": frame["wall_seconds"],
+        "cpu_seconds": frame["cpu_seconds"],
+        "method_seconds": frame["method_seconds"],
+        "expression": frame["expression"],
+    })  # fmt: skip
+    records = [metrics[int(i)] for i in frame["id"]]
+    values = pd.DataFrame.from_records(records) if records else pd.DataFrame()
+    clash = sorted(set(values.columns) & set(out.columns))
+    if clash:
+        raise ValueError(f"metric(s) {clash} clash with the long frame's own columns")
+    for column in values.columns:
+        if column in _TEXT_METRICS:
+            continue
+        if column in _FLAG_METRICS:
+            values[column] = values[column].astype("boolean")
+        else:
+            values[column] = pd.to_numeric(values[column], errors="coerce")
+    return pd.concat([out, values], axis=1)

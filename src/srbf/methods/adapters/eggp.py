@@ -1,0 +1,254 @@
+"""eggp (e-graph genetic programming, de Franca & Kronberger) as an srbf method file.
+
+Runs under the method's own interpreter (``pip install numpy eggp==2.2.2``); imports only the
+standard library, NumPy and eggp. What the adapter sets, for every method alike:
+
+- **budget** -> ``gen``, the number of generations;
+- **operators** -> ``nonterminals``: the options ``unary`` and ``binary`` (srbf operator names; by
+  default the benchmark's ``sin cos exp log sqrt`` and ``add sub mul div``) in eggp's names
+  (eggp's own default is ``add,sub,mul,div``); operators eggp lacks are listed in
+  ``operators_unavailable``;
+- **seed**: eggp has no seed parameter (its Haskell core draws its own), so a fit cannot be
+  repeated exactly; the result says so (``reproducible: false``).
+
+Everything else keeps eggp's defaults (``nPop=100``, ``maxSize=15``, MSE, ...; ``maxSize`` is
+recorded in ``size_limit``); the option ``params`` may override them for side experiments, never
+the budget or the operators. eggp starts its Haskell runtime with 4 capabilities (``-N4``) unless
+``GHCRTS`` says otherwise; a config can set that in ``env``.
+
+Output. eggp's results table gives each expression twice: as display text and as NumPy code over
+``x[:, i]`` and fitted parameters ``t[j]`` (with ``theta`` holding the ``t`` values). The adapter
+writes the NumPy code in the problem's variable names with the ``t`` values in place, which is
+exactly what ``EGGP.predict`` evaluates, so no parse hints are needed. The fit runs with
+``trace=True`` (all visited expressions, numbered in the order they were created); from that trace
+come the returned expression (lowest training loss, as ``EGGP.predict`` picks), the front (the
+Pareto set of size against training loss) and ``trajectory_by_evaluation``: the best-so-far
+expression each time it improved, with its creation number and generation (``id // nPop``).
+eggp reports nothing while it runs, so those steps carry no timestamps and ``report`` is called
+once, with the final expression.
+"""
+
+import math
+import re
+import time
+
+NAME = "eggp"
+DEFAULT_UNARY = ("sin", "cos", "exp", "log", "sqrt")  # the benchmark's vocabulary (srbf's defaults)
+DEFAULT_BINARY = ("add", "sub", "mul", "div")
+OPTIONS = ("unary", "binary", "params")
+
+# srbf operator name -> eggp nonterminal; neg has no eggp counterpart (constants carry signs)
+NONTERMINALS = {
+    "add": "add", "sub": "sub", "mul": "mul", "div": "div", "pow": "power", "abs": "abs",
+    "sqrt": "sqrt", "exp": "exp", "log": "log", "sin": "sin", "cos": "cos", "tan": "tan",
+    "asin": "asin", "acos": "acos", "atan": "atan", "sinh": "sinh", "cosh": "cosh",
+    "tanh": "tanh", "asinh": "asinh", "acosh": "acosh", "atanh": "atanh", "cbrt": "cbrt",
+    "square": "square", "cube": "cube", "inv": "recip",
+}
+FIXED = {"gen", "nonterminals", "trace"}  # set by the benchmark, not by params
+
+# NumPy functions eggp writes, read by srbf under their plain names
+_NUMPY_NAMES = {"abs", "log", "sqrt", "exp", "sin", "cos", "tan", "tanh", "sinh", "cosh",
+                "asin", "acos", "atan", "asinh", "acosh", "atanh", "arcsin", "arccos",
+                "arctan", "arcsinh", "arccosh", "arctanh", "cbrt", "square", "reciprocal"}
+_COLUMN = re.compile(r"x\[\s*:\s*,\s*(\d+)\s*\]")
+_PARAMETER = re.compile(r"\bt\[\s*(\d+)\s*\]")
+_NUMPY_CALL = re.compile(r"\bnp\.([A-Za-z_]\w*)\b")
+
+_eggp = None
+
+
+def setup(options):
+    """Import eggp and start its Haskell runtime once per worker (not part of any fit)."""
+    global _eggp
+    import eggp
+
+    eggp.version()  # initialises the GHC runtime
+    _eggp = eggp
+
+
+def check_options(options):
+    """The options with their defaults filled in; ValueError for anything the adapter does not take."""
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise ValueError("%s: unknown option(s) %s (known: %s)" % (NAME, ", ".join(map(repr, unknown)), ", ".join(OPTIONS)))
+    for key, default in (("unary", DEFAULT_UNARY), ("binary", DEFAULT_BINARY)):
+        names = options.get(key, default)
+        if isinstance(names, str) or not isinstance(names, (list, tuple)):
+            raise ValueError("%s: option %r must be a list of srbf operator names, got %r" % (NAME, key, names))
+        options[key] = [str(n) for n in names]
+    params = options.get("params") or {}
+    if not isinstance(params, dict):
+        raise ValueError("%s: option 'params' must be a mapping of EGGP arguments, got %r" % (NAME, params))
+    clash = sorted(FIXED & set(params))
+    if clash:
+        raise ValueError("%s: 'params' may not set %s: the benchmark sets budget and operators" % (NAME, ", ".join(clash)))
+    options["params"] = dict(params)
+    return options
+
+
+def nonterminals(operators):
+    """eggp's ``nonterminals`` for srbf operator names, and the names eggp has no match for."""
+    chosen, missing = [], []
+    for name in operators:
+        if name in NONTERMINALS:
+            if NONTERMINALS[name] not in chosen:
+                chosen.append(NONTERMINALS[name])
+        elif name not in missing:
+            missing.append(name)
+    if not chosen:
+        raise ValueError("%s: none of the operators %r exists in eggp" % (NAME, list(operators)))
+    return ",".join(chosen), missing
+
+
+def generations(budget):
+    if isinstance(budget, bool) or float(budget) < 1 or not float(budget).is_integer():
+        raise ValueError("%s: the budget is a number of generations, a positive integer; got %r" % (NAME, budget))
+    return int(budget)
+
+
+def parse_theta(text):
+    """eggp's ``theta`` column ("1.5;-2.0e-3", or empty) as a list of floats."""
+    text = str(text).strip()
+    return [float(v) for v in text.split(";")] if text else []
+
+
+def _number(value):
+    text = repr(float(value))
+    return "(%s)" % text if text.startswith("-") else text
+
+
+def to_infix(numpy_code, theta, variables):
+    """eggp's NumPy code (``np.sin(x[:, 0]) * t[1]``) as infix over ``variables``, with the
+    parameter values written in full precision. Negative values are bracketed so that
+    ``t[0] ** x[:, 0]`` keeps its meaning."""
+
+    def column(match):
+        i = int(match.group(1))
+        if i >= len(variables):
+            raise ValueError("eggp expression uses column %d, the problem has %d" % (i, len(variables)))
+        return variables[i]
+
+    def parameter(match):
+        j = int(match.group(1))
+        if j >= len(theta):
+            raise ValueError("eggp expression uses t[%d], theta has %d values" % (j, len(theta)))
+        return _number(theta[j])
+
+    def call(match):
+        name = match.group(1)
+        return name if name in _NUMPY_NAMES else match.group(0)
+
+    text = _COLUMN.sub(column, numpy_code)
+    text = _PARAMETER.sub(parameter, text)
+    return _NUMPY_CALL.sub(call, text)
+
+
+def _loss(value):
+    try:
+        loss = float(value)
+    except (TypeError, ValueError):
+        return None
+    return loss if math.isfinite(loss) else None
+
+
+def read_rows(results):
+    """The trace as plain dicts with a finite training loss, in creation order (by ``id``)."""
+    rows = []
+    for record in results.to_dict("records"):
+        loss = _loss(record.get("loss_train"))
+        if loss is None:
+            continue
+        rows.append({
+            "id": int(record["id"]),
+            "numpy": str(record["Numpy"]),
+            "display": str(record["Expression"]),
+            "theta": parse_theta(record.get("theta", "")),
+            "size": int(record["size"]),
+            "loss": loss,
+        })
+    rows.sort(key=lambda r: r["id"])
+    return rows
+
+
+def best_row(rows):
+    """The lowest training loss (first found among ties), as ``EGGP.predict`` chooses."""
+    best = None
+    for row in rows:
+        if best is None or row["loss"] < best["loss"]:
+            best = row
+    return best
+
+
+def pareto(rows):
+    """Rows not beaten by a smaller-or-equal size with a lower loss, ordered by size."""
+    front, best = [], math.inf
+    for row in sorted(rows, key=lambda r: (r["size"], r["loss"], r["id"])):
+        if row["loss"] < best:
+            front.append(row)
+            best = row["loss"]
+    return front
+
+
+def improvements(rows, population):
+    """The best-so-far row each time it improves, in creation order."""
+    steps, best = [], math.inf
+    for row in rows:
+        if row["loss"] < best:
+            best = row["loss"]
+            step = {"evaluation": row["id"], "loss": row["loss"], "row": row}
+            if population:
+                step["generation"] = row["id"] // population
+            steps.append(step)
+    return steps
+
+
+def fit(X, y, *, budget, seed, variables, options, report):
+    options = check_options(options)
+    gen = generations(budget)
+    nts, missing = nonterminals(options["unary"] + options["binary"])
+    if _eggp is None:
+        setup(options)
+    model = _eggp.EGGP(gen=gen, nonterminals=nts, trace=True, **options["params"])
+    t0 = time.perf_counter()
+    model.fit(X, y)
+    fit_seconds = time.perf_counter() - t0
+    results = getattr(model, "results", None)
+    if results is None or len(results) == 0:
+        raise RuntimeError("eggp returned no expressions")
+    rows = read_rows(results)
+    best = best_row(rows)
+    if best is None:
+        raise RuntimeError("eggp found no expression with a finite training loss")
+
+    def infix(row):
+        return to_infix(row["numpy"], row["theta"], variables)
+
+    expression = infix(best)
+    report(expression)
+    population = model.get_params().get("nPop")
+    trajectory = []
+    for step in improvements(rows, population):
+        row = step.pop("row")
+        step["expression"] = infix(row)
+        trajectory.append(step)
+    return {
+        "expression": expression,
+        "front": [{"expression": infix(r), "complexity": r["size"], "loss": r["loss"]} for r in pareto(rows)],
+        "fit_seconds": fit_seconds,
+        "raw_expression": best["display"],
+        "raw_numpy": best["numpy"],
+        "constants": best["theta"],
+        "loss_train": best["loss"],
+        "size": best["size"],
+        "trajectory_by_evaluation": trajectory,
+        "n_visited": int(len(results)),
+        "knob": {"gen": gen},
+        "nonterminals": nts,
+        "operators_unavailable": missing,
+        "size_limit": {"maxSize": model.get_params().get("maxSize")},
+        "reproducible": False,
+        "seed_note": "eggp has no seed parameter; seed %d was not used by the search" % seed,
+        "package": {"name": "eggp", "version": getattr(_eggp, "VERSION", None)},
+    }

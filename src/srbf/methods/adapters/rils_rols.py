@@ -1,0 +1,553 @@
+"""RILS-ROLS (iterated local search with ordinary least squares; Kartelj & Djukanovic) as an srbf
+method file.
+
+Runs under the method's own interpreter. Only an sdist exists for Python 3.11, built against
+pybind11: ``pip install numpy pybind11 setuptools wheel`` then
+``pip install --no-build-isolation rils-rols==1.6.7``. Imports only the standard library, NumPy
+and rils-rols. What the adapter sets:
+
+- **budget** -> ``max_fit_calls``, the number of candidate fits;
+- **seed** -> ``random_state`` (it orders the data) and the C library's ``rand()``, which the C++
+  core uses for its random restarts but never seeds: without ``srand(seed)`` a fit would depend
+  on how many fits the worker process had run before;
+- **operators**: RILS-ROLS has a fixed set (+ - * / sin cos ln exp sqrt and squaring) and no
+  option to change it. It lies inside the benchmark's vocabulary (the options ``unary`` and
+  ``binary``, by default srbf's ``sin cos exp log sqrt`` and ``add sub mul div``; squaring is a
+  product); any of its operators outside those is listed in ``operators_outside_vocabulary``.
+
+Everything else keeps the package's defaults: ``max_time=100`` seconds (the search also stops
+there, whatever the budget; the result records the fit calls actually made and ``stopped_by``),
+``complexity_penalty=0.001``, ``max_complexity=50`` (recorded in ``size_limit``),
+``sample_size=1``. The option ``params`` may override those four for side experiments.
+
+Trajectory. With ``verbose=True`` the C++ core prints a line each time its best solution improves
+(and every 10,000 fit calls): ``it=.. fit_calls=.. final_R2=.. final_size=.. sol=<formula>``. The
+core holds Python's GIL for the whole search, so nothing in the worker's own process can run
+meanwhile; the adapter therefore runs each fit in a forked child whose file descriptor 1 is a pipe,
+reads the lines as they come (the bytes still reach srbf's output capture) and reports each new
+``sol`` with its real time. The child is in the worker's process group (a timeout kills it too)
+and is waited for, so its CPU time counts.
+
+Output. The package prints constants with C++'s ``std::to_string``: six digits after the decimal
+point (``0.000000`` for 1e-7), so the printed formula is not the model it predicts with. The
+adapter keeps the printed structure and recovers the constants' full values by least squares
+against the package's own predictions on the support points (never against y), starting from the
+printed values; the recovered formula reproduces ``predict`` to rounding. If that fails (error
+above 1e-9 of the predictions' scale) the printed constants are kept and the result says so.
+Reported incumbents carry the printed constants (there are no predictions to recover them from).
+The final sympy simplification the package applies for display is skipped: it is not used here and
+runs on in a background thread when it times out.
+"""
+
+import ctypes
+import math
+import os
+import re
+import sys
+import threading
+import time
+
+import numpy as np
+
+NAME = "rils_rols"
+DEFAULT_UNARY = ("sin", "cos", "exp", "log", "sqrt")  # the benchmark's vocabulary (srbf's defaults)
+DEFAULT_BINARY = ("add", "sub", "mul", "div")
+OPTIONS = ("unary", "binary", "params")
+OPERATORS = ("add", "sub", "mul", "div", "sin", "cos", "log", "exp", "sqrt")  # fixed; squaring is x*x
+DEFAULTS = {"max_time": 100, "complexity_penalty": 0.001, "max_complexity": 50, "sample_size": 1}
+RECOVERY_TOLERANCE = 1e-9
+
+_Regressor = None
+
+
+def setup(options):
+    """Import rils-rols (and sympy, which it pulls in) once per worker."""
+    global _Regressor
+    from rils_rols.rils_rols import RILSROLSRegressor
+
+    class Regressor(RILSROLSRegressor):
+        def call_model_symplify(self):  # display-only simplification, skipped (see module doc)
+            self.model_simp = self.model
+
+    _Regressor = Regressor
+
+
+def check_options(options):
+    """The options with their defaults filled in; ValueError for anything the adapter does not take."""
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise ValueError("%s: unknown option(s) %s (known: %s)" % (NAME, ", ".join(map(repr, unknown)), ", ".join(OPTIONS)))
+    for key, default in (("unary", DEFAULT_UNARY), ("binary", DEFAULT_BINARY)):
+        names = options.get(key, default)
+        if isinstance(names, str) or not isinstance(names, (list, tuple)):
+            raise ValueError("%s: option %r must be a list of srbf operator names, got %r" % (NAME, key, names))
+        options[key] = [str(n) for n in names]
+    params = options.get("params") or {}
+    if not isinstance(params, dict):
+        raise ValueError("%s: option 'params' must be a mapping, got %r" % (NAME, params))
+    unknown = sorted(set(params) - set(DEFAULTS))
+    if unknown:
+        raise ValueError("%s: 'params' may set only %s, not %s" % (NAME, ", ".join(DEFAULTS), ", ".join(unknown)))
+    merged = dict(DEFAULTS)
+    merged.update(params)
+    options["params"] = merged
+    return options
+
+
+def fit_calls_of(budget):
+    if isinstance(budget, bool) or float(budget) < 1 or not float(budget).is_integer():
+        raise ValueError("%s: the budget is a number of fit calls, a positive integer; got %r" % (NAME, budget))
+    return int(budget)
+
+
+# ---------------------------------------------------------------- the printed formula
+
+_TOKEN = re.compile(r"\s*(?:(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z_]\w*)|(?P<op>\*\*|[-+*/(),]))")
+_FUNCTIONS = {"sin": 1, "cos": 1, "ln": 1, "exp": 1, "sqrt": 1, "pow": 2, "MIN": 2, "MAX": 2}
+
+
+class FormulaError(ValueError):
+    """A formula RILS-ROLS printed that this reader does not understand."""
+
+
+def tokenize(text):
+    tokens, pos = [], 0
+    text = text.strip()
+    while pos < len(text):
+        match = _TOKEN.match(text, pos)
+        if match is None or match.end() == pos:
+            raise FormulaError("unexpected %r at position %d of %r" % (text[pos], pos, text))
+        pos = match.end()
+        kind = match.lastgroup
+        tokens.append((kind, match.group(kind)))
+    return tokens
+
+
+class Formula:
+    """A formula as RILS-ROLS prints it, read into a small tree. Its constants written with a
+    decimal point are free (``values``); integers (the package prints a constant within 1e-12 of
+    an integer as one) and the exponent of squaring stay fixed."""
+
+    def __init__(self, text):
+        self.text = text
+        self.values = []
+        self._tokens = tokenize(text)
+        self._i = 0
+        self.tree = self._sum()
+        if self._i != len(self._tokens):
+            raise FormulaError("unexpected %r in %r" % (self._tokens[self._i][1], text))
+
+    # recursive descent, Python precedence: sum > product > unary minus > power
+    def _peek(self):
+        return self._tokens[self._i] if self._i < len(self._tokens) else (None, None)
+
+    def _take(self, expected=None):
+        kind, value = self._peek()
+        if kind is None or (expected is not None and value != expected):
+            raise FormulaError("expected %r in %r" % (expected or "more", self.text))
+        self._i += 1
+        return kind, value
+
+    def _sum(self):
+        left = self._product()
+        while self._peek()[1] in ("+", "-"):
+            op = self._take()[1]
+            left = ("bin", op, left, self._product())
+        return left
+
+    def _product(self):
+        left = self._unary()
+        while self._peek()[1] in ("*", "/"):
+            op = self._take()[1]
+            left = ("bin", op, left, self._unary())
+        return left
+
+    def _unary(self):
+        if self._peek()[1] == "-":
+            self._take()
+            if self._peek()[0] == "num":
+                return self._number(negative=True)
+            return ("neg", self._unary())
+        return self._power()
+
+    def _power(self):
+        base = self._primary()
+        if self._peek()[1] == "**":
+            self._take()
+            return ("bin", "**", base, self._unary())
+        return base
+
+    def _number(self, negative=False):
+        text = self._take()[1]
+        value = -float(text) if negative else float(text)
+        if "." in text or "e" in text.lower():
+            self.values.append(value)
+            return ("const", len(self.values) - 1)
+        return ("int", value)
+
+    def _primary(self):
+        kind, value = self._peek()
+        if kind == "num":
+            return self._number()
+        if value == "(":
+            self._take()
+            inner = self._sum()
+            self._take(")")
+            return inner
+        if kind == "name":
+            self._take()
+            if value in _FUNCTIONS:
+                self._take("(")
+                args = [self._sum()]
+                while self._peek()[1] == ",":
+                    self._take()
+                    args.append(self._sum())
+                self._take(")")
+                if len(args) != _FUNCTIONS[value]:
+                    raise FormulaError("%s takes %d argument(s) in %r" % (value, _FUNCTIONS[value], self.text))
+                return ("call", value, args)
+            if re.fullmatch(r"x\d+", value):
+                return ("var", int(value[1:]))
+            if value.lower() in ("nan", "inf"):
+                return ("int", float(value))
+            raise FormulaError("unknown name %r in %r" % (value, self.text))
+        raise FormulaError("unexpected %r in %r" % (value, self.text))
+
+    def evaluate(self, X, values=None):
+        values = self.values if values is None else values
+        with np.errstate(all="ignore"):
+            return np.broadcast_to(_evaluate(self.tree, X, values), (X.shape[0],)).astype(float)
+
+    def infix(self, variables, values=None):
+        values = self.values if values is None else values
+        return _infix(self.tree, variables, values)
+
+
+_NUMPY = {"sin": np.sin, "cos": np.cos, "ln": np.log, "exp": np.exp, "sqrt": np.sqrt, "pow": np.power,
+          "MIN": np.minimum, "MAX": np.maximum}
+_BINARY = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.true_divide, "**": np.power}
+
+
+def _evaluate(node, X, values):
+    kind = node[0]
+    if kind == "const":
+        return np.float64(values[node[1]])
+    if kind == "int":
+        return np.float64(node[1])
+    if kind == "var":
+        return X[:, node[1]]
+    if kind == "neg":
+        return -_evaluate(node[1], X, values)
+    if kind == "bin":
+        return _BINARY[node[1]](_evaluate(node[2], X, values), _evaluate(node[3], X, values))
+    return _NUMPY[node[1]](*[_evaluate(a, X, values) for a in node[2]])
+
+
+def _number(value):
+    text = repr(float(value))
+    return "(%s)" % text if text.startswith("-") else text
+
+
+_SRBF_NAMES = {"ln": "log", "MIN": "min", "MAX": "max"}
+
+
+def _infix(node, variables, values):
+    kind = node[0]
+    if kind == "const":
+        return _number(values[node[1]])
+    if kind == "int":
+        value = node[1]
+        if not math.isfinite(value):
+            return repr(value)
+        text = str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+        return "(%s)" % text if text.startswith("-") else text
+    if kind == "var":
+        if node[1] >= len(variables):
+            raise FormulaError("the formula uses x%d, the problem has %d variables" % (node[1], len(variables)))
+        return variables[node[1]]
+    if kind == "neg":
+        return "(-%s)" % _infix(node[1], variables, values)
+    if kind == "bin":
+        return "(%s %s %s)" % (_infix(node[2], variables, values), node[1], _infix(node[3], variables, values))
+    args = [_infix(a, variables, values) for a in node[2]]
+    if node[1] == "pow":
+        return "(%s ** %s)" % (args[0], args[1])
+    return "%s(%s)" % (_SRBF_NAMES.get(node[1], node[1]), ", ".join(args))
+
+
+def least_squares(residual, start, iterations=200):
+    """Levenberg-Marquardt on ``residual(values)`` from ``start``, with a central-difference
+    Jacobian; returns the best values seen."""
+    x = np.array(start, dtype=float)
+    r = residual(x)
+    cost = float(r @ r)
+    damping = 1e-3
+    for _ in range(iterations):
+        if cost == 0.0:
+            break
+        steps = 1e-7 * np.maximum(1.0, np.abs(x))
+        J = np.empty((r.size, x.size))
+        for j in range(x.size):
+            e = np.zeros_like(x)
+            e[j] = steps[j]
+            J[:, j] = (residual(x + e) - residual(x - e)) / (2 * steps[j])
+        scale = np.sqrt(np.sum(J * J, axis=0)) + 1e-300
+        improved = False
+        while damping < 1e16:
+            A = np.vstack([J, np.diag(np.sqrt(damping) * scale)])
+            b = np.concatenate([-r, np.zeros(x.size)])
+            step = np.linalg.lstsq(A, b, rcond=None)[0]
+            candidate = x + step
+            r_new = residual(candidate)
+            new_cost = float(r_new @ r_new)
+            if new_cost < cost:
+                converged = np.all(np.abs(step) <= 1e-16 * np.maximum(1.0, np.abs(x)))
+                x, r, cost = candidate, r_new, new_cost
+                damping = max(damping / 10, 1e-15)
+                improved = True
+                break
+            damping *= 10
+        if not improved or converged:
+            break
+    return x
+
+
+def recover_constants(formula, X, predictions):
+    """Full-precision constants for ``formula`` that reproduce ``predictions`` on ``X``: least
+    squares from the printed values. Returns (values, relative error, how)."""
+    target = np.asarray(predictions, dtype=float)
+    start = np.array(formula.values, dtype=float)
+    finite = target[np.isfinite(target)]
+    scale = float(np.max(np.abs(finite))) if finite.size and np.max(np.abs(finite)) > 0 else 1.0
+
+    def error(values):
+        ours = formula.evaluate(X, values)
+        diff = np.abs(ours - target)
+        diff[np.isnan(ours) & np.isnan(target)] = 0.0
+        diff[(ours == target)] = 0.0  # equal infinities
+        return float(np.max(diff, initial=0.0)) / scale if not np.isnan(diff).any() else math.inf
+
+    printed = error(start)
+    if printed <= RECOVERY_TOLERANCE or start.size == 0:
+        return [float(v) for v in start], printed, "printed"
+    mask = np.isfinite(target) & np.isfinite(formula.evaluate(X, start))
+    if mask.sum() < start.size:
+        return [float(v) for v in start], printed, "printed (too few finite points to recover the constants)"
+    Xm, tm = X[mask], target[mask]
+
+    def residual(values):
+        r = (formula.evaluate(Xm, values) - tm) / scale
+        return np.where(np.isfinite(r), r, 1e6)
+
+    values = least_squares(residual, start)
+    recovered = error(values)
+    if recovered <= RECOVERY_TOLERANCE:
+        return [float(v) for v in values], recovered, "recovered"
+    return [float(v) for v in start], printed, "printed (recovery reached only %.3g)" % recovered
+
+
+# ---------------------------------------------------------------- the verbose lines
+
+_LINE = re.compile(r"^it=(?P<it>\d+)\tfit_calls=(?P<calls>\d+).*?\tsol=(?P<sol>.+)$")
+_FIELD = re.compile(r"(\w+)=([^\t]*)")
+
+
+def read_progress(line):
+    """A verbose progress line as a dict (``it``, ``fit_calls``, ``final_R2``, ..., ``sol``), or
+    None for any other line."""
+    line = line.rstrip("\r\n")
+    match = _LINE.match(line)
+    if match is None:
+        return None
+    head, sol = line.split("\tsol=", 1)
+    fields = {}
+    for key, value in _FIELD.findall(head):
+        try:
+            fields[key] = int(value) if re.fullmatch(r"-?\d+", value) else float(value)
+        except ValueError:
+            fields[key] = value
+    fields["sol"] = sol.strip()
+    return fields
+
+
+def _pump(fd, on_line, forward_fd):
+    """Read ``fd`` to its end, copy every byte to ``forward_fd`` and pass each line to ``on_line``."""
+    pending = b""
+
+    def deliver(line):
+        try:
+            on_line(line.decode("utf-8", errors="replace"))
+        except Exception:  # noqa: BLE001 -- a bad line never breaks the fit
+            pass
+
+    while True:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            break
+        try:
+            os.write(forward_fd, chunk)
+        except OSError:
+            pass
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        for line in lines:
+            deliver(line)
+    if pending:
+        deliver(pending)
+    os.close(fd)
+
+
+def _libc():
+    try:
+        return ctypes.CDLL(None)
+    except OSError:
+        return None
+
+
+def _flush_c_stdout():
+    libc = _libc()
+    if libc is not None:
+        try:
+            libc.fflush(None)
+        except Exception:  # noqa: BLE001
+            pass
+
+
+def _seed_c_rand(seed):
+    libc = _libc()
+    if libc is None:
+        return False
+    libc.srand(ctypes.c_uint(seed % (2**32)))
+    return True
+
+
+# ---------------------------------------------------------------- the fit, in a child process
+
+def _child(sender, out_fd, X, y, calls, seed, params):
+    """Runs in the forked child: the fit, with its standard output going to ``out_fd``."""
+    try:
+        os.dup2(out_fd, 1)
+        os.close(out_fd)
+        seeded = _seed_c_rand(seed)
+        model = _Regressor(max_fit_calls=calls, verbose=True, random_state=seed, **params)
+        model.fit(X, y)
+        message = {
+            "ok": True,
+            "model": str(model.model),
+            "predictions": np.asarray(model.predict(X), dtype=float),
+            "fit_calls": int(model.fit_calls),
+            "best_time": float(model.best_time),
+            "total_time": float(model.total_time),
+            "c_rand_seeded": seeded,
+        }
+    except BaseException as exc:  # noqa: BLE001 -- reported to the parent, which raises
+        import traceback
+
+        message = {"ok": False, "error": "%s: %s" % (type(exc).__name__, exc), "traceback": traceback.format_exc()}
+    sys.stdout.flush()
+    _flush_c_stdout()
+    sender.send(message)
+    sender.close()
+
+
+def _fit_in_child(X, y, calls, seed, params, on_line):
+    """Fit in a forked child process and return what it sends back.
+
+    The C++ core holds the GIL for the whole search, so no thread of this process could read its
+    progress lines while it runs; a child process can be watched from here instead. The child
+    belongs to the worker's process group, so a timeout kill takes it too, and the worker's CPU
+    time includes it (it is waited for).
+    """
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    read_end, write_end = os.pipe()
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(target=_child, args=(sender, write_end, X, y, calls, seed, params), daemon=True)
+    sys.stdout.flush()
+    child.start()
+    os.close(write_end)
+    sender.close()
+    reader = threading.Thread(target=_pump, args=(read_end, on_line, 1), daemon=True)
+    reader.start()
+    try:
+        message = receiver.recv()
+    except EOFError:
+        message = None
+    child.join()
+    reader.join()
+    receiver.close()
+    if message is None:
+        raise RuntimeError("the RILS-ROLS process died without a result (exit code %s)" % child.exitcode)
+    if not message["ok"]:
+        raise RuntimeError("RILS-ROLS failed: %s\n%s" % (message["error"], message.get("traceback", "")))
+    return message
+
+
+# ---------------------------------------------------------------- fit
+
+def _version():
+    try:
+        from importlib.metadata import version
+
+        return version("rils-rols")
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def fit(X, y, *, budget, seed, variables, options, report):
+    options = check_options(options)
+    calls = fit_calls_of(budget)
+    params = options["params"]
+    vocabulary = options["unary"] + options["binary"]
+    outside = [op for op in OPERATORS if op not in vocabulary]
+    if _Regressor is None:
+        setup(options)
+    progress = []
+
+    def on_line(line):
+        fields = read_progress(line)
+        if fields is None:
+            return
+        try:
+            fields["expression"] = Formula(fields["sol"]).infix(variables)
+        except FormulaError:
+            return
+        if not progress or progress[-1]["expression"] != fields["expression"]:
+            report(fields["expression"])
+        progress.append(fields)
+
+    t0 = time.perf_counter()
+    outcome = _fit_in_child(X, y, calls, int(seed), params, on_line)
+    fit_seconds = time.perf_counter() - t0
+    printed = outcome["model"]
+    formula = Formula(printed)
+    predictions = np.asarray(outcome["predictions"], dtype=float)
+    values, error, how = recover_constants(formula, np.asarray(X, dtype=float), predictions)
+    expression = formula.infix(variables, values)
+    report(expression)
+    steps = [{k: v for k, v in p.items() if k in ("it", "fit_calls", "final_R2", "final_RMSE", "final_size", "expression")}
+             for p in progress]
+    return {
+        "expression": expression,
+        "fit_seconds": fit_seconds,
+        "raw_expression": printed,
+        "constants": values,
+        "printed_constants": list(formula.values),
+        "constants_source": how,
+        "constants_error": error,
+        "fit_calls": outcome["fit_calls"],
+        "best_time": outcome["best_time"],
+        "total_time": outcome["total_time"],
+        "stopped_by": "time" if outcome["fit_calls"] < calls else "budget",
+        "progress": steps,
+        "knob": {"max_fit_calls": calls},
+        "settings": params,
+        "size_limit": {"max_complexity": params["max_complexity"]},
+        "operator_set": "fixed by the package: " + ", ".join(OPERATORS),
+        "operators_outside_vocabulary": outside,
+        "c_rand_seeded": outcome["c_rand_seeded"],
+        "reproducible": True,
+        "package": {"name": "rils-rols", "version": _version()},
+    }

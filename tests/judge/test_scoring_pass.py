@@ -1,0 +1,333 @@
+"""The scoring pass over a results store: metrics per prediction, failures, resume, data checks, CLI."""
+
+from __future__ import annotations
+
+import math
+import shutil
+import warnings
+
+import pandas as pd
+import pytest
+
+from srbf.catalogs.loader import load_catalog
+from srbf.catalogs.sampling import sample_problem
+from srbf.cli import main
+from srbf.judge import JUDGE_VERSION, METRIC_KEYS
+from srbf.judge.scoring_pass import ScoringError, metrics_long_frame, parse_condition, score_store
+from srbf.runs.records import FitResult, TaskKey
+from srbf.store import ResultsStore
+
+CONDITION = "n_support=64;noise=0"
+SAMPLING = {"n_support": [64], "n_validation": 32, "draws": 2, "noise": [0.0], "ood": False}
+
+
+# ---- building stores ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def driver_store(tmp_path_factory):
+    """A store written by the real driver: linear and oracle on three Nguyen problems, one budget."""
+    try:
+        from srbf.runs.config import config_from_dict
+        from srbf.runs.driver import run_config
+    except ImportError as error:  # pragma: no cover - the driver is being written alongside
+        pytest.skip(f"the driver is not importable: {error}")
+    root = tmp_path_factory.mktemp("driver") / "results"
+    config = config_from_dict({
+        "experiment": "score-test",
+        "catalogs": ["nguyen"],
+        "limit": 3,
+        "sampling": {"n_support": 64, "n_validation": 32, "draws": 1},
+        "methods": [
+            {"name": "linear", "budgets": [1], "config_provenance": "upstream_default"},
+            {"name": "oracle", "budgets": [1], "config_provenance": "upstream_default"},
+        ],
+        "results": str(root),
+        "workers": 2,
+    })  # fmt: skip
+    summary = run_config(config, progress=False)
+    assert summary.recorded == 6 and summary.ok == 6
+    return root
+
+
+def copy_of(root, tmp_path):
+    target = tmp_path / "copy"
+    shutil.copytree(root, target)
+    return target
+
+
+def problem_of(problem_id, draw=0, catalog="nguyen", seed=0, n_support=64, n_validation=32):
+    cat = load_catalog(catalog)
+    return sample_problem(cat.entry(problem_id), catalog=cat.name, catalog_version=cat.version, seed=seed,
+                          draw=draw, n_support=n_support, n_validation=n_validation)  # fmt: skip
+
+
+def write_store(root, fits, *, sampling=SAMPLING, catalogs=("nguyen",)):
+    """Record ``fits``: (method, problem_id, draw, FitResult[, data_hash][, catalog_version]) tuples."""
+    config = {"run": {"catalogs": list(catalogs), "seed": 0, "sampling": sampling}}
+    ids = {}
+    with ResultsStore(root) as store:
+        campaigns = {}
+        for fit in fits:
+            method, problem_id, draw, result = fit[:4]
+            data_hash = fit[4] if len(fit) > 4 and fit[4] is not None else problem_of(problem_id, draw).data_hash
+            version = fit[5] if len(fit) > 5 else 1
+            if method not in campaigns:
+                campaigns[method] = store.start_campaign(
+                    "direct", {**config, "variant": {"label": method}}, f"hash-{method}", "harness_tuned", git=None
+                )
+            key = TaskKey(method, f"hash-{method}", "nguyen", version, problem_id, draw, 1.0, CONDITION, 0)
+            ids[(method, problem_id, draw)] = store.record(key, result, campaign_id=campaigns[method], data_hash=data_hash)
+    return ids
+
+
+def metrics_by_id(root):
+    with ResultsStore.open_readonly(root) as store:
+        frame = store.metrics_frame(JUDGE_VERSION)
+    return {int(row["prediction_id"]): row for _, row in frame.iterrows()}
+
+
+# ---- the driver's store -----------------------------------------------------------------------
+
+
+def test_every_prediction_of_a_driver_run_gets_metrics(driver_store, tmp_path):
+    root = copy_of(driver_store, tmp_path)
+    summary = score_store(root, workers=1, progress=False)
+    assert summary.ok and summary.scored == 6 and summary.skipped == 0 and not summary.failed
+    with ResultsStore.open_readonly(root) as store:
+        predictions = store.predictions_frame()
+        metrics = store.metrics_frame(JUDGE_VERSION)
+    assert sorted(metrics["prediction_id"]) == sorted(predictions["id"])
+    assert set(metrics["judge_version"]) == {JUDGE_VERSION}
+    assert set(METRIC_KEYS) - {"srbench_symbolic_solution"} <= set(metrics.columns)
+    oracle = metrics[metrics["method"] == "oracle"]
+    assert len(oracle) == 3 and (oracle["nrr_validation"] == 1).all() and (oracle["srr_all"] == 1).all()
+    linear = metrics[metrics["method"] == "linear"]
+    assert (linear["success"] == 1).all() and (linear["nrr_validation"] == 0).all()
+
+
+def test_a_rerun_scores_nothing_new(driver_store, tmp_path):
+    root = copy_of(driver_store, tmp_path)
+    score_store(root, workers=1, progress=False)
+    before = metrics_by_id(root)
+    again = score_store(root, workers=1, progress=False)
+    assert again.ok and again.scored == 0 and again.skipped == 6
+    after = metrics_by_id(root)
+    assert {i: r["created_at"] for i, r in before.items()} == {i: r["created_at"] for i, r in after.items()}
+
+
+def test_metrics_long_frame_feeds_the_statistics(driver_store, tmp_path):
+    from srbf.stats.tables import analyze
+
+    root = copy_of(driver_store, tmp_path)
+    with pytest.warns(UserWarning, match="6 of 6 prediction"):
+        assert metrics_long_frame(root).empty
+    score_store(root, workers=1, progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        frame = metrics_long_frame(root)
+    assert len(frame) == 6
+    for column in ("method", "catalog", "catalog_version", "problem_id", "draw", "budget", "seconds", "success",
+                   "nrr_validation", "provenance", "experiment", "placeholder", "n_support", "noise"):  # fmt: skip
+        assert column in frame.columns, column
+    assert set(frame["method"]) == {"linear", "oracle"} and set(frame["provenance"]) == {"upstream_default"}
+    assert (frame["seconds"] > 0).all() and (frame["n_support"] == 64).all() and not frame["placeholder"].any()
+    assert frame["nrr_validation"].dtype.kind in "if"
+    result = analyze(frame, ["nrr_validation", "success"], compare_at="budget")
+    rows = result.aggregates
+    at_budget = rows[(rows["axis"] == "budget") & (rows["metric"] == "nrr_validation")].set_index("method")
+    assert at_budget.loc["oracle", "estimate"] == pytest.approx(1.0, abs=0.05)
+
+
+# ---- failures, hints, data checks ------------------------------------------------------------
+
+
+def test_failed_fits_are_scored_as_failures_with_their_reason(tmp_path):
+    root = tmp_path / "results"
+    truth = "x1**3 + x1**2 + x1"
+    ids = write_store(root, [
+        ("oracle", "Nguyen-1", 0, FitResult("ok", truth, wall_seconds=0.1)),
+        ("failed", "Nguyen-1", 0, FitResult("failed", None, error="ValueError: boom")),
+        ("timeout", "Nguyen-1", 0, FitResult("timeout", None, error="no result within 5 s")),
+        ("crashed", "Nguyen-1", 0, FitResult("crashed", None, error="the worker died (signal 9)")),
+        ("garbage", "Nguyen-1", 0, FitResult("ok", "x1 +* )(")),
+        ("blowup", "Nguyen-1", 0, FitResult("ok", "log(x1 - 5)")),
+        ("placeholder", "Nguyen-1", 0, FitResult("placeholder", error="support: only 0 of 6400 points"), ""),
+    ])  # fmt: skip
+    summary = score_store(root, workers=1, progress=False)
+    assert summary.ok and summary.scored == 7 and summary.as_failures == 6
+    m = metrics_by_id(root)
+    assert m[ids[("oracle", "Nguyen-1", 0)]]["nrr_validation"] == 1
+    expected = {
+        "failed": "failed: ValueError: boom",
+        "timeout": "timeout: no result within 5 s",
+        "crashed": "crashed: the worker died (signal 9)",
+        "garbage": "does not parse",
+        "blowup": "non-finite values",
+        "placeholder": "placeholder: support: only 0 of 6400 points",
+    }
+    for method, reason in expected.items():
+        row = m[ids[(method, "Nguyen-1", 0)]]
+        assert reason in row["failure_reason"], method
+        assert row["success"] == 0 and row["nrr_validation"] == 0 and row["srr_all"] == 0 and row["token_f1"] == 0
+        assert row["fvu_validation"] is None or math.isnan(row["fvu_validation"])
+    frame = metrics_long_frame(root).set_index("method_name")
+    assert frame.loc["placeholder", "placeholder"] and not frame.loc["failed", "placeholder"]
+    assert frame.loc["timeout", "status"] == "timeout"
+
+
+def test_parse_hints_from_the_internals_are_used(tmp_path):
+    root = tmp_path / "results"
+    ids = write_store(root, [
+        ("by_index", "Nguyen-9", 0, FitResult("ok", "sin(x0) + sin(x1**2)", internals={"parse": {"by_index": True}})),
+        ("no_hints", "Nguyen-9", 0, FitResult("ok", "sin(x0) + sin(x1**2)")),
+        ("one_based", "Nguyen-9", 0, FitResult("ok", "sin(x1) + sin(x2**2)", internals={"parse": {"one_based": True}})),
+        ("prefix", "Nguyen-9", 0, FitResult("ok", "+ sin x1 sin ** x2 2", internals={"parse": {"notation": "prefix"}})),
+        ("bad_hints", "Nguyen-9", 0, FitResult("ok", "sin(x1)", internals={"parse": {"zero_based": True}})),
+    ])  # fmt: skip
+    assert score_store(root, workers=1, progress=False).ok
+    m = metrics_by_id(root)
+    for method in ("by_index", "one_based", "prefix"):
+        assert m[ids[(method, "Nguyen-9", 0)]]["nrr_validation"] == 1, method
+    assert m[ids[("no_hints", "Nguyen-9", 0)]]["nrr_validation"] == 0  # x1 then means the column x1
+    bad = m[ids[("bad_hints", "Nguyen-9", 0)]]
+    assert bad["success"] == 0 and "parse hints" in bad["failure_reason"]
+
+
+def test_a_tampered_data_hash_is_reported_naming_the_problem(tmp_path):
+    root = tmp_path / "results"
+    ids = write_store(root, [
+        ("oracle", "Nguyen-1", 0, FitResult("ok", "x1**3 + x1**2 + x1")),
+        ("oracle", "Nguyen-2", 0, FitResult("ok", "x1**4 + x1**3 + x1**2 + x1"), "0" * 64),
+    ])  # fmt: skip
+    summary = score_store(root, workers=1, progress=False)
+    assert not summary.ok and summary.scored == 1
+    assert [f.prediction_id for f in summary.failed] == [ids[("oracle", "Nguyen-2", 0)]]
+    reason = summary.failed[0].reason
+    assert "nguyen/Nguyen-2" in reason and "draw 0" in reason and "data hash 0000000000000000" in reason
+    assert "nguyen/Nguyen-2" in summary.text()
+    assert set(metrics_by_id(root)) == {ids[("oracle", "Nguyen-1", 0)]}  # no metrics for the mismatch
+    again = score_store(root, workers=1, progress=False)  # tried again, reported again
+    assert again.scored == 0 and again.skipped == 1 and len(again.failed) == 1
+
+
+def test_the_campaigns_validation_size_is_used(tmp_path):
+    root = tmp_path / "results"
+    sampling = {**SAMPLING, "n_validation": 100}
+    problem = problem_of("Nguyen-1", n_validation=100)
+    write_store(root, [("oracle", "Nguyen-1", 0, FitResult("ok", "x1**3 + x1**2 + x1"), problem.data_hash)],
+                sampling=sampling)  # fmt: skip
+    assert score_store(root, workers=1, progress=False).ok
+    wrong = tmp_path / "wrong"
+    write_store(wrong, [("oracle", "Nguyen-1", 0, FitResult("ok", "x1**3 + x1**2 + x1"), problem.data_hash)])
+    summary = score_store(wrong, workers=1, progress=False)
+    assert len(summary.failed) == 1 and "does not match" in summary.failed[0].reason
+
+
+def test_a_catalog_version_mismatch_names_the_catalog(tmp_path):
+    root = tmp_path / "results"
+    write_store(root, [
+        ("oracle", "Nguyen-1", 0, FitResult("ok", "x1**3 + x1**2 + x1")),
+        ("oracle", "Nguyen-2", 0, FitResult("ok", "x1**4 + x1**3 + x1**2 + x1"), None, 7),
+    ])  # fmt: skip
+    summary = score_store(root, workers=1, progress=False)
+    assert summary.scored == 1 and len(summary.failed) == 1
+    reason = summary.failed[0].reason
+    assert "catalog 'nguyen'" in reason and "version 7" in reason and "is version 1" in reason
+
+
+def test_two_workers_give_the_same_metrics_as_one(tmp_path):
+    fits = []
+    for problem_id, truth in (("Nguyen-1", "x1**3 + x1**2 + x1"), ("Nguyen-5", "sin(x1**2) * cos(x1) - 1"),
+                              ("Nguyen-7", "log(x1 + 1) + log(x1**2 + 1)"), ("Nguyen-9", "sin(x1) + sin(x2**2)")):  # fmt: skip
+        for draw in (0, 1):
+            fits += [
+                ("truth", problem_id, draw, FitResult("ok", truth)),
+                ("scaled", problem_id, draw, FitResult("ok", f"1.01 * ({truth})")),
+                ("shifted", problem_id, draw, FitResult("ok", f"({truth}) + 1e-8")),
+                ("failed", problem_id, draw, FitResult("failed", error="boom")),
+            ]
+    one, two = tmp_path / "one", tmp_path / "two"
+    write_store(one, fits)
+    shutil.copytree(one, two)
+    a = score_store(one, workers=1, progress=False)
+    b = score_store(two, workers=2, progress=False)
+    assert a.ok and b.ok and a.scored == b.scored == 32 and b.workers == 2
+    fa, fb = metrics_by_id(one), metrics_by_id(two)
+    assert fa.keys() == fb.keys()
+    for i in fa:
+        ra, rb = fa[i].drop("created_at"), fb[i].drop("created_at")
+        pd.testing.assert_series_equal(ra, rb, check_names=False)
+
+
+def test_srbench_adds_the_symbolic_check_to_rows_scored_without_it(tmp_path):
+    root = tmp_path / "results"
+    ids = write_store(root, [
+        ("truth", "Nguyen-1", 0, FitResult("ok", "x1**3 + x1**2 + x1")),
+        ("scaled", "Nguyen-1", 0, FitResult("ok", "1.0001 * (x1**3 + x1**2 + x1)")),
+        ("failed", "Nguyen-1", 0, FitResult("failed", error="boom")),
+    ])  # fmt: skip
+    score_store(root, workers=1, progress=False)
+    assert "srbench_symbolic_solution" not in metrics_by_id(root)[ids[("truth", "Nguyen-1", 0)]]
+    summary = score_store(root, workers=1, srbench=True, progress=False)
+    assert summary.ok and summary.scored == 3 and summary.skipped == 0
+    m = metrics_by_id(root)
+    assert m[ids[("truth", "Nguyen-1", 0)]]["srbench_symbolic_solution"] == 1
+    assert m[ids[("scaled", "Nguyen-1", 0)]]["srbench_symbolic_solution"] == 1  # a scaled truth counts
+    assert m[ids[("failed", "Nguyen-1", 0)]]["srbench_symbolic_solution"] == 0
+    assert score_store(root, workers=1, srbench=True, progress=False).scored == 0
+
+
+# ---- small pieces, errors, the command line ---------------------------------------------------
+
+
+def test_parse_condition():
+    assert parse_condition("n_support=512;noise=0") == (512, 0.0)
+    assert parse_condition("n_support=64;noise=0.01") == (64, 0.01)
+    for bad in ("n_support=a;noise=0", "noise=0", "n_support=5;colour=red", "512"):
+        with pytest.raises(ValueError, match="condition"):
+            parse_condition(bad)
+
+
+def test_no_store_and_a_readonly_store_are_errors(tmp_path):
+    with pytest.raises(ScoringError, match="no results store"):
+        score_store(tmp_path / "nothing", progress=False)
+    assert not (tmp_path / "nothing").exists()
+    write_store(tmp_path / "results", [("oracle", "Nguyen-1", 0, FitResult("ok", "x1"))])
+    with ResultsStore.open_readonly(tmp_path / "results") as store, pytest.raises(ScoringError, match="read-only"):
+        score_store(store, progress=False)
+
+
+def test_the_cli_prints_a_summary(tmp_path, capsys):
+    root = tmp_path / "results"
+    write_store(root, [
+        ("oracle", "Nguyen-1", 0, FitResult("ok", "x1**3 + x1**2 + x1")),
+        ("failed", "Nguyen-1", 0, FitResult("failed", error="boom")),
+    ])  # fmt: skip
+    assert main(["score", "--results", str(root), "--quiet", "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "2 prediction(s) scored" in out and "(1 as failures)" in out and "0 already scored" in out
+    assert main(["score", "--results", str(root), "--quiet"]) == 0
+    assert "0 prediction(s) scored" in capsys.readouterr().out
+
+    bad = tmp_path / "bad"
+    write_store(bad, [("oracle", "Nguyen-2", 0, FitResult("ok", "x1"), "f" * 64)])
+    assert main(["score", "--results", str(bad), "--quiet"]) == 1
+    assert "nguyen/Nguyen-2" in capsys.readouterr().out
+    assert main(["score", "--results", str(tmp_path / "none"), "--quiet"]) == 2
+    assert "no results store" in capsys.readouterr().err
+
+
+def test_failure_records_match_the_judges_own(tmp_path):
+    """A failed fit's record has exactly the keys and values the judge gives a missing prediction."""
+    from srbf.judge import Judge
+
+    root = tmp_path / "results"
+    write_store(root, [("failed", "Nguyen-1", 0, FitResult("failed", error="boom"))])
+    score_store(root, workers=1, progress=False)
+    with ResultsStore.open_readonly(root) as store:
+        stored = store.metrics_frame(JUDGE_VERSION, expand=False)["metrics"].iloc[0]
+    own = Judge("x1", problem_of("Nguyen-1"), variables=["x1"]).score(None)
+    own.pop("judge_version")
+    own["failure_reason"] = "failed: boom"
+    assert stored == own

@@ -1,0 +1,180 @@
+"""What the adapter tests (tests/methods/test_adapter_*.py) share: recorded outputs, the adapter
+files loaded without their packages, srbf's evaluation of a converted formula, and the real
+Worker in a method's own environment when one exists.
+
+Imported by the tests as ``recorded.adapter_checks`` (tests/methods is on sys.path under pytest).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import json
+import os
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from srbf.expr import compile_expr, parse
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]
+ADAPTERS = REPO / "src" / "srbf" / "methods" / "adapters"
+CONFIGS = REPO / "configs" / "methods"
+
+
+@lru_cache(maxsize=None)
+def recording(name: str) -> dict:
+    """tests/methods/recorded/NAME.json, written by record.py under the package's interpreter."""
+    return json.loads((HERE / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def cases(name: str) -> list[dict]:
+    return recording(name)["cases"]
+
+
+@lru_cache(maxsize=None)
+def adapter(name: str):
+    """The adapter file as a module of its own (it imports its package only inside functions)."""
+    spec = importlib.util.spec_from_file_location(f"srbf_adapter_{name}", ADAPTERS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def evaluate(expression: str, variables, X) -> np.ndarray:
+    """srbf's reading of ``expression`` (parse, then the judge's evaluator) on the rows of ``X``."""
+    X = np.asarray(X, dtype=float)
+    with np.errstate(all="ignore"):
+        values = compile_expr(parse(expression, list(variables)), list(variables))(X)
+    return np.broadcast_to(np.asarray(values, dtype=float), (X.shape[0],))
+
+
+def mismatch(ours, theirs, *, rtol: float, atol: float = 0.0) -> np.ndarray:
+    """Rows where srbf's values and the package's differ beyond the tolerance (NaN equals NaN,
+    infinities must agree exactly)."""
+    ours, theirs = np.asarray(ours, dtype=float), np.asarray(theirs, dtype=float)
+    both_nan = np.isnan(ours) & np.isnan(theirs)
+    with np.errstate(all="ignore"):
+        close = np.isclose(ours, theirs, rtol=rtol, atol=atol, equal_nan=True)
+    return ~(close | both_nan)
+
+
+def check_case(name: str, case: dict, *, rtol: float = 1e-9, atol_scale: float = 0.0, rows=None) -> None:
+    """The converted expression evaluates to the package's own predictions (support and fresh
+    points); ``rows``, when given, restricts the support points compared."""
+    for points, key in (("X", "predictions"), ("X_eval", "predictions_eval")):
+        X = np.asarray(case[points], dtype=float)
+        theirs = np.asarray(case[key], dtype=float)
+        ours = evaluate(case["expression"], case["variables"], X)
+        finite = theirs[np.isfinite(theirs)]
+        atol = atol_scale * (float(np.max(np.abs(finite))) if finite.size else 1.0)
+        bad = mismatch(ours, theirs, rtol=rtol, atol=atol)
+        if rows is not None and points == "X":
+            bad &= rows
+        assert not bad.any(), (
+            f"{name} / {case['name']} ({points}): srbf {ours[bad][:3]} vs package {theirs[bad][:3]} "
+            f"on {int(bad.sum())} of {bad.size} rows\n{case['expression']}"
+        )
+
+
+# --- the adapter files' imports -------------------------------------------------------------------
+
+
+def imported_modules(name: str) -> set[str]:
+    """Top-level names of every module the adapter file imports, anywhere in the file."""
+    tree = ast.parse((ADAPTERS / f"{name}.py").read_text(encoding="utf-8"))
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def check_imports(name: str, package: str) -> None:
+    """Only the standard library, NumPy and the method's own package (never srbf)."""
+    allowed = set(sys.stdlib_module_names) | {"numpy", package, "__future__"}
+    extra = imported_modules(name) - allowed
+    assert not extra, f"adapters/{name}.py imports {sorted(extra)}; a method file may import only " \
+                      f"the standard library, NumPy and {package}"  # fmt: skip
+
+
+# --- the method's config --------------------------------------------------------------------------
+
+
+def config(name: str) -> dict:
+    return yaml.safe_load((CONFIGS / f"{name}.yaml").read_text(encoding="utf-8"))
+
+
+def check_config(name: str) -> dict:
+    """configs/methods/NAME.yaml runs the adapter file in the method's env at upstream defaults."""
+    data = config(name)
+    method = data["method"]
+    assert method["name"] == name
+    assert method["config_provenance"] == "upstream_default"
+    assert method["budget_knob"]
+    assert method["python"] == f"env:{name}"
+    assert method["adapter"]["type"] == "file"
+    path = (CONFIGS / method["adapter"]["path"]).resolve()
+    assert path == (ADAPTERS / f"{name}.py").resolve() and path.is_file()
+    adapter(name).check_options(method.get("options") or {})  # the options are ones the adapter takes
+    return data
+
+
+# --- the real package, through the Worker ---------------------------------------------------------
+
+
+def method_python(name: str) -> str | None:
+    """The interpreter of the method's own environment: srbf's (``$SRBF_HOME/envs/NAME``, made by
+    ``srbf methods install NAME``), else a development one at ``/tmp/env-NAME``; None if neither."""
+    candidates = []
+    try:
+        from srbf.methods import envs
+
+        if envs.is_installed(name):  # a finished install (it has its manifest)
+            candidates.append(envs.env_python(name))
+    except Exception:  # the environment manager is optional here
+        if os.environ.get("SRBF_HOME"):
+            candidates.append(Path(os.environ["SRBF_HOME"]) / "envs" / name / "bin" / "python")
+    candidates.append(Path(f"/tmp/env-{name}/bin/python"))
+    for python in candidates:
+        if python.is_file() and os.access(python, os.X_OK):
+            return str(python)
+    return None
+
+
+def toy(seed: int = 0, n: int = 64, kind: str = "poly"):
+    """Small problems: ``poly`` y = x0**2 + x1 on [-2, 2]^2 (srbf's doctor problem),
+    ``positive`` y = log(x0)*x1 + sqrt(x1) on [0.5, 3]^2."""
+    rng = np.random.default_rng(seed)
+    if kind == "poly":
+        X = rng.uniform(-2, 2, (n, 2))
+        return X, X[:, 0] ** 2 + X[:, 1]
+    X = rng.uniform(0.5, 3, (n, 2))
+    return X, np.log(X[:, 0]) * X[:, 1] + np.sqrt(X[:, 1])
+
+
+def worker_fits(name: str, python: str, problems, *, options=None, time_limit: float = 300.0):
+    """Run the adapter through the real Worker under ``python``; one FitResult per
+    (X, y, variables, budget, seed) in ``problems``, all in one worker process."""
+    from srbf.methods import Worker
+    from srbf.runs.records import FitTask, TaskKey
+
+    results = []
+    with Worker(ADAPTERS / f"{name}.py", python=python, options=options or {}) as worker:
+        for i, (X, y, variables, budget, seed) in enumerate(problems):
+            key = TaskKey(name, "test", "toy", 1, f"p{i}", 0, budget, f"n_support={len(y)}", seed)
+            task = FitTask(key, X, y, tuple(variables), options=dict(options or {}), time_limit=time_limit)
+            results.append(worker.fit(task))
+    return results
+
+
+def r2(expression: str, variables, X, y) -> float:
+    predicted = evaluate(expression, variables, X)
+    with np.errstate(all="ignore"):
+        return float(1 - np.sum((y - predicted) ** 2) / np.sum((y - np.mean(y)) ** 2))

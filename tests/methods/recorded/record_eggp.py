@@ -1,0 +1,169 @@
+"""Record eggp's raw output for tests/methods/test_adapter_eggp.py.
+
+Run under an interpreter that has eggp (not srbf)::
+
+    /tmp/env-eggp/bin/python tests/methods/recorded/record_eggp.py            # eggp
+    /tmp/env-symregg/bin/python tests/methods/recorded/record_eggp.py symregg # SymRegg, same layout
+
+It fits small problems through the adapter's own ``fit`` (capturing the estimator it builds), and
+writes ``NAME.json``: per case the points, the raw row of the results table the adapter converts
+(NumPy code, ``theta``, display text), the adapter's srbf infix, and the **package's own
+predictions** (``predict`` for the selected model, ``evaluate_model`` for other rows) on the
+support points and on fresh points. eggp has no seed, so a rerun records different formulas.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import json
+import platform
+import re
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ADAPTERS = HERE.parents[2] / "src" / "srbf" / "methods" / "adapters"
+CLASSES = {"eggp": "EGGP", "symregg": "SymRegg"}
+
+
+def load_adapter(name):
+    spec = importlib.util.spec_from_file_location(f"srbf_adapter_{name}", ADAPTERS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class Capture:
+    """The package module, except that constructing the estimator class keeps the instance."""
+
+    def __init__(self, module, cls):
+        self.module, self.cls, self.instances = module, cls, []
+
+    def __getattr__(self, name):
+        value = getattr(self.module, name)
+        if name != self.cls:
+            return value
+
+        def make(*args, **kwargs):
+            instance = value(*args, **kwargs)
+            self.instances.append(instance)
+            return instance
+
+        return make
+
+
+def problem(kind, seed, n=64, n_eval=32):
+    rng = np.random.default_rng(seed)
+    if kind == "poly_sin":  # x0**2 + sin(x1) on [-2, 2]^2
+        X = rng.uniform(-2, 2, (n + n_eval, 2))
+        y = X[:, 0] ** 2 + np.sin(X[:, 1])
+    elif kind == "log_sqrt":  # log(x0)*x1 + sqrt(x1) on [0.5, 3]^2
+        X = rng.uniform(0.5, 3, (n + n_eval, 2))
+        y = np.log(X[:, 0]) * X[:, 1] + np.sqrt(X[:, 1])
+    else:  # three: x0*x1 - exp(0.3*x2) on [0.2, 2]^3
+        X = rng.uniform(0.2, 2, (n + n_eval, 3))
+        y = X[:, 0] * X[:, 1] - np.exp(0.3 * X[:, 2])
+    return X[:n], y[:n], X[n:]
+
+
+def floats(a):
+    return [float(v) for v in np.asarray(a, dtype=float).ravel()]
+
+
+WIDE = {"unary": ["sin", "cos", "exp", "log", "sqrt", "abs", "tan", "tanh", "asin", "acos", "atan", "sinh",
+                  "cosh", "square", "cube", "cbrt", "inv"],
+        "binary": ["add", "sub", "mul", "div", "pow"]}  # fmt: skip
+FITS = [  # (kind, variables, budget, options, extra rows to record)
+    ("poly_sin", ("u", "v"), 10, {}, 3),
+    ("three", ("x1", "x2", "x3"), 10, {}, 2),
+    ("log_sqrt", ("a", "b"), 15, WIDE, 0),  # extra rows chosen to cover every NumPy function
+]
+
+
+def main(name="eggp"):
+    adapter = load_adapter(name)
+    adapter.setup({})
+    module_attr = "_" + name
+    capture = Capture(getattr(adapter, module_attr), CLASSES[name])
+    setattr(adapter, module_attr, capture)
+    cases = []
+    for kind, variables, budget, options, extra in FITS:
+        X, y, X_eval = problem(kind, seed=len(cases))
+        reports = []
+        result = adapter.fit(X, y, budget=budget, seed=0, variables=variables, options=options, report=reports.append)
+        model = capture.instances[-1]
+        table = model.results.reset_index(drop=True)
+        rows = adapter.read_rows(table)
+        best = adapter.best_row(rows)
+        position = {int(i): p for p, i in enumerate(table["id"])}
+
+        def case(row, label, predict):
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                theirs, theirs_eval = predict(X), predict(X_eval)
+            return {
+                "name": f"{kind} {label}",
+                "variables": list(variables),
+                "budget": budget,
+                "options": options,
+                "X": [floats(r) for r in X],
+                "y": floats(y),
+                "X_eval": [floats(r) for r in X_eval],
+                "raw": {"numpy": row["numpy"], "theta": ";".join(repr(v) for v in row["theta"]),
+                        "theta_text": str(table.loc[position[row["id"]], "theta"])},
+                "printout": row["display"],
+                "expression": adapter.to_infix(row["numpy"], row["theta"], variables),
+                "predictions": floats(theirs),
+                "predictions_eval": floats(theirs_eval),
+            }
+
+        if name == "eggp":  # EGGP.predict picks the lowest training loss itself
+            best_case = case(best, "best", model.predict)
+        else:  # SymRegg.predict takes the table's last row, which with trace=True is not the best
+            p_best = position[best["id"]]
+            best_case = case(best, "best", lambda points: model.evaluate_model(p_best, points))
+        assert best_case["expression"] == result["expression"]
+        best_case["front"] = [f["expression"] for f in result["front"]]
+        best_case["trajectory_by_evaluation"] = result["trajectory_by_evaluation"]
+        best_case["reports"] = reports
+        best_case["loss_train"] = result["loss_train"]
+        cases.append(best_case)
+
+        chosen, seen = [], {best["numpy"]}
+        if extra:
+            for row in sorted(rows, key=lambda r: r["loss"]):
+                if len(chosen) == extra:
+                    break
+                if row["numpy"] not in seen and "t[" in row["numpy"]:
+                    chosen.append(row)
+                    seen.add(row["numpy"])
+        else:  # one row for each NumPy function the table uses, finite where possible
+            functions = set()
+            for row in rows:
+                new = set(re.findall(r"np\.(\w+)", row["numpy"])) - functions
+                if new and row["numpy"] not in seen:
+                    chosen.append(row)
+                    seen.add(row["numpy"])
+                    functions |= new
+        for i, row in enumerate(chosen):
+            p = position[row["id"]]
+            cases.append(case(row, f"row {i} (id {row['id']})", lambda points, p=p: model.evaluate_model(p, points)))
+    out = {
+        "package": name,
+        "version": importlib.metadata.version(name),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "recorded_by": f"tests/methods/recorded/record_eggp.py {name}",
+        "cases": cases,
+    }
+    path = HERE / f"{name}.json"
+    path.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {path} ({len(cases)} cases)")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:2])

@@ -1,0 +1,408 @@
+"""The method roster, per-method environments, manifests, install/doctor and `srbf methods` (no network).
+
+Installs run with a fake interpreter that "creates" an environment as a wrapper around the test's
+own Python; the doctor runs the real Worker. The one test that installs from PyPI runs only with
+SRBF_NETWORK_TESTS=1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+import textwrap
+from dataclasses import FrozenInstanceError, replace
+from pathlib import Path
+
+import pytest
+
+from srbf.cli import build_parser, main
+from srbf.methods import envs, roster
+from srbf.methods.roster import MethodSpec
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    """An empty srbf data directory."""
+    root = tmp_path / "srbf-home"
+    monkeypatch.setenv("SRBF_HOME", str(root))
+    return root
+
+
+def fake_env(name: str, *, manifest: bool = True) -> Path:
+    """An 'installed' environment whose python is a wrapper around the running interpreter."""
+    python = envs.env_python(name)
+    python.parent.mkdir(parents=True)
+    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    python.chmod(python.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    if manifest:
+        envs.write_manifest(envs.manifest_path(name), {"method": name, "installed_version": "1.0"})
+    return python
+
+
+def fake_base_python(tmp_path: Path) -> str:
+    """An executable that acts like ``python -m venv ROOT`` by writing ROOT/bin/python (a wrapper)."""
+    script = tmp_path / "fake-python"
+    script.write_text(textwrap.dedent(f"""\
+        #!/bin/sh
+        mkdir -p "$3/bin"
+        printf '#!/bin/sh\\nexec "{sys.executable}" "$@"\\n' > "$3/bin/python"
+        chmod +x "$3/bin/python"
+        echo "created $3"
+        """))
+    script.chmod(0o755)
+    return str(script)
+
+
+def py_step(label: str, code: str, package: str = "pkg==1.0") -> envs.Step:
+    return envs.Step(label, (sys.executable, "-c", code), package)
+
+
+# --- the roster ---------------------------------------------------------------------------------
+
+
+def test_roster_names_and_pins():
+    assert roster.names() == ("gplearn", "operon", "rils_rols", "qlattice", "eggp", "symregg", "jaxsr", "ffx",
+                              "hroch", "deap_gp", "pysr")  # fmt: skip
+    for spec in roster.ROSTER.values():
+        assert spec.pinned in spec.requirements, spec.name  # the method's own package is pinned
+        assert spec.version and spec.version[0].isdigit()
+        assert spec.adapter_path == Path(roster.__file__).parent / "adapters" / f"{spec.name}.py"
+        assert spec.config_path.name == f"{spec.name}.yaml"
+        assert spec.budget_knob and spec.trajectory
+        assert "numpy" not in " ".join(spec.requirements)  # numpy comes with every install step
+    with pytest.raises(FrozenInstanceError):
+        roster.get("gplearn").version = "0.0"  # type: ignore[misc]
+
+
+def test_roster_records_carry_the_install_notes():
+    assert roster.get("gplearn").version == "0.4.3"
+    assert roster.get("operon").package == "pyoperon"
+    rils = roster.get("rils_rols")
+    assert rils.pre_install == (("pybind11",),) and "--no-build-isolation" in rils.pip_flags
+    assert "academic" in roster.get("qlattice").licence and "--accept-licence" in roster.get("qlattice").licence
+    assert roster.get("eggp").reproducible is False
+    assert "six" in roster.get("ffx").requirements
+    assert "scikit-learn<1.6" in roster.get("hroch").requirements
+    assert roster.get("pysr").needs == ("julia",)
+    assert roster.get("jaxsr").size_hint
+    assert [s.licence is not None for s in roster.ROSTER.values()].count(True) == 1
+
+
+def test_roster_lookup_errors():
+    with pytest.raises(roster.UnknownMethod, match="did you mean 'gplearn'"):
+        roster.get("gplern")
+    with pytest.raises(roster.UnknownMethod, match="the roster: gplearn, operon"):
+        roster.get("zzz")
+    assert [s.name for s in roster.select("all")] == list(roster.names())
+    assert roster.select("ffx") == [roster.get("ffx")]
+
+
+def test_install_steps_pre_install_first_and_flags_on_the_main_step():
+    steps = envs.install_steps(roster.get("rils_rols"), "/env/bin/python")
+    assert [s.args[5:] for s in steps] == [
+        ("pybind11",),
+        ("numpy", "rils-rols==1.6.7", "--no-build-isolation"),
+    ]
+    assert all(s.args[:5] == ("/env/bin/python", "-m", "pip", "install", "--no-input") for s in steps)
+    assert steps[1].package == "rils-rols==1.6.7"
+    (main_step,) = envs.install_steps(roster.get("ffx"), "py")
+    assert main_step.args[5:] == ("numpy", "ffx==2.1.0", "six")
+
+
+# --- locations and python: env:NAME -------------------------------------------------------------
+
+
+def test_data_home(monkeypatch, tmp_path):
+    monkeypatch.setenv("SRBF_HOME", str(tmp_path / "a"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert envs.data_home() == tmp_path / "a"
+    assert envs.env_dir("gplearn") == tmp_path / "a" / "envs" / "gplearn"
+    monkeypatch.delenv("SRBF_HOME")
+    assert envs.data_home() == tmp_path / "xdg" / "srbf"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "h"))
+    assert envs.data_home() == tmp_path / "h" / ".local" / "share" / "srbf"
+    with pytest.raises(envs.EnvError, match="not a valid environment name"):
+        envs.env_dir("../etc")
+
+
+def test_resolve_python(home):
+    assert envs.resolve_python("/usr/bin/python3") == "/usr/bin/python3"  # not an env spec: unchanged
+    assert envs.resolve_python("python3") == "python3"
+    with pytest.raises(envs.EnvError, match=r"gplearn is not installed .* run `srbf methods install gplearn`"):
+        envs.resolve_python("env:gplearn")
+    with pytest.raises(envs.EnvError, match="names no environment"):
+        envs.resolve_python("env:")
+    with pytest.raises(envs.EnvError, match="not on the roster"):
+        envs.resolve_python("env:mystery")
+    fake_env("gplearn", manifest=False)
+    with pytest.raises(envs.EnvError, match=r"did not finish .* --force"):
+        envs.resolve_python("env:gplearn")
+    envs.write_manifest(envs.manifest_path("gplearn"), {"method": "gplearn"})
+    assert envs.resolve_python("env:gplearn") == str(envs.env_python("gplearn"))
+    assert envs.resolve_python(" env: gplearn ") == str(envs.env_python("gplearn"))
+    assert envs.is_installed("gplearn") and not envs.is_installed("ffx")
+    fake_env("mine", manifest=False)  # a hand-made env off the roster needs no manifest
+    assert envs.resolve_python("env:mine").endswith("envs/mine/bin/python")
+    assert isinstance(envs.EnvError("x"), ValueError)  # config validation may catch ValueError
+
+
+# --- manifest ------------------------------------------------------------------------------------
+
+FREEZE = """\
+gplearn==0.4.3
+joblib==1.4.2
+numpy==2.1.0
+scikit_learn==1.5.2
+mypkg @ file:///tmp/mypkg
+pip==24.0
+"""
+
+
+def test_manifest_records_versions_time_and_size(tmp_path):
+    spec = roster.get("gplearn")
+    manifest = envs.make_manifest(spec, python_version="3.11.7", freeze=FREEZE, steps=[{"step": "x", "seconds": 1.5}],
+                                  seconds=12.345, disk_bytes=1234, licence_accepted=False)  # fmt: skip
+    assert manifest["method"] == "gplearn" and manifest["pinned"] == "0.4.3"
+    assert manifest["installed_version"] == "0.4.3"
+    assert manifest["packages"]["numpy"] == "2.1.0"
+    assert manifest["packages"]["mypkg"] == "file:///tmp/mypkg"
+    assert manifest["install_seconds"] == 12.35 and manifest["disk_bytes"] == 1234
+    assert manifest["licence_accepted"] is None  # gplearn has no licence to accept
+    assert manifest["requirements"] == ["gplearn==0.4.3"]
+    path = tmp_path / "m.json"
+    envs.write_manifest(path, manifest)
+    assert json.loads(path.read_text()) == manifest
+    assert not list(tmp_path.glob("*.tmp"))
+    hroch = envs.make_manifest(roster.get("hroch"), python_version="3.11", freeze="HROCH==1.4.12\n", steps=[],
+                               seconds=1, disk_bytes=1, licence_accepted=False)  # fmt: skip
+    assert hroch["installed_version"] == "1.4.12"
+
+
+def test_disk_usage_counts_hard_links_once(tmp_path):
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "a").write_bytes(b"x" * 1000)
+    (tmp_path / "b").write_bytes(b"y" * 24)
+    os.link(tmp_path / "d" / "a", tmp_path / "d" / "hard")
+    os.symlink(tmp_path / "d" / "a", tmp_path / "soft")
+    size = envs.disk_usage(tmp_path)
+    assert 1024 <= size <= 1024 + len(str(tmp_path / "d" / "a"))
+    assert envs.format_bytes(1536) == "1.5 KB" and envs.format_bytes(3 * 1024**3) == "3.0 GB"
+
+
+# --- install -------------------------------------------------------------------------------------
+
+
+def test_install_refuses_without_licence_before_touching_anything(home):
+    with pytest.raises(envs.LicenceNotAccepted, match="academic and non-commercial"):
+        envs.install(roster.get("qlattice"), echo=lambda line: None)
+    assert not home.exists()
+
+
+def test_install_writes_the_manifest_last(home, tmp_path, monkeypatch):
+    spec = roster.get("ffx")
+    monkeypatch.setattr(envs, "install_steps", lambda spec, python: [
+        py_step("pip install numpy ffx==2.1.0 six", "print('Collecting ffx==2.1.0'); print('noise')", spec.pinned)
+    ])  # fmt: skip
+    lines = []
+    manifest = envs.install(spec, base_python=fake_base_python(tmp_path), echo=lines.append)
+    root = envs.env_dir("ffx")
+    assert envs.is_installed("ffx") and envs.read_manifest("ffx") == manifest
+    assert [s["step"] for s in manifest["steps"]][1] == "pip install numpy ffx==2.1.0 six"
+    assert manifest["python"] == sys.version.split()[0]
+    assert manifest["disk_bytes"] > 0 and manifest["install_seconds"] >= 0
+    assert "numpy" in {k.lower() for k in manifest["packages"]}  # pip freeze of the env's interpreter
+    assert "    Collecting ffx==2.1.0" in lines and "    noise" not in lines  # progress lines only
+    assert lines[0].startswith("[ffx] step 1/3: create the environment")
+    assert "noise" in (root / envs.INSTALL_LOG).read_text()  # the whole output is logged
+    assert envs.resolve_python("env:ffx") == str(envs.env_python("ffx"))
+    again = []
+    assert envs.install(spec, base_python="/nonexistent", echo=again.append) == manifest
+    assert "already installed" in again[0]
+
+
+def test_failed_install_names_step_and_package_and_leaves_no_manifest(home, tmp_path, monkeypatch):
+    spec = roster.get("gplearn")
+    failing = "import sys; print('Collecting gplearn'); [print('line', i) for i in range(40)]; " \
+              "print('ERROR: No matching distribution'); sys.exit(1)"  # fmt: skip
+    monkeypatch.setattr(envs, "install_steps", lambda spec, python: [
+        py_step("pip install numpy gplearn==0.4.3", failing, spec.pinned)
+    ])  # fmt: skip
+    with pytest.raises(envs.InstallError) as caught:
+        envs.install(spec, base_python=fake_base_python(tmp_path), echo=lambda line: None)
+    message = str(caught.value)
+    assert "step 'pip install numpy gplearn==0.4.3' failed for gplearn==0.4.3 (exit code 1)" in message
+    assert "ERROR: No matching distribution" in caught.value.tail
+    assert len(caught.value.tail.splitlines()) == envs.TAIL_LINES  # pip's output tail, not all of it
+    assert "line 0" not in caught.value.tail
+    assert not envs.is_installed("gplearn") and envs.read_manifest("gplearn") is None
+    with pytest.raises(envs.EnvError, match="did not finish"):
+        envs.resolve_python("env:gplearn")
+    # a rerun rebuilds the unfinished environment from scratch
+    monkeypatch.setattr(envs, "install_steps", lambda spec, python: [py_step("ok", "pass")])
+    lines = []
+    envs.install(spec, base_python=fake_base_python(tmp_path), echo=lines.append)
+    assert any("removing an unfinished environment" in line for line in lines)
+    assert envs.is_installed("gplearn")
+
+
+def test_failed_venv_creation_is_an_install_error(home, tmp_path):
+    with pytest.raises(envs.InstallError, match="cannot run /nonexistent/python"):
+        envs.install(roster.get("gplearn"), base_python="/nonexistent/python", echo=lambda line: None)
+
+
+# --- doctor --------------------------------------------------------------------------------------
+
+
+def test_doctor_missing_env_and_missing_adapter(home, tmp_path, monkeypatch):
+    monkeypatch.setattr(roster, "ADAPTERS_DIR", tmp_path / "no-adapters")
+    report = envs.doctor(roster.get("gplearn"))
+    assert not report.ok
+    assert report.problems == [
+        f"not installed (no environment at {envs.env_dir('gplearn')}); run `srbf methods install gplearn`",
+        f"adapter file missing: {tmp_path / 'no-adapters' / 'gplearn.py'}",
+    ]
+    assert report.lines()[1].startswith("gplearn: adapter file missing")
+
+
+def test_doctor_imports_an_installed_package_even_without_its_adapter(home, tmp_path, monkeypatch):
+    monkeypatch.setattr(roster, "ADAPTERS_DIR", tmp_path)
+    fake_env("toy")
+    spec = MethodSpec(name="toy", package="numpy", version="0", import_name="numpy", requirements=("numpy==0",),
+                      budget_knob="none", trajectory="none")  # fmt: skip
+    report = envs.doctor(spec)
+    assert report.version is not None and report.status is None  # imported; no fit without an adapter
+    assert report.problems == [f"adapter file missing: {tmp_path / 'toy.py'}"]
+    assert report.lines()[0].startswith(f"toy: {report.version} imports in")
+
+
+def test_doctor_pysr_without_julia_says_so_in_one_line(home, tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    lines = envs.doctor(roster.get("pysr")).lines()
+    julia = [line for line in lines if "Julia" in line]
+    assert len(julia) == 1
+    assert julia[0].startswith("pysr: missing Julia: `julia` is not on PATH")
+
+
+def test_doctor_fits_the_toy_problem_through_the_worker(home, tmp_path, monkeypatch):
+    adapters = tmp_path / "adapters"
+    adapters.mkdir()
+    (adapters / "toy.py").write_text(textwrap.dedent("""\
+        import numpy as np
+
+        def fit(X, y, *, budget, seed, variables, options, report):
+            A = np.column_stack([X[:, 0] ** 2, X[:, 1], np.ones(len(y))])
+            a, b, c = map(float, np.linalg.lstsq(A, y, rcond=None)[0])
+            report(f"{b!r}*{variables[1]}")
+            return {"expression": f"{a!r}*{variables[0]}**2 + {b!r}*{variables[1]} + {c!r}", "budget": budget}
+        """))
+    monkeypatch.setattr(roster, "ADAPTERS_DIR", adapters)
+    fake_env("toy")
+    spec = MethodSpec(name="toy", package="numpy", version="0", import_name="numpy", requirements=("numpy==0",),
+                      budget_knob="none", trajectory="none")  # fmt: skip
+    report = envs.doctor(spec, budget=3)
+    assert report.ok, report.problems
+    assert report.version is not None and report.status == "ok" and report.budget == 3
+    assert report.r2 == pytest.approx(1.0)
+    assert report.fit_seconds is not None and report.fit_seconds < 30
+    text = "\n".join(report.lines())
+    assert "toy fit of y = x0**2 + x1 (budget 3)" in text and "R2 1.0000" in text
+
+    (adapters / "toy.py").write_text("def fit(X, y, **kw):\n    return {'expression': 'x0 +* x1'}\n")
+    report = envs.doctor(spec)
+    assert not report.ok and report.problems[0].startswith("srbf cannot read the formula 'x0 +* x1'")
+
+    (adapters / "toy.py").write_text("import not_a_module_anywhere\n")
+    report = envs.doctor(spec)
+    assert report.problems[0].startswith("the adapter did not start")
+
+    broken = replace(spec, import_name="not_a_module_anywhere")
+    report = envs.doctor(broken)
+    assert report.problems == [f"cannot import not_a_module_anywhere in {envs.env_python('toy')}: "
+                               "ModuleNotFoundError: No module named 'not_a_module_anywhere'"]  # fmt: skip
+
+
+def test_smallest_budget_reads_every_ladder_form():
+    assert envs.smallest_budget([8, 2, 4]) == 2
+    assert envs.smallest_budget(5) == 5
+    assert envs.smallest_budget({"powers_of_two": [3, 6]}) == 8
+    assert envs.smallest_budget(None) == 1 and envs.smallest_budget("x", default=2) == 2
+
+
+def test_config_provenance_is_read_from_the_method_config(tmp_path, monkeypatch):
+    monkeypatch.setattr(roster, "CONFIGS_DIR", tmp_path)
+    (tmp_path / "gplearn.yaml").write_text("method:\n  name: gplearn\n  config_provenance: upstream_default\n"
+                                           "  options: {population_size: 50}\nbudgets: [4, 8]\n")  # fmt: skip
+    assert envs.config_provenance(roster.get("gplearn")) == "upstream_default"
+    assert envs.config_provenance(roster.get("ffx")) is None
+    config = envs._config_method(roster.get("gplearn"))
+    assert config["options"] == {"population_size": 50} and envs.smallest_budget(config["_budgets"]) == 4
+
+
+# --- the CLI -------------------------------------------------------------------------------------
+
+
+def test_command_parsing():
+    parser = build_parser()
+    args = parser.parse_args(["methods", "install", "qlattice", "--accept-licence", "--force"])
+    assert (args.name, args.accept_licence, args.force, args.python) == ("qlattice", True, True, None)
+    assert parser.parse_args(["methods", "install", "all", "--accept-license"]).accept_licence
+    args = parser.parse_args(["methods", "doctor", "all", "--time-limit", "20", "--budget", "4"])
+    assert (args.name, args.time_limit, args.budget) == ("all", 20.0, 4)
+    assert parser.parse_args(["methods", "list", "--json"]).json
+    with pytest.raises(SystemExit):
+        parser.parse_args(["methods"])
+
+
+def test_methods_list(home, capsys):
+    fake_env("ffx")
+    assert main(["methods", "list", "--json"]) == 0
+    listing = json.loads(capsys.readouterr().out)
+    rows = {r["name"]: r for r in listing["methods"]}
+    assert list(rows) == list(roster.names())
+    assert rows["ffx"]["installed"] and rows["ffx"]["installed_version"] == "1.0"
+    assert not rows["gplearn"]["installed"] and rows["gplearn"]["version"] == "0.4.3"
+    assert set(rows["gplearn"]) >= {"package", "config_provenance", "budget_knob", "trajectory"}
+    assert listing["envs_dir"] == str(home / "envs")
+    assert main(["methods", "list"]) == 0
+    text = capsys.readouterr().out
+    assert text.splitlines()[0].split() == ["method", "package", "pinned", "installed", "provenance", "budget",
+                                            "knob", "trajectory"]  # fmt: skip
+    assert "python: env:NAME" in text
+
+
+def test_methods_commands_user_errors(home, capsys):
+    assert main(["methods", "install", "gplern"]) == 2
+    assert "unknown method 'gplern'; did you mean 'gplearn'?" in capsys.readouterr().err
+    assert main(["methods", "install", "qlattice"]) == 2
+    err = capsys.readouterr().err
+    assert "academic and non-commercial" in err and "--accept-licence" in err
+    assert not home.exists()
+
+
+def test_methods_doctor_command(home, capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert main(["methods", "doctor", "pysr"]) == 1
+    out = capsys.readouterr().out
+    assert "pysr: missing Julia" in out and out.rstrip().endswith("pysr: NOT OK")
+    assert main(["methods", "doctor", "ffx", "--json"]) == 1
+    (report,) = json.loads(capsys.readouterr().out)
+    assert report["name"] == "ffx" and report["ok"] is False and "not installed" in report["problems"][0]
+
+
+# --- with the network ----------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(os.environ.get("SRBF_NETWORK_TESTS") != "1", reason="installs from PyPI; set SRBF_NETWORK_TESTS=1")
+def test_install_and_doctor_from_pypi(home):
+    spec = roster.get("ffx")
+    manifest = envs.install(spec, echo=lambda line: None)
+    assert manifest["installed_version"] == spec.version
+    assert "six" in {k.lower() for k in manifest["packages"]}
+    report = envs.doctor(spec, time_limit=120)
+    if spec.adapter_path.is_file():
+        assert report.ok, report.problems
+    else:
+        assert report.problems == [f"adapter file missing: {spec.adapter_path}"]
