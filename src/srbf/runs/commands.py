@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import functools
 import signal
+import threading
 from typing import Callable
 
 __all__ = ["add_run_commands"]
@@ -74,7 +75,8 @@ def _run(args: argparse.Namespace) -> int:
     from srbf.runs.driver import run_config
 
     config, variants = _load(args)
-    previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)  # kill PID stops as cleanly as Ctrl-C
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt) if in_main else None  # kill PID = Ctrl-C
     try:
         summary = run_config(
             config,
@@ -84,7 +86,8 @@ def _run(args: argparse.Namespace) -> int:
             resume_hint=_resume_command(args),
         )
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        if in_main:
+            signal.signal(signal.SIGTERM, previous)
     print(summary.text())
     return 130 if summary.interrupted else 0
 

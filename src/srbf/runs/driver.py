@@ -297,8 +297,7 @@ def run_config(
         summary.notes = notes
         pending = plan.pending_variants()
         try:
-            per_variant = Counter((f.variant.name, f.variant.config_hash) for f in plan.fits)
-            executor.start([worker_spec(v) for v in pending], [per_variant[(v.name, v.config_hash)] for v in pending])
+            executor.start([worker_spec(v) for v in pending])
         except WorkerStartError as exc:
             first, _, rest = str(exc).partition("\n")
             raise RunError(f"{first} (nothing was run)" + (f"\n{rest}" if rest else "")) from None

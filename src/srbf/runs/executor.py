@@ -79,9 +79,8 @@ class Executor(ABC):
     on_note: Callable[[str], None]
 
     @abstractmethod
-    def start(self, specs: Sequence[WorkerSpec], fits: Sequence[int] | None = None) -> None:
-        """Start a worker for each spec (``fits``: how many fits each has, if known); raise
-        WorkerStartError (naming the method) if one cannot start."""
+    def start(self, specs: Sequence[WorkerSpec]) -> None:
+        """Start a worker for each spec; raise WorkerStartError (naming the method) if one cannot start."""
 
     @abstractmethod
     def run(self, fits: Sequence[PlannedFit], prepare: Prepare) -> Iterator[list[Completed]]:
@@ -178,16 +177,14 @@ class LocalExecutor(Executor):
     def _new_worker(self, spec: WorkerSpec) -> Worker:
         return new_worker(spec, start_timeout=self.start_timeout, tail_bytes=self.tail_bytes)
 
-    def start(self, specs: Sequence[WorkerSpec], fits: Sequence[int] | None = None) -> None:
-        """Start the workers a run needs first, in parallel: up to ``workers`` for the first spec
-        (no more than it has fits), one for each other spec (a check that it starts). At most
-        ``workers + 1`` of them are kept for the run; the others are closed and start again when
-        their turn comes."""
-        specs = list(dict.fromkeys(specs))
-        if not specs:
+    def start(self, specs: Sequence[WorkerSpec]) -> None:
+        """Start one worker per spec, in parallel, before any fit: a method that cannot start stops
+        the run here. The first ``workers + 1`` are kept for the run (the others are closed and
+        start again when their turn comes); further workers of a spec start in their own threads
+        while the first ones are already fitting."""
+        wanted = list(dict.fromkeys(specs))
+        if not wanted:
             return
-        first = self.workers if fits is None else max(1, min(self.workers, int(fits[0])))
-        wanted = [specs[0]] * first + specs[1:]
         started: list[tuple[WorkerSpec, Worker]] = []
         errors: list[tuple[int, WorkerSpec, BaseException]] = []
 
@@ -220,14 +217,12 @@ class LocalExecutor(Executor):
             if isinstance(exc, WorkerStartError):
                 raise WorkerStartError(f"{spec.label}: {exc}") from None
             raise exc
-        kept = 0
-        for spec in specs:  # keep the first spec's workers, then the others' while there is room
-            for s, worker in [(s, w) for s, w in started if s == spec]:
-                if kept < self.workers + 1:
-                    self._idle.setdefault(spec, []).append(worker)
-                    kept += 1
-                else:
-                    worker.close()
+        order = {spec: i for i, spec in enumerate(wanted)}
+        for kept, (spec, worker) in enumerate(sorted(started, key=lambda item: order[item[0]])):
+            if kept < self.workers + 1:  # those needed first, in plan order
+                self._idle.setdefault(spec, []).append(worker)
+            else:
+                worker.close()
 
     def _take_idle(self, spec: WorkerSpec) -> Worker | None:
         with self._lock:

@@ -1,0 +1,274 @@
+"""``build_report``: the long frame of per-prediction metrics to report/index.md, its figures and
+its CSV tables. docs/report.md describes every part and how to read it.
+
+    report/index.md           leaderboard, curves, per-set tables, verdicts, ranks
+    report/figures/*.png      curve_<metric>, verdicts_<metric>, cd_<metric>
+    report/tables/*.csv       every number shown, at full precision next to the rounded one
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pandas as pd
+
+import srbf
+from srbf.report import tables as T
+from srbf.report.cd import cd_figure
+from srbf.report.data import check_metrics, metric_columns, provenance_labels, require_scores
+from srbf.report.figures import cd_panels, curves_figure, verdict_figure
+from srbf.stats import DECLARED_TIMES, Analysis, analyze, rule_for
+
+BUDGET_FALLBACK = ("**No method could be placed at the declared time marks** (no usable timings, or every method "
+                   "slower than the marks): values, verdicts and ranks are read at each budget, the same budget "
+                   "for every method.")
+TABLES = ("aggregates", "leaderboard", "per_set", "comparisons", "ranks", "time_axis")
+
+
+@dataclass
+class Report:
+    """What :func:`build_report` wrote, and the analysis behind it."""
+
+    directory: Path
+    index: Path
+    figures: list[Path]
+    tables: dict[str, Path]
+    analysis: Analysis
+    metrics: list[str]
+    marks: list[T.Mark]
+    headline: T.Mark | None
+
+
+def choose_metrics(frame: pd.DataFrame, metrics=None) -> list[str]:
+    """The metrics asked for (checked against the frame), else the headline metrics it has."""
+    if metrics:
+        metrics = list(dict.fromkeys(metrics))
+        check_metrics(frame, metrics)
+        return metrics
+    chosen = [m for m in T.HEADLINE_METRICS if m in frame.columns]
+    return chosen or metric_columns(frame)
+
+
+def comparable(metric: str) -> bool:
+    rule = rule_for(metric)
+    return rule.better is not None and rule.primary == "mean" and rule.kind != "time"
+
+
+def ranked(metric: str) -> bool:
+    return rule_for(metric).rank is not None
+
+
+def run_analysis(frame: pd.DataFrame, metrics, *, times=DECLARED_TIMES, statistic: str = "meta",
+                 seed: int = 0, n_resamples: int = 1000) -> tuple[Analysis, list[T.Mark], T.Mark | None]:
+    """``srbf.stats.analyze`` at the time marks; when no method can be placed at any of them (no
+    timings), verdicts and ranks are issued at each budget instead. Returns the analysis, the
+    marks and the headline mark."""
+    times = [float(t) for t in times]
+    analysis = analyze(frame, metrics, times=times, statistic=statistic, seed=seed, n_resamples=n_resamples)
+    marks = T.time_marks(analysis.aggregates, times)
+    if not marks:
+        by_budget = analyze(frame, metrics, times=(), compare_at="budget", statistic=statistic, seed=seed,
+                            n_resamples=n_resamples, parts=("comparisons", "ranks"))
+        analysis.comparisons, analysis.ranks = by_budget.comparisons, by_budget.ranks
+        marks = T.budget_marks(analysis.aggregates)
+    return analysis, marks, T.headline_mark(analysis.aggregates, marks)
+
+
+def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DECLARED_TIMES,
+                 statistic: str = "meta", show_incomplete: bool = False, source: str = "",
+                 seed: int = 0, n_resamples: int = 1000) -> Report:
+    """Analyse ``frame`` and write the report into directory ``out``.
+
+    metrics: the metrics to show (default: the headline metrics, nrr_validation first). times: the
+    declared time marks (seconds) of the leaderboard, verdicts and ranks. statistic: "meta" (sets
+    combined, the default) or "bootstrap". show_incomplete: also show values of budgets where some
+    problem has no finished draw (flagged §); by default they are withheld.
+    """
+    frame = require_scores(frame, source or "the frame")
+    metrics = choose_metrics(frame, metrics)
+    provenance = provenance_labels(frame)
+    analysis, marks, headline = run_analysis(frame, metrics, times=times, statistic=statistic, seed=seed,
+                                             n_resamples=n_resamples)
+    out = Path(out)
+    (out / "figures").mkdir(parents=True, exist_ok=True)
+    (out / "tables").mkdir(parents=True, exist_ok=True)
+    methods = sorted(frame["method"].astype(str).unique())
+
+    boards = [T.leaderboard(analysis.aggregates, metrics, mark, provenance) for mark in marks]
+    board = pd.concat(boards, ignore_index=True) if boards else pd.DataFrame()
+    sets = T.per_set(analysis, metrics)
+    verdicts = T.verdicts(analysis.comparisons, [m for m in metrics if comparable(m)], marks)
+    ranks = analysis.ranks
+    if not ranks.empty:
+        ranks = pd.concat([m.select(ranks) for m in marks] or [ranks.iloc[:0]], ignore_index=True)
+    frames = {"aggregates": analysis.aggregates, "leaderboard": board, "per_set": sets, "comparisons": verdicts,
+              "ranks": ranks, "time_axis": analysis.time_axis}
+    written = {}
+    for name in TABLES:
+        path = out / "tables" / f"{name}.csv"
+        frames[name].to_csv(path, index=False)
+        written[name] = path
+
+    figures, sections = [], {}
+    for metric in metrics:
+        figures.append(curves_figure(analysis.aggregates, metric, out / "figures" / f"curve_{metric}.png",
+                                     provenance, times=[m.x for m in marks if m.axis == "time"],
+                                     show_incomplete=show_incomplete))
+    for metric in (m for m in metrics if comparable(m)):
+        if not verdicts.empty and (verdicts["metric"] == metric).any():
+            figures.append(verdict_figure(verdicts, metric, marks, methods, out / "figures" / f"verdicts_{metric}.png"))
+            sections.setdefault("verdicts", []).append(metric)
+    for metric in _rank_order(m for m in metrics if ranked(m)):
+        panels = cd_panels(ranks, metric, marks) if not ranks.empty else []
+        if panels:
+            figures.append(cd_figure(panels, out / "figures" / f"cd_{metric}.png", title=f"{metric}: mean ranks"))
+            sections.setdefault("ranks", []).append(metric)
+
+    report = Report(out, out / "index.md", figures, written, analysis, metrics, marks, headline)
+    text = _index(report, frame, board, sets, verdicts, ranks, methods, sections, statistic, show_incomplete, source)
+    report.index.write_text(text, encoding="utf-8")
+    return report
+
+
+def read_table(path: str | Path) -> pd.DataFrame:
+    """A report CSV read back as written: the status and verdict "n/a" stays text (pandas would
+    read it as missing), empty cells are missing."""
+    return pd.read_csv(path, keep_default_na=False, na_values=[""])
+
+
+def _rank_order(metrics) -> list[str]:
+    metrics = list(metrics)
+    return sorted(metrics, key=lambda m: (m != T.RANK_METRIC, metrics.index(m)))
+
+
+def _index(report: Report, frame, board, sets, verdicts, ranks, methods, sections, statistic, show_incomplete,
+           source) -> str:
+    a = report.analysis.aggregates
+    n_universe = int(a["n_universe"].iloc[0]) if not a.empty else 0
+    catalogs = sorted(frame["catalog"].astype(str).unique())
+    budgets = sorted(frame["budget"].astype(float).unique())
+    draws = frame["draw"].nunique()
+    n_predictions = int((~frame["placeholder"].eq(True)).sum()) if "placeholder" in frame.columns else len(frame)
+    headline = report.headline
+    how = ("sets combined with Paule–Mandel random-effects weights" if statistic == "meta"
+           else "expression-level bootstrap (1,000 resamples, pooled over sets)")
+    out = [
+        "# srbf report",
+        "",
+        f"srbf {srbf.__version__}, {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}"
+        + (f", results: `{source}`" if source else "") + ".",
+        f"{n_predictions} scored predictions: {len(methods)} methods, {len(catalogs)} problem sets "
+        f"({n_universe} problems), {draws} draw(s) per problem, budgets {', '.join(f'{b:g}' for b in budgets)}.",
+        f"Values: {how}; every interval is a 95 % interval. Marks: "
+        + (", ".join(m.label for m in report.marks) or "none") + ".",
+        "Numbers are rounded to the precision their interval justifies (docs/report.md, “Rounding”); "
+        "every number shown is in `tables/*.csv` at full precision.",
+        "",
+        *([BUDGET_FALLBACK, ""] if report.marks and report.marks[0].axis == "budget" else []),
+        "Contents: [Leaderboard](#leaderboard) · [Curves](#curves) · [Per problem set](#per-problem-set) · "
+        "[Paired verdicts](#paired-verdicts) · [Ranks](#ranks-and-critical-differences) · [Files](#files)",
+        "",
+        "## Leaderboard",
+        "",
+    ]
+    if headline is None:
+        out += ["_No method has a value at any mark._", ""]
+    else:
+        out += [f"At **{headline.label}**" + (" (each method interpolated in log time between its budgets)"
+                                               if headline.axis == "time" else "") + ". Each cell: value "
+                "[95 % interval] (problems behind it, of " + f"{n_universe})."
+                + (" Methods in order of the first metric, best first." if report.metrics else ""), ""]
+        out.append(T.leaderboard_markdown(headline.select(board) if not board.empty else board, report.metrics,
+                                          show_incomplete))
+        out += [_footnotes(show_incomplete), ""]
+        others = [m for m in report.marks if m != headline]
+        if others:
+            out += ["<details><summary>At the other marks</summary>", ""]
+            for mark in others:
+                out += [f"**At {mark.label}**", "", T.leaderboard_markdown(mark.select(board), report.metrics,
+                                                                           show_incomplete)]
+            out += ["</details>", ""]
+
+    out += ["## Curves", "",
+            "Each metric against each method's budget (its own unit) and against its seconds per problem "
+            "(median of its usable fits). Bands: 95 % intervals, pointwise (each budget's band stands on its "
+            "own). Hollow points rest on fewer than 90 % of the problems"
+            + ("." if show_incomplete else "; incomplete budgets are left out."), ""]
+    for metric in report.metrics:
+        out += [f"![{metric} against budget and time](figures/curve_{metric}.png)", ""]
+
+    out += ["## Per problem set", "",
+            "Each set's own mean with its 95 % t interval (geometric for ratios) and its number of problems, "
+            "per method at its largest complete budget.", ""]
+    for metric in report.metrics:
+        out += [f"### {metric}", "", T.per_set_markdown(sets, metric)]
+
+    out += ["## Paired verdicts", ""]
+    if "verdicts" not in sections:
+        out += ["_No comparable metric (a direction and a mean) among the metrics shown._", ""]
+    else:
+        out += ["Per-problem differences Δ = row − column, combined across sets; the verdict compares Δ's 95 % "
+                "interval with the pair's measured noise margin m: 🟩 better / 🟥 worse (the interval clears ±m), "
+                "🟦 equivalent (inside [−m, +m]), 🟨 undecided (neither), ⬜ n/a (a side cannot run within t). "
+                "p-values are Benjamini–Hochberg-corrected per metric (all comparisons exploratory).", ""]
+        for metric in sections["verdicts"]:
+            out += [f"### {metric}", "", f"![verdicts on {metric}](figures/verdicts_{metric}.png)", ""]
+            if headline is not None:
+                out += [f"At {headline.label}:", "", T.verdict_markdown(verdicts, metric, headline, methods),
+                        _verdict_details(verdicts, metric, headline)]
+
+    out += ["## Ranks and critical differences", ""]
+    if "ranks" not in sections:
+        out += ["_No ranked metric among the metrics shown._", ""]
+    else:
+        out += ["Methods ranked within each problem (1 = best, ties averaged; failures last on quality metrics, "
+                "length metrics only over problems every method solved); the axis shows mean ranks. Methods joined "
+                "by a bar differ by less than the critical difference CD (Nemenyi, α = 0.05): no rank difference "
+                "was detectable, which is not proof of equality. Bars are drawn only when the Friedman test is "
+                f"significant. `{T.RANK_METRIC}` is the quotable ranking; the others are exploratory. A hollow dot "
+                "marks a max-tested method (a worst case).", ""]
+        for metric in sections["ranks"]:
+            label = "" if metric == T.RANK_METRIC else " (exploratory)"
+            out += [f"### {metric}{label}", "",
+                    f"![critical-difference diagram of {metric}](figures/cd_{metric}.png)", ""]
+            if headline is not None:
+                out += [f"At {headline.label}:", "", T.ranks_markdown(T.rank_rows(ranks, metric, headline))]
+
+    out += ["## Files", ""]
+    out += [f"- `tables/{name}.csv`" for name in report.tables]
+    out += [f"- `figures/{path.name}`" for path in report.figures]
+    return "\n".join(out) + "\n"
+
+
+def _footnotes(show_incomplete: bool) -> str:
+    notes = ["† fewer than 90 % of the problems behind the value (a diagnostic over the problems a method "
+             "solved flatters it)", "‡ max tested: the method's dearest budget is below this time; its value is "
+             "carried forward, a lower bound"]
+    if show_incomplete:
+        notes.append("§ incomplete: some problem has no finished draw yet")
+    else:
+        notes.append("incomplete: some problem has no finished draw yet; the value is withheld")
+    return "Notes: " + "; ".join(notes) + "."
+
+
+def _verdict_details(verdicts: pd.DataFrame, metric: str, mark: T.Mark) -> str:
+    rows = mark.select(verdicts)
+    rows = rows[rows["metric"] == metric]
+    if rows.empty:
+        return ""
+    lines = ["<details><summary>Details: Δ, margin, MDE₈₀, p, problems paired</summary>", "",
+             "| A | B | Δ = A − B [95 %] | margin m | MDE₈₀ | p (BH) | pairs | verdict on A |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for _, r in rows.iterrows():
+        if r["verdict"] == "n/a":
+            lines.append(f"| {r['method_a']} | {r['method_b']} | — | — | — | — | — | n/a |")
+            continue
+        d = int(r["decimals"])
+        note = f" ({r['verdict_note']})" if isinstance(r["verdict_note"], str) and r["verdict_note"] else ""
+        lines.append(f"| {r['method_a']} | {r['method_b']} | {r['delta_shown']} | "
+                     f"{T.format_fixed(r['margin'], d)} | {T.format_fixed(r['mde80'], d)} | {r['p_adjusted_shown']} | "
+                     f"{int(r['n_pairs'])} | {r['verdict']}{note} |")
+    lines += ["", "</details>", ""]
+    return "\n".join(lines)

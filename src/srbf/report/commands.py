@@ -1,0 +1,136 @@
+"""The analysis commands of the ``srbf`` CLI (analyze, compare, ranks)."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return value
+
+
+def _user_errors(run):
+    """Input the analysis cannot use (no store, nothing scored, unknown names, mixed catalog versions)
+    becomes one line and exit status 2."""
+
+    @functools.wraps(run)
+    def wrapped(args: argparse.Namespace) -> int:
+        from srbf.cli import UserError
+
+        try:
+            return run(args)
+        except ValueError as error:  # ReportInputError, and srbf.stats' refusals of a frame
+            raise UserError(str(error)) from None
+
+    return wrapped
+
+
+def _frame(args: argparse.Namespace):
+    import sys
+
+    from srbf.report.data import DEFAULT_RESULTS, load_long_frame
+
+    notes: list[str] = []
+    frame = load_long_frame(args.results or DEFAULT_RESULTS, condition=args.condition, notes=notes)
+    for note in notes:
+        print(f"srbf: note: {note}", file=sys.stderr)
+    return frame
+
+
+def _note_budget_fallback(axes) -> None:
+    import sys
+
+    if "budget" in set(axes):
+        print("srbf: note: no method could be placed at the time marks (no usable timings, or every method "
+              "slower): read at each budget instead", file=sys.stderr)
+
+
+@_user_errors
+def _analyze(args: argparse.Namespace) -> int:
+    from srbf.report.build import build_report
+    from srbf.report.data import DEFAULT_RESULTS
+    from srbf.stats import DECLARED_TIMES
+
+    frame = _frame(args)
+    report = build_report(frame, args.output, metrics=args.metric, times=args.at_seconds or DECLARED_TIMES,
+                          statistic=args.statistic, show_incomplete=args.show_incomplete,
+                          source=str(args.results or DEFAULT_RESULTS))
+    where = f" (leaderboard at {report.headline.label})" if report.headline is not None else ""
+    print(f"wrote {report.index}: {len(report.figures)} figures in {report.directory / 'figures'}, "
+          f"{len(report.tables)} tables in {report.directory / 'tables'}{where}")
+    return 0
+
+
+@_user_errors
+def _compare(args: argparse.Namespace) -> int:
+    from srbf.report.terminal import compare, compare_text, to_json
+    from srbf.stats import DECLARED_TIMES
+
+    frame = _frame(args)
+    records = compare(frame, args.method_a, args.method_b, metrics=args.metric,
+                      times=args.at_seconds or DECLARED_TIMES, statistic=args.statistic)
+    _note_budget_fallback(r["axis"] for r in records)
+    print(to_json(records) if args.json else compare_text(records))
+    return 0
+
+
+@_user_errors
+def _ranks(args: argparse.Namespace) -> int:
+    from srbf.report.terminal import ranks, ranks_text, to_json
+
+    frame = _frame(args)
+    result = ranks(frame, args.metric, times=args.at_seconds, budget=args.budget, statistic=args.statistic)
+    if args.budget is None:
+        _note_budget_fallback(m["axis"] for m in result["marks"])
+    print(to_json(result) if args.json else ranks_text(result))
+    return 0
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--results", metavar="DIR", help="results store (default: ./srbf-results)")
+    p.add_argument("--condition", metavar="TEXT",
+                   help="the data condition to analyse, e.g. 'n_support=512;noise=0' (needed when there are several)")
+    p.add_argument("--statistic", choices=("meta", "bootstrap"), default="meta",
+                   help="meta: sets combined with random-effects weights (default); bootstrap: expression-level")
+
+
+def add_report_commands(commands: argparse._SubParsersAction) -> None:
+    """Register ``srbf analyze``, ``srbf compare`` and ``srbf ranks`` on the top-level parser."""
+    p = commands.add_parser("analyze", help="write the report: index.md with figures, and CSV tables")
+    _common(p)
+    p.add_argument("-o", "--output", default="report", metavar="DIR", help="report directory (default: report)")
+    p.add_argument("--metric", action="append", metavar="M",
+                   help="a metric to show (repeatable; default: the headline metrics, nrr_validation first)")
+    p.add_argument("--at-seconds", action="append", type=_positive_float, metavar="T",
+                   help="a declared time mark in seconds (repeatable; default: 1, 10, 100, 1000)")
+    p.add_argument("--show-incomplete", action="store_true",
+                   help="also show values of budgets where some problem has no finished draw (flagged)")
+    p.set_defaults(run=_analyze)
+
+    p = commands.add_parser("compare", help="paired comparison of two methods: Δ, interval, margin, verdict")
+    p.add_argument("method_a", metavar="A", help="a method")
+    p.add_argument("method_b", metavar="B", help="the method A is compared with (Δ = A − B)")
+    _common(p)
+    p.add_argument("--metric", action="append", metavar="M",
+                   help="a metric (repeatable; default: the headline metrics that have verdicts)")
+    p.add_argument("--at-seconds", action="append", type=_positive_float, metavar="T",
+                   help="a time mark in seconds (repeatable; default: 1, 10, 100, 1000)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(run=_compare)
+
+    p = commands.add_parser("ranks", help="mean ranks, Friedman test, critical difference and groups")
+    _common(p)
+    p.add_argument("--metric", metavar="M", help="the ranked metric (default: log10_fvu_validation)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--at-seconds", action="append", type=_positive_float, metavar="T",
+                       help="a time mark in seconds (repeatable; default: 1, 10, 100, 1000)")
+    where.add_argument("--budget", type=float, metavar="B", help="rank at this budget instead (same budget for all)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(run=_ranks)

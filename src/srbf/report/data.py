@@ -1,0 +1,102 @@
+"""The report's input: the long frame of per-prediction metrics, read from a results store.
+
+The scoring pass (``srbf.judge.scoring_pass.metrics_long_frame``) owns how stored metrics become
+that frame: one row per prediction with method, catalog, catalog_version, problem_id, draw,
+budget, seconds, provenance and one column per metric. Everything in srbf.report takes the frame
+itself, so it can be built from anywhere (a notebook, a test, an exported file).
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pandas as pd
+
+from srbf.stats import RULES
+
+DEFAULT_RESULTS = "./srbf-results"
+KEY = ("method", "catalog", "catalog_version", "problem_id", "draw", "budget")
+
+
+class ReportInputError(ValueError):
+    """The results cannot be analysed (no store, nothing scored, an unknown method or metric)."""
+
+
+def load_long_frame(results: str | Path | None = None, *, condition: str | None = None,
+                    notes: list | None = None) -> pd.DataFrame:
+    """The scored predictions of the store at ``results`` (a directory or .sqlite file) as the long
+    frame; :class:`ReportInputError` with one line when there is no store or nothing is scored.
+
+    ``condition`` selects one data condition (e.g. ``n_support=512;noise=0``); a store holding
+    several must be narrowed to one. Warnings of the scoring pass (predictions not scored yet) are
+    appended to ``notes`` as lines instead of being printed.
+    """
+    from srbf.judge.scoring_pass import metrics_long_frame
+    from srbf.store import ResultsStore, resolve_path
+
+    root = DEFAULT_RESULTS if results is None else results
+    path = resolve_path(root)
+    if not Path(path).is_file():
+        raise ReportInputError(f"no results store at {path} (run something first, or pass --results DIR)")
+    filters = {} if condition is None else {"condition": condition}
+    with ResultsStore.open_readonly(root) as store, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        frame = metrics_long_frame(store, **filters)
+    frame = require_scores(frame, root)
+    if notes is not None:
+        notes.extend(str(w.message) for w in caught)
+    return _one_condition(frame, condition)
+
+
+def _one_condition(frame: pd.DataFrame, condition: str | None) -> pd.DataFrame:
+    if condition is None and "condition" in frame.columns:
+        found = sorted(frame["condition"].dropna().astype(str).unique())
+        if len(found) > 1:
+            raise ReportInputError(f"the store holds {len(found)} data conditions ({'; '.join(found)}): "
+                                   "choose one with --condition")
+    return frame
+
+
+def metric_columns(frame: pd.DataFrame) -> list[str]:
+    """The frame's metric columns srbf's rules table knows, in the frame's order (not ``seconds``,
+    the time axis)."""
+    return [c for c in frame.columns if c in RULES and c not in KEY and c != "seconds"]
+
+
+def require_scores(frame: pd.DataFrame | None, results: str | Path = DEFAULT_RESULTS) -> pd.DataFrame:
+    """``frame`` if it holds scored predictions; otherwise the one-line error of an empty store."""
+    if frame is None or frame.empty or not metric_columns(frame):
+        raise ReportInputError(f"no scored predictions in {results}: run `srbf score` first")
+    if "placeholder" in frame.columns and frame["placeholder"].eq(True).all():
+        raise ReportInputError(f"no scored predictions in {results}: run `srbf score` first")
+    return frame
+
+
+def provenance_labels(frame: pd.DataFrame) -> dict[str, str]:
+    """Each method's provenance label (several joined by '+' when its rows disagree)."""
+    methods = sorted(frame["method"].astype(str).unique())
+    if "provenance" not in frame.columns:
+        return {m: "unlabelled" for m in methods}
+    labels = {}
+    for method, values in frame.groupby(frame["method"].astype(str))["provenance"]:
+        found = sorted({str(v) for v in values.dropna()})
+        labels[method] = "+".join(found) if found else "harness_tuned"
+    return {m: labels.get(m, "harness_tuned") for m in methods}
+
+
+def check_methods(frame: pd.DataFrame, names) -> None:
+    """Refuse a method name the frame does not hold, naming the ones it does."""
+    known = sorted(frame["method"].astype(str).unique())
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ReportInputError(f"unknown method {', '.join(map(repr, unknown))}; known: {', '.join(known)}")
+
+
+def check_metrics(frame: pd.DataFrame, names) -> None:
+    """Refuse a metric the frame has no column for, naming the ones it has."""
+    known = metric_columns(frame)
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ReportInputError(f"no metric {', '.join(map(repr, unknown))} in the scored predictions; "
+                               f"metrics: {', '.join(known)}")

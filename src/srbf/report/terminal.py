@@ -1,0 +1,161 @@
+"""``srbf compare`` and ``srbf ranks``: one pair's paired comparisons, or the standings, from the
+same analysis the report runs, as records (for --json) and as plain-text tables."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+
+from srbf.report import tables as T
+from srbf.report.build import comparable, ranked, run_analysis
+from srbf.report.data import ReportInputError, check_methods, check_metrics, metric_columns
+from srbf.report.rounding import format_fixed, format_significant, format_with
+from srbf.stats import DECLARED_TIMES, analyze
+from srbf.stats.ranks import cd_groups
+
+COMPARE_FIELDS = ("axis", "time", "budget", "metric", "method_a", "method_b", "status_a", "status_b", "delta",
+                  "ci_low", "ci_high", "se", "df", "tau2", "margin", "mde80", "verdict", "verdict_note", "test",
+                  "p_value", "p_adjusted", "family", "correction", "n_pairs", "n_a_only", "n_b_only",
+                  "noise_problems", "wins_a", "wins_b", "ties", "complete")
+
+
+def plain(value):
+    """A JSON-safe Python value: NumPy scalars unwrapped, NaN and infinities as None."""
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def to_json(value) -> str:
+    return json.dumps(plain(value), indent=2, allow_nan=False)
+
+
+# -- compare ------------------------------------------------------------------------------------------
+
+def compare(frame: pd.DataFrame, a: str, b: str, *, metrics=None, times=DECLARED_TIMES, statistic: str = "meta",
+            seed: int = 0, n_resamples: int = 1000) -> list[dict]:
+    """Method ``a`` against ``b`` on each metric at each mark, seen from ``a`` (Delta = a - b): the
+    comparison records of the analysis (every method analysed, so the numbers equal the report's)."""
+    check_methods(frame, [a, b])
+    if a == b:
+        raise ReportInputError(f"compare needs two different methods, got {a!r} twice")
+    if metrics:
+        check_metrics(frame, metrics)
+        refused = [m for m in metrics if not comparable(m)]
+        if refused:
+            raise ReportInputError(f"no verdicts on {', '.join(refused)}: a metric without a direction, or one led "
+                                   "by its median (R², raw FVU), is not compared")
+    else:
+        metrics = [m for m in T.HEADLINE_METRICS if m in frame.columns and comparable(m)]
+        metrics = metrics or [m for m in metric_columns(frame) if comparable(m)]
+    analysis, marks, _ = run_analysis(frame, metrics, times=times, statistic=statistic, seed=seed,
+                                      n_resamples=n_resamples)
+    table = T.verdicts(analysis.comparisons, metrics, marks)
+    records = []
+    for metric in metrics:
+        for mark in marks:
+            rows = mark.select(table)
+            rows = rows[(rows["metric"] == metric) & (((rows["method_a"] == a) & (rows["method_b"] == b))
+                                                      | ((rows["method_a"] == b) & (rows["method_b"] == a)))]
+            for _, row in rows.iterrows():
+                record = T.oriented(row, a)
+                records.append({key: record.get(key) for key in COMPARE_FIELDS})
+    return records
+
+
+def compare_text(records: list[dict]) -> str:
+    if not records:
+        return "no comparisons"
+    a, b = records[0]["method_a"], records[0]["method_b"]
+    header = ["metric", "at", f"Δ = {a} − {b} [95 %]", "margin", "MDE80", "verdict on " + a, "p (corr.)", "pairs"]
+    rows = []
+    for r in records:
+        at = f"{r['time']:g} s" if r["axis"] == "time" else f"budget {r['budget']:g}"
+        if r["verdict"] == "n/a":
+            rows.append([r["metric"], at, "—", "—", "—", f"n/a ({r['verdict_note']})", "—", "—"])
+            continue
+        shown, d = format_with(r["delta"], r["ci_low"], r["ci_high"])
+        note = f" ({r['verdict_note']})" if r.get("verdict_note") else ""
+        status = "" if r["status_a"] == r["status_b"] == "measured" else f" [{r['status_a']}/{r['status_b']}]"
+        rows.append([r["metric"], at + status, shown, format_fixed(r["margin"], d), format_fixed(r["mde80"], d),
+                     r["verdict"] + note, T.format_p(r["p_adjusted"]), str(int(r["n_pairs"]))])
+    return text_table(header, rows)
+
+
+# -- ranks --------------------------------------------------------------------------------------------
+
+def ranks(frame: pd.DataFrame, metric: str | None = None, *, times=None, budget: float | None = None,
+          statistic: str = "meta") -> dict:
+    """Mean ranks, Friedman test, CD and groups of ``metric`` at each time mark (or at ``budget``)."""
+    if metric is None:
+        candidates = [T.RANK_METRIC] + [m for m in T.HEADLINE_METRICS if m != T.RANK_METRIC] + metric_columns(frame)
+        metric = next((m for m in candidates if m in frame.columns and ranked(m)), None)
+        if metric is None:
+            raise ReportInputError("no ranked metric in the scored predictions")
+    check_metrics(frame, [metric])
+    if not ranked(metric):
+        raise ReportInputError(f"{metric} is not ranked (it has no direction: its ideal value is a target)")
+    if budget is not None:
+        budgets = sorted(frame["budget"].astype(float).unique())
+        if float(budget) not in budgets:
+            raise ReportInputError(f"no budget {budget:g} in the scored predictions; budgets: "
+                                   + ", ".join(f"{b:g}" for b in budgets))
+        analysis = analyze(frame, [metric], times=(), compare_at="budget", statistic=statistic, parts=("ranks",))
+        marks = [T.Mark("budget", float(budget))]
+        table = analysis.ranks
+    else:
+        analysis, marks, _ = run_analysis(frame, [metric], times=times or DECLARED_TIMES, statistic=statistic)
+        table = analysis.ranks
+    out = {"metric": metric, "marks": []}
+    for mark in marks:
+        rows = T.rank_rows(table, metric, mark)
+        if rows.empty:
+            continue
+        first = rows.iloc[0]
+        names = list(rows["method"])
+        groups = cd_groups(rows["mean_rank"].to_numpy(dtype=float), float(first["cd"])) if first["significant"] else []
+        out["marks"].append({
+            "axis": mark.axis, "time": mark.x if mark.axis == "time" else None,
+            "budget": mark.x if mark.axis == "budget" else None,
+            "k": int(first["k"]), "n_problems": int(first["n_problems"]), "population": first["population"],
+            "friedman_statistic": float(first["friedman_statistic"]), "p_value": float(first["p_value"]),
+            "cd": float(first["cd"]), "significant": bool(first["significant"]),
+            "groups": [[names[i] for i in g] for g in groups],
+            "methods": [{"method": r["method"], "mean_rank": float(r["mean_rank"]), "status": r["status"],
+                         "complete": bool(r["complete"]), "groups": r["groups"]} for _, r in rows.iterrows()],
+        })
+    return out
+
+
+def ranks_text(result: dict) -> str:
+    if not result["marks"]:
+        return f"no ranks of {result['metric']} at the marks asked for"
+    blocks = []
+    for mark in result["marks"]:
+        at = f"{mark['time']:g} s" if mark["axis"] == "time" else f"budget {mark['budget']:g}"
+        verdict = "significant" if mark["significant"] else "not significant: no groups"
+        lines = [f"{result['metric']} at {at}: Friedman χ² = {format_significant(mark['friedman_statistic'], 3)}, "
+                 f"{T.p_equals(mark['p_value'])} ({verdict}); CD = {mark['cd']:.2f}; "
+                 f"N = {mark['n_problems']} problems ({mark['population']})"]
+        rows = [[str(i + 1), m["method"], f"{m['mean_rank']:.2f}", m["groups"] or "—", m["status"]]
+                for i, m in enumerate(mark["methods"])]
+        lines.append(text_table(["#", "method", "mean rank", "groups", "status"], rows))
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def text_table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(str(c)) for c in column) for column in zip(header, *rows)]
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(header, widths)).rstrip(),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    return "\n".join(lines)

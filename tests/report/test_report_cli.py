@@ -1,0 +1,195 @@
+"""srbf analyze / compare / ranks: JSON equal to the stats functions, tables, and one-line errors."""
+
+import json
+
+import numpy as np
+import pytest
+from conftest import TIMES, long_frame
+
+import srbf.report.data
+from srbf.cli import main
+from srbf.stats import analyze, friedman_nemenyi
+from srbf.stats.rules import LOG10_EPS64
+
+FRAME = long_frame()
+_FAILED = ((FRAME["method"] == "C") & (FRAME["budget"] == 16.0) & (FRAME["catalog"] == "alpha")
+           & (FRAME["problem_id"] == "p00"))
+FRAME.loc[_FAILED, ["success", "nrr_validation", "srr_structure"]] = 0.0  # no usable draw: ranks last
+FRAME.loc[_FAILED, ["log10_fvu_validation", "token_count_mismatch", "seconds"]] = np.nan
+
+
+@pytest.fixture
+def scored(monkeypatch):
+    """The CLI reads the synthetic frame as if it were the scoring pass's output for any store."""
+    monkeypatch.setattr(srbf.report.data, "load_long_frame", lambda results=None, **options: FRAME)
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def reference_row(metric, t, a, b):
+    comparisons = analyze(FRAME, [metric], times=TIMES).comparisons
+    pair = (comparisons["method_a"] == a) & (comparisons["method_b"] == b)
+    return comparisons[(comparisons["time"] == t) & pair].iloc[0]
+
+
+def test_compare_json_matches_analyze(scored, capsys):
+    code, out, _ = run(capsys, "compare", "A", "B", "--metric", "nrr_validation", "--json")
+    assert code == 0
+    records = json.loads(out)
+    assert [(r["metric"], r["time"]) for r in records] == [("nrr_validation", 1.0), ("nrr_validation", 10.0),
+                                                           ("nrr_validation", 100.0), ("nrr_validation", 1000.0)]
+    ref = analyze(FRAME, ["nrr_validation"]).comparisons  # the declared marks, every method analysed
+    for record in records:
+        row = ref[(ref["time"] == record["time"]) & (ref["method_a"] == "A") & (ref["method_b"] == "B")].iloc[0]
+        assert record["verdict"] == row["verdict"]
+        for key in ("delta", "ci_low", "ci_high", "margin", "mde80", "p_value", "p_adjusted"):
+            assert record[key] == pytest.approx(row[key], rel=1e-12)
+        assert record["n_pairs"] == row["n_pairs"]
+
+
+def test_compare_is_oriented_from_the_first_method(scored, capsys):
+    code, out, _ = run(capsys, "compare", "C", "A", "--metric", "log10_fvu_validation", "--at-seconds", "10", "--json")
+    assert code == 0
+    (record,) = json.loads(out)
+    row = reference_row("log10_fvu_validation", 10.0, "A", "C")
+    assert (record["method_a"], record["method_b"]) == ("C", "A")
+    assert record["delta"] == pytest.approx(-row["delta"], rel=1e-12)
+    assert record["ci_low"] == pytest.approx(-row["ci_high"], rel=1e-12)
+    assert record["ci_high"] == pytest.approx(-row["ci_low"], rel=1e-12)
+    assert {row["verdict"], record["verdict"]} == {"better", "worse"}
+    assert (record["status_a"], record["status_b"]) == (row["status_b"], row["status_a"])
+
+
+def test_compare_table(scored, capsys):
+    code, out, _ = run(capsys, "compare", "A", "B", "--at-seconds", "1", "--at-seconds", "10")
+    assert code == 0
+    assert "Δ = A − B [95 %]" in out and "nrr_validation" in out and "srr_structure" in out
+    assert "success" in out and "token_count_mismatch" in out
+
+
+def test_ranks_json_at_a_budget_equals_friedman_nemenyi(scored, capsys):
+    code, out, _ = run(capsys, "ranks", "--metric", "log10_fvu_validation", "--budget", "16", "--json")
+    assert code == 0
+    result = json.loads(out)
+    (mark,) = result["marks"]
+    # the per-problem values by hand: draws averaged (failed draws have no value), floored; none -> failure
+    rows = FRAME[FRAME["budget"] == 16.0].assign(v=FRAME["log10_fvu_validation"].clip(lower=LOG10_EPS64))
+    matrix = rows.groupby(["catalog", "problem_id", "method"])["v"].mean().unstack("method")[["A", "B", "C"]]
+    assert matrix.shape == (30, 3) and matrix.isna().sum().sum() == 1  # C on alpha/p00
+    expected = friedman_nemenyi(matrix.to_numpy(), higher_is_better=False)
+    ranks = {m["method"]: m["mean_rank"] for m in mark["methods"]}
+    assert [ranks[m] for m in "ABC"] == pytest.approx(list(expected["mean_ranks"]), rel=1e-12)
+    assert mark["friedman_statistic"] == pytest.approx(expected["statistic"], rel=1e-12)
+    assert mark["cd"] == pytest.approx(expected["cd"], rel=1e-12)
+    assert mark["significant"] == expected["significant"]
+    assert mark["n_problems"] == 30 and mark["budget"] == 16.0
+
+
+def test_ranks_json_at_times_matches_analyze(scored, capsys):
+    code, out, _ = run(capsys, "ranks", "--at-seconds", "10", "--json")
+    assert code == 0
+    result = json.loads(out)
+    assert result["metric"] == "log10_fvu_validation"
+    ref = analyze(FRAME, ["log10_fvu_validation"], times=[10.0]).ranks
+    for m in result["marks"][0]["methods"]:
+        row = ref[ref["method"] == m["method"]].iloc[0]
+        assert m["mean_rank"] == pytest.approx(row["mean_rank"], rel=1e-12)
+        assert m["groups"] == row["groups"] and m["status"] == row["status"]
+
+
+def test_ranks_table(scored, capsys):
+    code, out, _ = run(capsys, "ranks", "--metric", "nrr_validation", "--at-seconds", "10")
+    assert code == 0
+    assert "nrr_validation at 10 s: Friedman" in out and "mean rank" in out
+    assert out.index(" A ") < out.index(" B ") < out.index(" C ")
+
+
+def test_analyze_writes_the_report(scored, capsys, tmp_path):
+    out_dir = tmp_path / "rep"
+    code, out, _ = run(capsys, "analyze", "-o", str(out_dir), "--metric", "srr_structure", "--at-seconds", "10")
+    assert code == 0
+    assert (out_dir / "index.md").is_file() and (out_dir / "figures" / "cd_srr_structure.png").is_file()
+    assert "wrote" in out and "10 s" in out
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["compare", "A", "Z"], "unknown method 'Z'; known: A, B, C"),
+    (["compare", "A", "A"], "two different methods"),
+    (["compare", "A", "B", "--metric", "nope"], "no metric 'nope' in the scored predictions; metrics: "),
+    (["ranks", "--budget", "3"], "no budget 3 in the scored predictions; budgets: 1, 4, 16"),
+    (["ranks", "--metric", "nope"], "no metric 'nope'"),
+])
+def test_bad_names_are_one_line_errors(scored, capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("command", [["analyze", "-o", "unused"], ["compare", "A", "B"], ["ranks"]])
+def test_empty_store(capsys, tmp_path, command):
+    from srbf.store import ResultsStore
+
+    ResultsStore(tmp_path).close()  # a store with nothing in it
+    code, out, err = run(capsys, *command, "--results", str(tmp_path))
+    assert code == 2 and out == ""
+    assert err == f"srbf: error: no scored predictions in {tmp_path}: run `srbf score` first\n"
+
+
+def test_no_store(capsys, tmp_path):
+    code, _, err = run(capsys, "ranks", "--results", str(tmp_path / "missing"))
+    assert code == 2 and "no results store at" in err and err.count("\n") == 1
+
+
+def scored_store(root, frame):
+    """A results store holding ``frame``'s rows as predictions with their metrics (judge 1.0)."""
+    from srbf.judge import JUDGE_VERSION
+    from srbf.runs.records import FitResult, TaskKey
+    from srbf.store import ResultsStore
+
+    metrics = ["success", "nrr_validation", "srr_structure", "log10_fvu_validation", "token_count_mismatch"]
+    with ResultsStore(root) as store:
+        campaigns = {}
+        for row in frame.itertuples(index=False):
+            if row.method not in campaigns:
+                campaigns[row.method] = store.start_campaign(f"test-{row.method}", {}, f"h{row.method}",
+                                                             row.provenance, git=None)
+            key = TaskKey(row.method, f"h{row.method}", row.catalog, int(row.catalog_version), row.problem_id,
+                          int(row.draw), float(row.budget), "n_support=512;noise=0", 0)
+            ok = row.success == 1
+            result = FitResult("ok" if ok else "failed", "x0" if ok else None, wall_seconds=row.seconds)
+            pid = store.record(key, result, campaign_id=campaigns[row.method], data_hash="0")
+            store.record_metrics(pid, JUDGE_VERSION, {m: getattr(row, m) for m in metrics})
+
+
+def test_end_to_end_from_a_scored_store(capsys, tmp_path):
+    small = long_frame()
+    small = small[small["problem_id"].isin(["p00", "p01", "p02", "p03"]) & (small["budget"] != 4.0)]
+    scored_store(tmp_path / "results", small)
+    code, out, err = run(capsys, "ranks", "--results", str(tmp_path / "results"), "--budget", "16", "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    ref = analyze(small, ["log10_fvu_validation"], times=(), compare_at="budget", parts=("ranks",)).ranks
+    ref = ref[ref["budget"] == 16.0].set_index("method")["mean_rank"]
+    assert {m["method"]: m["mean_rank"] for m in result["marks"][0]["methods"]} == pytest.approx(ref.to_dict())
+    code, out, err = run(capsys, "compare", "A", "C", "--results", str(tmp_path / "results"), "--json",
+                         "--at-seconds", "10")
+    assert code == 0, err
+    assert {r["metric"] for r in json.loads(out)} == {"nrr_validation", "srr_structure", "log10_fvu_validation",
+                                                      "token_count_mismatch", "success"}
+
+
+def test_store_with_predictions_but_no_metrics(capsys, tmp_path):
+    from srbf.runs.records import FitResult, TaskKey
+    from srbf.store import ResultsStore
+
+    with ResultsStore(tmp_path) as store:
+        campaign = store.start_campaign("unscored", {}, "h", "upstream_default", git=None)
+        key = TaskKey("A", "h", "alpha", 1, "p00", 0, 1.0, "n_support=512;noise=0", 0)
+        store.record(key, FitResult("ok", "x0", wall_seconds=0.1), campaign_id=campaign, data_hash="0")
+    code, out, err = run(capsys, "analyze", "--results", str(tmp_path), "-o", str(tmp_path / "r"))
+    assert code == 2 and out == ""
+    assert err == f"srbf: error: no scored predictions in {tmp_path}: run `srbf score` first\n"
