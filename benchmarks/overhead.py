@@ -1,6 +1,6 @@
 """Harness overhead per fit: the built-in ``linear`` method on 1,000 problems, with 1 and 2 workers.
 
-    python benchmarks/overhead.py [--problems 1000] [--workers 1 2] [--repeat 3]
+    python benchmarks/overhead.py [--problems 1000] [--workers 1 2] [--repeat 3] [--busy-ms 0]
 
 Each run goes through the whole driver, as ``srbf run`` does: plan, sample in the parent, fit in
 worker processes, record every fit in a fresh results store (one committed transaction each). The
@@ -13,7 +13,9 @@ figures printed:
 - the speed-up of the last worker count over the first.
 
 Each configuration runs ``--repeat`` times and the fastest run is shown (other load on the
-machine only ever slows a run down).
+machine only ever slows a run down). ``--busy-ms X`` runs, instead of ``linear``, a method file
+that computes for X ms of CPU per fit and then returns the least-squares line: it shows how the
+speed-up grows once fits are no longer trivially short next to the harness's own work.
 
 Targets: <= 5 ms overhead per fit (median) with 2 workers, >= 1.7x faster with 2 workers than 1.
 The script prints figures and asserts nothing.
@@ -30,7 +32,24 @@ from datetime import datetime
 from pathlib import Path
 
 
-def config_for(problems: int, workers: int, results: Path):
+BUSY = """
+import time
+import numpy as np
+
+
+def fit(X, y, *, budget, seed, variables, options, report):
+    started = time.perf_counter()
+    end = time.process_time() + options["busy_ms"] / 1000.0
+    while time.process_time() < end:
+        pass
+    A = np.column_stack([X, np.ones(len(y))])
+    w, *_ = np.linalg.lstsq(A, y, rcond=None)
+    terms = " + ".join(f"{float(c)!r} * {v}" for c, v in zip(w, variables))
+    return {"expression": f"{terms} + {float(w[-1])!r}", "fit_seconds": time.perf_counter() - started}
+"""
+
+
+def config_for(problems: int, workers: int, results: Path, busy_ms: float = 0.0):
     from srbf.catalogs.loader import list_catalogs, load_catalog
     from srbf.runs.config import config_from_dict
 
@@ -42,25 +61,31 @@ def config_for(problems: int, workers: int, results: Path):
         ids = list(load_catalog(name).ids[:left])
         chosen[name] = ids
         left -= len(ids)
+    method = {"name": "linear", "budgets": [1], "time_limit": 60, "config_provenance": "upstream_default"}
+    if busy_ms > 0:
+        file = results.parent / "busy.py"
+        file.write_text(BUSY)
+        method = {"name": "busy", "adapter": {"type": "file", "path": str(file)}, "options": {"busy_ms": busy_ms},
+                  "budgets": [1], "time_limit": 60, "config_provenance": "harness_tuned"}  # fmt: skip
     return config_from_dict(
         {
             "experiment": "overhead",
             "catalogs": list(chosen),
             "problems": chosen,
             "sampling": {"n_support": 512, "n_validation": 512, "draws": 1},
-            "method": {"name": "linear", "budgets": [1], "time_limit": 60, "config_provenance": "upstream_default"},
+            "method": method,
             "workers": workers,
             "results": str(results),
         }
     )
 
 
-def measure(problems: int, workers: int) -> dict:
+def measure(problems: int, workers: int, busy_ms: float = 0.0) -> dict:
     from srbf.runs.driver import run_config
     from srbf.store import ResultsStore
 
     with tempfile.TemporaryDirectory(prefix="srbf-overhead-") as folder:
-        config = config_for(problems, workers, Path(folder) / "results")
+        config = config_for(problems, workers, Path(folder) / "results", busy_ms)
         started = time.perf_counter()
         summary = run_config(config, progress=False)
         wall = time.perf_counter() - started
@@ -89,20 +114,23 @@ def main(argv=None) -> int:
     parser.add_argument("--problems", type=int, default=1000)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--repeat", type=int, default=3, help="runs per worker count; the fastest is shown")
+    parser.add_argument("--busy-ms", type=float, default=0.0, help="a method computing this long per fit instead")
     args = parser.parse_args(argv)
 
     from srbf.catalogs.loader import list_catalogs, load_catalog
 
     for name in list_catalogs():  # load (and cache) the catalogs once, outside the timings
         load_catalog(name)
-    print(f"linear on {args.problems} problems (512 support + 512 validation points each), "
+    what = f"a method busy for {args.busy_ms:g} ms per fit" if args.busy_ms > 0 else "linear"
+    print(f"{what} on {args.problems} problems (512 support + 512 validation points each), "
           f"{os.cpu_count()} cores, Python {sys.version.split()[0]}\n")
     header = (f"{'workers':>7} {'fits':>6} {'wall s':>8} {'wall/fit ms':>12} {'method ms':>10} "
               f"{'overhead/fit ms':>16} {'steady/fit ms':>14}")
     print(header)
     rows = []
     for workers in args.workers:
-        r = min((measure(args.problems, workers) for _ in range(max(1, args.repeat))), key=lambda m: m["wall"])
+        runs = (measure(args.problems, workers, args.busy_ms) for _ in range(max(1, args.repeat)))
+        r = min(runs, key=lambda m: m["wall"])
         rows.append(r)
         overhead = (r["per_fit"] - r["method_median"]) * 1e3
         print(f"{workers:>7} {r['fits']:>6} {r['wall']:>8.2f} {r['per_fit'] * 1e3:>12.2f} "

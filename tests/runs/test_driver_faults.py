@@ -94,3 +94,16 @@ def test_a_setup_that_raises_and_a_method_file_that_vanished(tmp_path):
     with pytest.raises(RunError, match=r"swiss\.py does not exist"):
         run_config(config, variants=variants, progress=False)
     assert rows(tmp_path / "results") == [] and campaigns(tmp_path / "results") == []
+
+
+def test_a_method_environment_that_is_not_installed_stops_the_run_before_any_fit(tmp_path, monkeypatch):
+    monkeypatch.setenv("SRBF_HOME", str(tmp_path / "home"))  # no method environments there
+    write_catalog(tmp_path, 2)
+    method = write_method(tmp_path)
+    path = write_config(tmp_path, catalogs=[str(tmp_path / "faults.yaml")],
+                        method={"name": "swiss", "adapter": {"type": "file", "path": str(method)},
+                                "python": "env:gplearn"})  # fmt: skip
+    message = r"swiss: the environment of gplearn is not installed .*srbf methods install gplearn"
+    with pytest.raises(RunError, match=message):
+        run_config(load_config(path), progress=False)
+    assert rows(tmp_path / "results") == [] and campaigns(tmp_path / "results") == []

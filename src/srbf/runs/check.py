@@ -142,12 +142,12 @@ def _check_variant(variant, chosen, passed, say) -> None:
 
     spec = worker_spec(variant)
     say(f"  method {variant.label}: {spec.method_file}")
-    worker = new_worker(spec, start_timeout=600.0, tail_bytes=4096)
     try:
-        try:
-            worker.start()
-        except WorkerStartError as error:
-            raise CheckFailed("start worker", str(error)) from None
+        worker = new_worker(spec, start_timeout=600.0, tail_bytes=4096)
+        worker.start()
+    except WorkerStartError as error:
+        raise CheckFailed("start worker", str(error)) from None
+    try:
         info = worker.info
         passed(
             "start worker",

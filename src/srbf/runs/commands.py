@@ -183,7 +183,8 @@ def add_run_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("-c", "--config", required=True, help="run config (YAML, see docs/config.md)")
     p.add_argument("--experiment", help="experiment name recorded with the run (default: the config's)")
     p.add_argument("--sweep-filter", action="append", metavar="AXIS=VALUE",
-                   help="run only the variants whose swept option (or axis, or 'method') has this value; repeatable")  # fmt: skip
+                   help="run only the variants whose swept option (or sweep axis, or 'method') "
+                        "has this value; repeatable")  # fmt: skip
     p.add_argument("--limit", type=_positive_int, metavar="N",
                    help="the first N problems of each catalog (replaces the config's limit)")  # fmt: skip
     p.add_argument("--workers", type=_positive_int, metavar="N",

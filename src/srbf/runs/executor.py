@@ -103,10 +103,18 @@ class Executor(ABC):
 
 
 def new_worker(spec: WorkerSpec, *, start_timeout: float | None, tail_bytes: int) -> Worker:
-    """A (not yet started) worker process for ``spec``."""
+    """A (not yet started) worker process for ``spec``. An interpreter given as ``env:NAME`` (a
+    method environment, ``srbf methods install NAME``) is looked up here: WorkerStartError says
+    what to run when it is not installed."""
+    from srbf.methods.envs import resolve_python
+
+    try:
+        python = resolve_python(spec.python) if spec.python else None
+    except ValueError as exc:  # EnvError
+        raise WorkerStartError(str(exc)) from None
     return Worker(
         spec.method_file,
-        python=spec.python,
+        python=python,
         options=spec.options,
         env=dict(spec.env),
         start_timeout=start_timeout,
@@ -129,9 +137,13 @@ class _Message:
 
 @dataclass
 class _Held:
-    worker: Worker
+    worker: Worker | None  # None until made (making it can fail: an interpreter that is gone)
     abnormal: int = 0  # abnormal ends in a row
     last_error: str = ""
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.close()
 
 
 class LocalExecutor(Executor):
@@ -191,8 +203,8 @@ class LocalExecutor(Executor):
         def launch(index: int, spec: WorkerSpec) -> None:
             if self._stop.is_set():
                 return
-            worker = self._new_worker(spec)
             try:
+                worker = self._new_worker(spec)
                 worker.start()
             except BaseException as exc:  # noqa: BLE001 - reported below, in spec order
                 errors.append((index, spec, exc))
@@ -291,7 +303,7 @@ class LocalExecutor(Executor):
             self._results.put(_Message(error=exc))
         finally:
             for entry in held.values():
-                entry.worker.close()
+                entry.close()
             with self._lock:
                 self._live.discard(slot)
                 orphans = self._orphans()
@@ -303,8 +315,7 @@ class LocalExecutor(Executor):
         methods with nothing left to run are closed, and at most one other is kept."""
         entry = held.get(spec)
         if entry is None:
-            worker = self._take_idle(spec) or self._new_worker(spec)
-            entry = held[spec] = _Held(worker)
+            entry = held[spec] = _Held(self._take_idle(spec))
         held.move_to_end(spec)
         others = [s for s in held if s != spec]
         with self._lock:
@@ -315,15 +326,17 @@ class LocalExecutor(Executor):
             worker.close()
         for s in finished + others[: max(0, len(others) - 1)]:
             if s in held:
-                held.pop(s).worker.close()
+                held.pop(s).close()
         return entry
 
     def _fit_one(self, slot: int, fit: PlannedFit, task: FitTask, entry: _Held) -> None:
         """Run one fit and queue its result; a fit whose worker cannot start goes back to the queue."""
-        worker = entry.worker
-        with self._lock:
-            self._busy[slot] = worker
         try:
+            if entry.worker is None:
+                entry.worker = self._new_worker(fit.spec)
+            worker = entry.worker
+            with self._lock:
+                self._busy[slot] = worker
             result = worker.fit(task)
         except WorkerStartError as exc:
             self._abnormal(fit.spec, entry, f"the worker could not be (re)started: {_first_line(str(exc))}")
@@ -349,7 +362,7 @@ class LocalExecutor(Executor):
 
     def _retire(self, slot: int, held: OrderedDict[WorkerSpec, _Held], spec: WorkerSpec, entry: _Held) -> None:
         held.pop(spec, None)
-        entry.worker.close()
+        entry.close()
         with self._lock:
             self._retired.setdefault(spec, set()).add(slot)
             others = self._live - self._retired[spec]

@@ -16,16 +16,20 @@ recorded in ``size_limit``); the option ``params`` may override them for side ex
 the budget or the operators. eggp starts its Haskell runtime with 4 capabilities (``-N4``) unless
 ``GHCRTS`` says otherwise; a config can set that in ``env``.
 
-Output. eggp's results table gives each expression twice: as display text and as NumPy code over
-``x[:, i]`` and fitted parameters ``t[j]`` (with ``theta`` holding the ``t`` values). The adapter
-writes the NumPy code in the problem's variable names with the ``t`` values in place, which is
-exactly what ``EGGP.predict`` evaluates, so no parse hints are needed. The fit runs with
-``trace=True`` (all visited expressions, numbered in the order they were created); from that trace
-come the returned expression (lowest training loss, as ``EGGP.predict`` picks), the front (the
-Pareto set of size against training loss) and ``trajectory_by_evaluation``: the best-so-far
-expression each time it improved, with its creation number and generation (``id // nPop``).
-eggp reports nothing while it runs, so those steps carry no timestamps and ``report`` is called
-once, with the final expression.
+Output. eggp's results table gives each expression twice: as display text
+(``(Sqrt(x0) ^ -0.5)``: fully bracketed, constants in Haskell's shortest exact form) and as NumPy
+code over ``x[:, i]`` and parameters ``t[j]``, which ``EGGP.predict`` evaluates. The NumPy code
+drops the brackets of a power inside a power: the display's ``((a ^ b) ^ c)`` becomes
+``a ** b ** c``, which Python reads as ``a ** (b ** c)``, so for such models ``predict``
+disagrees with the model eggp fitted (its reported training loss is that of the display form).
+The adapter therefore writes the display text in the problem's variable names (``x3`` is
+``variables[3]``, ``^`` is ``**``, ``Recip`` is ``inv``); no parse hints are needed. The fit runs
+with ``trace=True`` (all visited expressions, numbered in the order they were created); from that
+trace come the returned expression (lowest training loss, as ``EGGP.predict`` picks), the front
+(the Pareto set of size against training loss) and ``trajectory_by_evaluation``: the best-so-far
+expression each time it improved, with its creation number and generation (``id // nPop``). eggp
+reports nothing while it runs, so those steps carry no timestamps and ``report`` is called once,
+with the final expression.
 """
 
 import math
@@ -47,13 +51,13 @@ NONTERMINALS = {
 }
 FIXED = {"gen", "nonterminals", "trace"}  # set by the benchmark, not by params
 
-# NumPy functions eggp writes, read by srbf under their plain names
-_NUMPY_NAMES = {"abs", "log", "sqrt", "exp", "sin", "cos", "tan", "tanh", "sinh", "cosh",
-                "asin", "acos", "atan", "asinh", "acosh", "atanh", "arcsin", "arccos",
-                "arctan", "arcsinh", "arccosh", "arctanh", "cbrt", "square", "reciprocal"}
-_COLUMN = re.compile(r"x\[\s*:\s*,\s*(\d+)\s*\]")
-_PARAMETER = re.compile(r"\bt\[\s*(\d+)\s*\]")
-_NUMPY_CALL = re.compile(r"\bnp\.([A-Za-z_]\w*)\b")
+# the display's function names (Haskell constructors) -> srbf's
+FUNCTIONS = {"Abs": "abs", "Sqrt": "sqrt", "Cbrt": "cbrt", "Exp": "exp", "Log": "log", "Sin": "sin",
+             "Cos": "cos", "Tan": "tan", "ASin": "asin", "ACos": "acos", "ATan": "atan", "Sinh": "sinh",
+             "Cosh": "cosh", "Tanh": "tanh", "ASinh": "asinh", "ACosh": "acosh", "ATanh": "atanh",
+             "Square": "square", "Cube": "cube", "Recip": "inv"}
+_TOKEN = re.compile(r"(?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?)|(?P<name>[^\W\d]\w*)|(?P<other>.)", re.DOTALL)
+_SPECIAL = {"Infinity": "inf", "NaN": "nan"}
 
 _eggp = None
 
@@ -110,39 +114,32 @@ def generations(budget):
 
 def parse_theta(text):
     """eggp's ``theta`` column ("1.5;-2.0e-3", or empty) as a list of floats."""
+    if text is None or (isinstance(text, float) and math.isnan(text)):  # pandas 3 reads "" as NaN
+        return []
     text = str(text).strip()
     return [float(v) for v in text.split(";")] if text else []
 
 
-def _number(value):
-    text = repr(float(value))
-    return "(%s)" % text if text.startswith("-") else text
-
-
-def to_infix(numpy_code, theta, variables):
-    """eggp's NumPy code (``np.sin(x[:, 0]) * t[1]``) as infix over ``variables``, with the
-    parameter values written in full precision. Negative values are bracketed so that
-    ``t[0] ** x[:, 0]`` keeps its meaning."""
-
-    def column(match):
-        i = int(match.group(1))
-        if i >= len(variables):
-            raise ValueError("eggp expression uses column %d, the problem has %d" % (i, len(variables)))
-        return variables[i]
-
-    def parameter(match):
-        j = int(match.group(1))
-        if j >= len(theta):
-            raise ValueError("eggp expression uses t[%d], theta has %d values" % (j, len(theta)))
-        return _number(theta[j])
-
-    def call(match):
-        name = match.group(1)
-        return name if name in _NUMPY_NAMES else match.group(0)
-
-    text = _COLUMN.sub(column, numpy_code)
-    text = _PARAMETER.sub(parameter, text)
-    return _NUMPY_CALL.sub(call, text)
+def to_infix(display, variables):
+    """eggp's display text of an expression (``(Sqrt(x0) ^ -0.5)``, fully bracketed, constants in
+    Haskell's shortest exact form) as srbf infix over ``variables``."""
+    pieces = []
+    for match in _TOKEN.finditer(str(display)):
+        kind = match.lastgroup
+        token = match.group(kind)
+        if kind == "name":
+            column = re.fullmatch(r"x(\d+)", token)
+            if column is not None:
+                i = int(column.group(1))
+                if i >= len(variables):
+                    raise ValueError("%s: expression uses column %d, the problem has %d" % (NAME, i, len(variables)))
+                token = variables[i]
+            else:
+                token = FUNCTIONS.get(token) or _SPECIAL.get(token) or token
+        elif kind == "other" and token == "^":
+            token = "**"
+        pieces.append(token)
+    return "".join(pieces)
 
 
 def _loss(value):
@@ -223,7 +220,7 @@ def fit(X, y, *, budget, seed, variables, options, report):
         raise RuntimeError("eggp found no expression with a finite training loss")
 
     def infix(row):
-        return to_infix(row["numpy"], row["theta"], variables)
+        return to_infix(row["display"], variables)
 
     expression = infix(best)
     report(expression)

@@ -15,17 +15,20 @@ Everything else keeps SymRegg's defaults (``alg="BestFirst"``, ``maxSize=15``, M
 ``maxSize`` is recorded in ``size_limit``); the option ``params`` may override them for side
 experiments, never the budget or the operators.
 
-Output. SymRegg's results table gives each expression as display text and as NumPy code over
-``x[:, i]`` and fitted parameters ``t[j]`` (``theta`` holds the values). The adapter writes the
-NumPy code in the problem's variable names with the values in place, which is exactly what
-``SymRegg.predict`` evaluates, so no parse hints are needed. The fit runs with ``trace=True``
-(every expression visited, numbered by its e-class id, which grows as the search inserts them);
-from the trace come the returned expression (lowest training loss: the last row of SymRegg's own
-front, which ``predict`` uses), the front (Pareto set of size against training loss) and
-``trajectory_by_evaluation``: the best-so-far expression each time it improved, in id order.
-SymRegg reports nothing while it runs, so those steps carry no timestamps and ``report`` is called
-once, with the final expression. SymRegg writes the data to a temporary CSV file in the current
-folder; the adapter runs it inside a private temporary folder.
+Output. SymRegg's results table gives each expression as display text (``(Sqrt(x0) ^ -0.5)``:
+fully bracketed, constants in Haskell's shortest exact form) and as NumPy code over ``x[:, i]``
+and parameters ``t[j]``. As in eggp, the NumPy code drops the brackets of a power inside a power
+(``((a ^ b) ^ c)`` becomes ``a ** b ** c``, read as ``a ** (b ** c)``), so the adapter writes the
+display text in the problem's variable names (``x3`` is ``variables[3]``, ``^`` is ``**``,
+``Recip`` is ``inv``); no parse hints are needed. The fit runs with ``trace=True`` (every
+expression visited, numbered by its e-class id, which grows as the search inserts them); from
+the trace come the returned expression (lowest training loss: the last row of SymRegg's own
+front), the front (Pareto set of size against training loss) and ``trajectory_by_evaluation``:
+the best-so-far expression each time it improved, in id order. SymRegg reports nothing while it
+runs, so those steps carry no timestamps and ``report`` is called once, with the final
+expression. SymRegg writes the data to a temporary CSV file in the current folder; the adapter
+runs it inside a private temporary folder. With ``cbrt`` among its operators, SymRegg 1.0.4 did
+not finish 15 iterations on a small problem within minutes (the time limit ends such a fit).
 """
 
 import math
@@ -49,12 +52,13 @@ NONTERMINALS = {
 }
 FIXED = {"gen", "nonterminals", "trace"}  # set by the benchmark, not by params
 
-_NUMPY_NAMES = {"abs", "log", "sqrt", "exp", "sin", "cos", "tan", "tanh", "sinh", "cosh",
-                "asin", "acos", "atan", "asinh", "acosh", "atanh", "arcsin", "arccos",
-                "arctan", "arcsinh", "arccosh", "arctanh", "cbrt", "square", "reciprocal"}
-_COLUMN = re.compile(r"x\[\s*:\s*,\s*(\d+)\s*\]")
-_PARAMETER = re.compile(r"\bt\[\s*(\d+)\s*\]")
-_NUMPY_CALL = re.compile(r"\bnp\.([A-Za-z_]\w*)\b")
+# the display's function names (Haskell constructors) -> srbf's
+FUNCTIONS = {"Abs": "abs", "Sqrt": "sqrt", "Cbrt": "cbrt", "Exp": "exp", "Log": "log", "Sin": "sin",
+             "Cos": "cos", "Tan": "tan", "ASin": "asin", "ACos": "acos", "ATan": "atan", "Sinh": "sinh",
+             "Cosh": "cosh", "Tanh": "tanh", "ASinh": "asinh", "ACosh": "acosh", "ATanh": "atanh",
+             "Square": "square", "Cube": "cube", "Recip": "inv"}
+_TOKEN = re.compile(r"(?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?)|(?P<name>[^\W\d]\w*)|(?P<other>.)", re.DOTALL)
+_SPECIAL = {"Infinity": "inf", "NaN": "nan"}
 
 _symregg = None
 
@@ -111,38 +115,32 @@ def generations(budget):
 
 def parse_theta(text):
     """The ``theta`` column ("1.5;-2.0e-3", or empty) as a list of floats."""
+    if text is None or (isinstance(text, float) and math.isnan(text)):  # pandas 3 reads "" as NaN
+        return []
     text = str(text).strip()
     return [float(v) for v in text.split(";")] if text else []
 
 
-def _number(value):
-    text = repr(float(value))
-    return "(%s)" % text if text.startswith("-") else text
-
-
-def to_infix(numpy_code, theta, variables):
-    """SymRegg's NumPy code (``np.sin(x[:, 0]) * t[1]``) as infix over ``variables``, with the
-    parameter values in full precision; negative values are bracketed (``t[0] ** x[:, 0]``)."""
-
-    def column(match):
-        i = int(match.group(1))
-        if i >= len(variables):
-            raise ValueError("SymRegg expression uses column %d, the problem has %d" % (i, len(variables)))
-        return variables[i]
-
-    def parameter(match):
-        j = int(match.group(1))
-        if j >= len(theta):
-            raise ValueError("SymRegg expression uses t[%d], theta has %d values" % (j, len(theta)))
-        return _number(theta[j])
-
-    def call(match):
-        name = match.group(1)
-        return name if name in _NUMPY_NAMES else match.group(0)
-
-    text = _COLUMN.sub(column, numpy_code)
-    text = _PARAMETER.sub(parameter, text)
-    return _NUMPY_CALL.sub(call, text)
+def to_infix(display, variables):
+    """SymRegg's display text of an expression (``(Sqrt(x0) ^ -0.5)``, fully bracketed, constants in
+    Haskell's shortest exact form) as srbf infix over ``variables``."""
+    pieces = []
+    for match in _TOKEN.finditer(str(display)):
+        kind = match.lastgroup
+        token = match.group(kind)
+        if kind == "name":
+            column = re.fullmatch(r"x(\d+)", token)
+            if column is not None:
+                i = int(column.group(1))
+                if i >= len(variables):
+                    raise ValueError("%s: expression uses column %d, the problem has %d" % (NAME, i, len(variables)))
+                token = variables[i]
+            else:
+                token = FUNCTIONS.get(token) or _SPECIAL.get(token) or token
+        elif kind == "other" and token == "^":
+            token = "**"
+        pieces.append(token)
+    return "".join(pieces)
 
 
 def _loss(value):
@@ -226,7 +224,7 @@ def fit(X, y, *, budget, seed, variables, options, report):
         raise RuntimeError("SymRegg found no expression with a finite training loss")
 
     def infix(row):
-        return to_infix(row["numpy"], row["theta"], variables)
+        return to_infix(row["display"], variables)
 
     expression = infix(best)
     report(expression)

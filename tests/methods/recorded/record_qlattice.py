@@ -1,0 +1,142 @@
+"""Record the QLattice's (feyn's) raw output for tests/methods/test_adapter_qlattice.py.
+
+Run under an interpreter that has feyn (not srbf)::
+
+    /tmp/env-qlattice/bin/python tests/methods/recorded/record_qlattice.py
+
+It fits small problems through the adapter's own ``fit`` (capturing the models
+``get_diverse_models`` returns), and writes ``qlattice.json``: per case the points, the model's
+graph as the adapter reads it (each element's function, input name, parameters and children), the
+adapter's srbf infix, and **feyn's own predictions** (``Model.predict``) on the support points and
+on fresh points.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import json
+import logging
+import platform
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ADAPTERS = HERE.parents[2] / "src" / "srbf" / "methods" / "adapters"
+
+
+def load_adapter(name):
+    spec = importlib.util.spec_from_file_location(f"srbf_adapter_{name}", ADAPTERS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class Capture:
+    """The feyn module, except that what ``get_diverse_models`` returns is kept."""
+
+    def __init__(self, module):
+        self.module, self.chosen = module, []
+
+    def __getattr__(self, name):
+        value = getattr(self.module, name)
+        if name != "get_diverse_models":
+            return value
+
+        def chosen(*args, **kwargs):
+            models = value(*args, **kwargs)
+            self.chosen.append(models)
+            return models
+
+        return chosen
+
+
+def problem(kind, seed, n=64, n_eval=32):
+    rng = np.random.default_rng(seed)
+    if kind == "poly_sin":  # x0**2 + sin(x1) on [-2, 2]^2
+        X = rng.uniform(-2, 2, (n + n_eval, 2))
+        y = X[:, 0] ** 2 + np.sin(X[:, 1])
+    elif kind == "log_sqrt":  # log(x0)*x1 + sqrt(x1) on [0.5, 3]^2
+        X = rng.uniform(0.5, 3, (n + n_eval, 2))
+        y = np.log(X[:, 0]) * X[:, 1] + np.sqrt(X[:, 1])
+    else:  # three: x0*x1 - exp(0.3*x2) on [0.2, 2]^3
+        X = rng.uniform(0.2, 2, (n + n_eval, 3))
+        y = X[:, 0] * X[:, 1] - np.exp(0.3 * X[:, 2])
+    return X[:n], y[:n], X[n:]
+
+
+def floats(a):
+    return [float(v) for v in np.asarray(a, dtype=float).ravel()]
+
+
+FITS = [  # (kind, variables, epochs, seed, options): the best model, and others for new functions
+    ("poly_sin", ("u", "v"), 2, 1, {}),
+    ("three", ("x1", "x2", "x3"), 1, 2, {"unary": ["sin", "cos", "exp", "log", "sqrt", "tanh"]}),
+    ("log_sqrt", ("a", "b"), 1, 3, {"unary": ["sin", "cos", "exp", "log", "sqrt", "tanh"]}),
+]
+
+
+def main():
+    logging.getLogger("feyn").setLevel(logging.WARNING)
+    adapter = load_adapter("qlattice")
+    adapter.setup({})
+    capture = Capture(adapter._feyn)
+    adapter._feyn = capture
+    pd = adapter._pd
+    cases = []
+    seen = set()
+    for kind, variables, epochs, seed, options in FITS:
+        X, y, X_eval = problem(kind, seed)
+        reports = []
+        result = adapter.fit(X, y, budget=epochs, seed=seed, variables=variables, options=options, report=reports.append)
+        models = capture.chosen[-1]
+        inputs = {f"in{i}": v for i, v in enumerate(variables)}
+
+        def frame(points):
+            return pd.DataFrame({name: points[:, i] for i, name in enumerate(inputs)})
+
+        for i, model in enumerate(models):
+            elements = [[e.fname, e.name, {k: v for k, v in dict(e.params).items()}, list(e.children)] for e in model]
+            functions = {e[0] for e in elements}
+            if i > 0 and functions <= seen:
+                continue
+            seen |= functions
+            case = {
+                "name": f"{kind} model {i}",
+                "variables": list(variables),
+                "budget": epochs,
+                "seed": seed,
+                "options": options,
+                "X": [floats(r) for r in X],
+                "y": floats(y),
+                "X_eval": [floats(r) for r in X_eval],
+                "raw": {"elements": elements, "inputs": inputs},
+                "printout": str(model.sympify(signif=6)),
+                "expression": adapter.model_infix(elements, inputs),
+                "loss": float(model.loss_value),
+                "predictions": floats(model.predict(frame(X))),
+                "predictions_eval": floats(model.predict(frame(X_eval))),
+            }
+            if i == 0:
+                assert case["expression"] == result["expression"]
+                case["trajectory_by_epoch"] = result["trajectory_by_epoch"]
+                case["reports"] = reports
+                case["function_names"] = result["function_names"]
+                case["front"] = [f["expression"] for f in result["front"]]
+            cases.append(case)
+    out = {
+        "package": "feyn",
+        "version": importlib.metadata.version("feyn"),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "recorded_by": "tests/methods/recorded/record_qlattice.py",
+        "cases": cases,
+    }
+    path = HERE / "qlattice.json"
+    path.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {path} ({len(cases)} cases)")
+
+
+if __name__ == "__main__":
+    main()
