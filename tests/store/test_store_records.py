@@ -212,3 +212,31 @@ def test_metrics_unique_per_judge_version(store, campaign, make_key, make_result
         store.record_metrics(ids[2], "judge-1", {"status": "ok"})
     with pytest.raises(StoreError, match="no prediction 42"):
         store.record_metrics(42, "judge-1", {"r2": 1.0})
+
+
+def test_record_many_commits_a_batch_in_order(store, campaign, make_key, make_result):
+    from srbf.store import Fit
+
+    first = store.record(make_key(1), make_result(1), campaign_id=campaign, data_hash="h")
+    with pytest.warns(DuplicateKeyWarning):
+        ids = store.record_many(
+            [
+                Fit(make_key(2), make_result(2), campaign, "h2"),
+                Fit(make_key(1), make_result(1), campaign, "h"),  # already stored: its id comes back
+                Fit(make_key(3), make_result(3), campaign, "h3"),
+            ]
+        )
+    assert ids[1] == first and len(set(ids)) == 3
+    frame = store.predictions_frame().set_index("id")
+    assert list(frame.loc[[ids[0], ids[2]], "data_hash"]) == ["h2", "h3"]
+    assert store.record_many([]) == []
+
+
+def test_record_many_writes_all_or_nothing(store, campaign, make_key, make_result):
+    from srbf.store import Fit
+
+    with pytest.raises(ValueError, match="status 'done'"):
+        store.record_many([Fit(make_key(1), make_result(1), campaign, "h"), Fit(make_key(2), make_result(status="done"), campaign, "h")])
+    with pytest.raises(StoreError, match="no campaign 99"):
+        store.record_many([Fit(make_key(1), make_result(1), campaign, "h"), Fit(make_key(2), make_result(2), 99, "h")])
+    assert store.predictions_frame().empty

@@ -31,6 +31,7 @@ from srbf.runs.executor import Completed, Executor, LocalExecutor, WorkerStartEr
 from srbf.runs.plan import Plan, ProblemSource, load_catalogs, make_plan, worker_spec
 from srbf.runs.records import STATUSES, TaskKey
 from srbf.runs.sweeps import Variant, canonical_json
+from srbf.store.results import Fit
 
 __all__ = [
     "RunError",
@@ -314,8 +315,8 @@ def run_config(
         results = executor.run(plan.fits, source.prepare)
         try:
             for batch in results:
-                for done in batch:  # each in its own commit: a kill loses nothing recorded
-                    _record(store, done, campaign_of)
+                _record(store, batch, campaign_of)  # what arrived together, in one commit
+                for done in batch:
                     summary.statuses[done.result.status] += 1
                 bar.update(len(batch))
                 bad = sum(summary.statuses[s] for s in ABNORMAL)
@@ -336,12 +337,17 @@ def run_config(
         summary.seconds = time.perf_counter() - started
 
 
-def _record(store, done: Completed, campaign_of: dict[tuple[str, str], int]) -> None:
-    fit, result = done.fit, done.result
-    if fit.spec.sees_truth:
-        result.internals.setdefault("sees_truth", True)  # the record says the method saw the truth
-    campaign = campaign_of[(fit.variant.name, fit.variant.config_hash)]
-    store.record(fit.key, result, campaign_id=campaign, data_hash=done.data_hash)
+def _record(store, batch: Sequence[Completed], campaign_of: dict[tuple[str, str], int]) -> None:
+    """Commit the fits that arrived together in one transaction: a kill loses nothing recorded,
+    and the sync to disk is paid once per batch instead of once per fit."""
+    fits = []
+    for done in batch:
+        fit, result = done.fit, done.result
+        if fit.spec.sees_truth:
+            result.internals.setdefault("sees_truth", True)  # the record says the method saw the truth
+        campaign = campaign_of[(fit.variant.name, fit.variant.config_hash)]
+        fits.append(Fit(fit.key, result, campaign, done.data_hash))
+    store.record_many(fits)
 
 
 # --- status -------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ processes too) may read at the same time. See docs/store.md for the tables and h
 
 from srbf.store.connection import DEFAULT_ROOT, STORE_FILENAME, resolve_path
 from srbf.store.errors import DuplicateKeyWarning, StoreError
-from srbf.store.results import ResultsStore, row_key
+from srbf.store.results import Fit, ResultsStore, row_key
 from srbf.store.schema import KEY_COLUMNS, PROVENANCES, SCHEMA_VERSION
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "STORE_FILENAME",
     "DuplicateKeyWarning",
+    "Fit",
     "ResultsStore",
     "StoreError",
     "resolve_path",

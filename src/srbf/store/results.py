@@ -20,11 +20,11 @@ import math
 import operator
 import sqlite3
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import srbf
 from srbf.runs.records import STATUSES, FitResult, TaskKey
@@ -96,6 +96,16 @@ def row_key(row: Any) -> TaskKey:
         condition=str(get("condition")),
         seed=int(get("seed")),
     )
+
+
+class Fit(NamedTuple):
+    """One fit to record: its key and result, the campaign it belongs to, its data's hash."""
+
+    key: TaskKey
+    result: FitResult
+    campaign_id: int
+    data_hash: str
+    provenance: str | None = None
 
 
 class ResultsStore:
@@ -194,66 +204,81 @@ class ResultsStore:
         ``provenance`` defaults to the campaign's. If ``key`` is already stored, nothing is written:
         a ``DuplicateKeyWarning`` is issued and the stored prediction's id returned.
         """
-        values = _key_values(key)
-        if result.status not in STATUSES:
-            raise ValueError(f"fit status {result.status!r} is not one of {', '.join(STATUSES)}")
-        if provenance is not None and provenance not in PROVENANCES:
-            raise ValueError(f"provenance {provenance!r} is not one of {', '.join(PROVENANCES)}")
-        if not isinstance(data_hash, str):
-            raise TypeError(f"data_hash must be a string, got {data_hash!r}")
-        for name in ("expression", "error"):
-            if not isinstance(getattr(result, name), (str, type(None))):
-                raise TypeError(
-                    f"FitResult.{name} must be a string or None, got {getattr(result, name)!r:.80}"
-                )
-        internals = dumps(dict(result.internals), f"internals of {key}")
-        steps = [
-            (step, _real(seconds), str(expression))
-            for step, (seconds, expression) in enumerate(result.trajectory)
-        ]
-        doing = f"recording {key.method} on {key.catalog}/{key.problem_id} draw {key.draw} seed {key.seed}"
+        (prediction_id,) = self.record_many([Fit(key, result, campaign_id, data_hash, provenance)])
+        return prediction_id
+
+    def record_many(self, fits: Sequence[Fit]) -> list[int]:
+        """Store fits that arrived together in ONE transaction (one sync to disk instead of one
+        each); return their prediction ids in order. All or none are written."""
+        rows = [self._row(fit) for fit in fits]  # every check before anything is written
+        if not rows:
+            return []
+        first = fits[0].key
+        doing = f"recording {first.method} on {first.catalog}/{first.problem_id} draw {first.draw} seed {first.seed}"
+        if len(rows) > 1:
+            doing += f" and {len(rows) - 1} more fit(s)"
+        ids: list[int] = []
+        duplicates: list[tuple[TaskKey, int]] = []
         with self._writing(doing) as conn:
-            campaign = conn.execute(
-                "SELECT provenance FROM campaigns WHERE id = ?", (campaign_id,)
-            ).fetchone()
-            if campaign is None:
-                raise StoreError(f"results store {self.path}: no campaign {campaign_id} ({doing})")
-            cursor = conn.execute(
-                _INSERT_PREDICTION,
-                (
-                    campaign_id,
-                    *values,
-                    provenance or campaign[0],
-                    result.status,
-                    result.expression,
-                    result.error,
-                    _real(result.wall_seconds),
-                    _real(result.cpu_seconds),
-                    _real(result.method_seconds),
-                    data_hash,
-                    internals,
-                    result.stderr_tail or "",
-                    _now(),
-                ),
-            )
-            if cursor.rowcount == 0:
-                existing = conn.execute(_SELECT_BY_KEY, values).fetchone()[0]
-            else:
-                existing = None
+            provenance_of: dict[int, str] = {}
+            for fit, (values, row, steps) in zip(fits, rows):
+                if fit.campaign_id not in provenance_of:
+                    campaign = conn.execute("SELECT provenance FROM campaigns WHERE id = ?", (fit.campaign_id,)).fetchone()
+                    if campaign is None:
+                        raise StoreError(f"results store {self.path}: no campaign {fit.campaign_id} ({doing})")
+                    provenance_of[fit.campaign_id] = campaign[0]
+                cursor = conn.execute(
+                    _INSERT_PREDICTION,
+                    (fit.campaign_id, *values, fit.provenance or provenance_of[fit.campaign_id], *row),
+                )
+                if cursor.rowcount == 0:
+                    existing = int(conn.execute(_SELECT_BY_KEY, values).fetchone()[0])
+                    duplicates.append((fit.key, existing))
+                    ids.append(existing)
+                    continue
                 prediction_id = int(cursor.lastrowid)
                 conn.executemany(
                     "INSERT INTO trajectories (prediction_id, step, seconds, expression) VALUES (?, ?, ?, ?)",
                     [(prediction_id, *step) for step in steps],
                 )
-        if existing is not None:
+                ids.append(prediction_id)
+        for key, existing in duplicates:
             warnings.warn(
-                f"{self.path}: {key} is already stored as prediction {existing}; "
-                "the new result was not written",
+                f"{self.path}: {key} is already stored as prediction {existing}; the new result was not written",
                 DuplicateKeyWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
-            return int(existing)
-        return prediction_id
+        return ids
+
+    @staticmethod
+    def _row(fit: Fit) -> tuple[tuple, tuple, list[tuple]]:
+        """Check one fit and turn it into its key values, its prediction columns and trajectory rows."""
+        key, result = fit.key, fit.result
+        values = _key_values(key)
+        if result.status not in STATUSES:
+            raise ValueError(f"fit status {result.status!r} is not one of {', '.join(STATUSES)}")
+        if fit.provenance is not None and fit.provenance not in PROVENANCES:
+            raise ValueError(f"provenance {fit.provenance!r} is not one of {', '.join(PROVENANCES)}")
+        if not isinstance(fit.data_hash, str):
+            raise TypeError(f"data_hash must be a string, got {fit.data_hash!r}")
+        for name in ("expression", "error"):
+            if not isinstance(getattr(result, name), (str, type(None))):
+                raise TypeError(f"FitResult.{name} must be a string or None, got {getattr(result, name)!r:.80}")
+        internals = dumps(dict(result.internals), f"internals of {key}")
+        row = (
+            result.status,
+            result.expression,
+            result.error,
+            _real(result.wall_seconds),
+            _real(result.cpu_seconds),
+            _real(result.method_seconds),
+            fit.data_hash,
+            internals,
+            result.stderr_tail or "",
+            _now(),
+        )
+        steps = [(step, _real(seconds), str(expression)) for step, (seconds, expression) in enumerate(result.trajectory)]
+        return values, row, steps
 
     def record_metrics(
         self, prediction_id: int, judge_version: str, metrics: Mapping[str, Any], *, replace: bool = False
