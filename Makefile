@@ -15,12 +15,22 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/srbf catalogs list
 	$(BIN)/python -m srbf.demo
+	$(BIN)/srbf score --results srbf-results
+	$(BIN)/srbf analyze --results srbf-results -o report
+	@echo "Report: report/index.md"
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+# Performance figures (printed, not asserted). benchmarks/roster.py needs the method envs.
 bench: $(STAMP)
 	$(BIN)/python benchmarks/sampling.py
+	$(BIN)/python benchmarks/canonical.py
+	$(BIN)/python benchmarks/judge.py
+	$(BIN)/python benchmarks/worker_overhead.py
+	$(BIN)/python benchmarks/overhead.py
+	$(BIN)/python benchmarks/score.py
+	$(BIN)/python benchmarks/analysis.py
 
 # Rebuild the shipped catalogs from the reference data layer (needs ../shared).
 catalogs: $(STAMP)

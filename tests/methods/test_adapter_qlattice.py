@@ -1,0 +1,112 @@
+"""The QLattice adapter: its conversion checked on models recorded from feyn 3.5.0 (no feyn
+needed), its options and config, and real fits through the Worker when the QLattice's
+environment exists (``srbf methods install qlattice --accept-licence``, or /tmp/env-qlattice)."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from recorded.adapter_checks import (
+    adapter, cases, check_case, check_config, imported_modules, method_python, r2, recording, toy, worker_fits,
+)  # fmt: skip
+
+NAME = "qlattice"
+ql = adapter(NAME)
+CASES = cases(NAME)
+
+
+def test_recording_comes_from_the_pinned_release():
+    assert recording(NAME)["version"] == "3.5.0"
+    functions = {e[0] for c in CASES for e in c["raw"]["elements"]}
+    assert {"in-linear:0", "out-linear:1", "add:2", "multiply:2", "linear:1", "exp:1", "log:1", "inverse:1",
+            "squared:1", "tanh:1"} <= functions  # fmt: skip
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_conversion_is_what_the_adapter_recorded(case):
+    assert ql.model_infix(case["raw"]["elements"], case["raw"]["inputs"]) == case["expression"]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_converted_formula_reproduces_feyns_predictions(case):
+    check_case(NAME, case)
+
+
+def test_each_epoch_reports_its_best_model():
+    for case in CASES:
+        if "trajectory_by_epoch" in case:
+            epochs = case["trajectory_by_epoch"]
+            assert [e["epoch"] for e in epochs] == list(range(1, case["budget"] + 1))
+            assert case["reports"][-1] == case["expression"]
+            assert all(e["expression"] in case["reports"] for e in epochs)
+
+
+def test_element_conversion():
+    elements = [
+        ["out-linear:1", "out", {"scale": 2.0, "w": -0.5, "bias": 1.0}, [1]],
+        ["add:2", "", {}, [2, 3]],
+        ["squared:1", "", {}, [4]],
+        ["inverse:1", "", {}, [5]],
+        ["in-linear:0", "in0", {"scale": 1.5, "scale_offset": 0.25, "w": 2.0, "bias": -1.0}, []],
+        ["in-linear:0", "in1", {"scale": 1.0, "scale_offset": 0.0, "w": 3.0, "bias": 0.5}, []],
+    ]
+    assert ql.model_infix(elements, {"in0": "p", "in1": "q"}) == (
+        "((((((p - 0.25) * 1.5 * 2.0 + (-1.0)) ** 2) + (1 / (q * 1.0 * 3.0 + 0.5))) * (-0.5) + 1.0) * 2.0)")
+    with pytest.raises(ValueError, match="gaussian"):
+        ql.model_infix([["gaussian:1", "", {}, [1]], ["in-linear:0", "in0", {"scale": 1.0, "w": 1.0, "bias": 0.0}, []]],
+                       {"in0": "p"})  # fmt: skip
+
+
+def test_function_names_follow_the_vocabulary():
+    names, unavailable = ql.function_names(["sin", "cos", "exp", "log", "sqrt", "add", "sub", "mul", "div"])
+    assert names == ["add", "multiply", "inverse", "squared", "exp", "log", "sqrt", "linear"]
+    assert unavailable == ["sin", "cos", "sub"]
+    names, unavailable = ql.function_names(["add", "mul", "tanh"])
+    assert names == ["add", "multiply", "squared", "tanh", "linear"] and unavailable == []
+    with pytest.raises(ValueError, match="none of feyn's functions"):
+        ql.function_names(["sin"])
+
+
+def test_options_are_checked():
+    options = ql.check_options({})
+    assert options["params"] == {"max_complexity": 10, "criterion": "bic", "loss_function": None, "threads": "auto"}
+    assert ql.check_options({"params": {"max_complexity": 15}})["params"]["max_complexity"] == 15
+    with pytest.raises(ValueError, match="may set only"):
+        ql.check_options({"params": {"n_epochs": 3}})
+    with pytest.raises(ValueError, match="unknown option"):
+        ql.check_options({"function_names": ["gaussian"]})
+    with pytest.raises(ValueError, match="positive integer"):
+        ql.epochs_of(1.5)
+
+
+def test_adapter_file_imports_only_numpy_and_feyn():
+    extra = imported_modules(NAME) - set(sys.stdlib_module_names) - {"numpy", "feyn", "pandas", "__future__"}
+    assert not extra  # pandas: feyn takes its data as a DataFrame
+
+
+def test_config_runs_the_adapter_at_upstream_defaults():
+    data = check_config(NAME)
+    assert data["budgets"] == {"powers_of_two": [0, 5]}
+
+
+# --- the real package ----------------------------------------------------------------------------
+
+PYTHON = method_python(NAME)
+needs_env = pytest.mark.skipif(PYTHON is None, reason="no QLattice environment ($SRBF_HOME/envs/qlattice or /tmp/env-qlattice)")
+
+
+@needs_env
+def test_real_fits_through_the_worker_repeat_with_the_seed():
+    X, y = toy(0)
+    first, again = worker_fits(NAME, PYTHON, [(X, y, ("u", "v"), 1, 7), (X, y, ("u", "v"), 1, 7)])
+    for result in (first, again):
+        assert result.status == "ok", result.error
+    assert first.expression == again.expression
+    internals = first.internals
+    assert internals["reproducible"] is True and internals["size_limit"] == {"max_complexity": 10}
+    assert internals["function_names"] == ["add", "multiply", "inverse", "squared", "exp", "log", "sqrt", "linear"]
+    assert len(internals["trajectory_by_epoch"]) == 1 and internals["front"][0]["expression"] == first.expression
+    assert first.trajectory[-1][1] == first.expression
+    assert r2(first.expression, ("u", "v"), X, y) > 0.9

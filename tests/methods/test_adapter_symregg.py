@@ -1,0 +1,132 @@
+"""The SymRegg adapter: its conversion checked on results recorded from symregg 1.0.4 (no symregg
+needed), its options and config, and real fits through the Worker when SymRegg's environment
+exists (``srbf methods install symregg``, or a development venv at /tmp/env-symregg)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from recorded.adapter_checks import (
+    adapter, cases, check_case, check_config, check_imports, evaluate, method_python, recording, toy, worker_fits,
+)  # fmt: skip
+
+NAME = "symregg"
+sr = adapter(NAME)
+CASES = cases(NAME)
+
+
+def mse(case):
+    X, y = np.asarray(case["X"]), np.asarray(case["y"])
+    with np.errstate(all="ignore"):
+        return float(np.mean((evaluate(case["expression"], case["variables"], X) - y) ** 2))
+
+
+def numpy_code_is_faithful(case) -> bool:
+    """Whether SymRegg's own predictions (from its NumPy code) give the loss it reported."""
+    y, theirs = np.asarray(case["y"]), np.asarray(case["predictions"])
+    with np.errstate(all="ignore"):
+        return bool(np.isclose(np.mean((theirs - y) ** 2), case["loss_train"], rtol=1e-9))
+
+
+FAITHFUL = [c for c in CASES if numpy_code_is_faithful(c)]
+
+
+def test_recording_comes_from_the_pinned_release():
+    assert recording(NAME)["version"] == "1.0.4"
+    assert sum(c["name"].endswith("best") for c in CASES) == 3 and len(CASES) >= 12
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_conversion_is_what_the_adapter_recorded(case):
+    assert sr.to_infix(case["raw"]["display"], case["variables"]) == case["expression"]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_converted_formula_has_the_loss_symregg_reported(case):
+    assert mse(case) == pytest.approx(case["loss_train"], rel=1e-9)
+
+
+@pytest.mark.parametrize("case", FAITHFUL, ids=[c["name"] for c in FAITHFUL])
+def test_converted_formula_reproduces_symreggs_predictions(case):
+    check_case(NAME, case)
+
+
+def test_only_a_power_of_a_power_makes_symreggs_numpy_code_differ():
+    """Like eggp, SymRegg prints ``((a ^ b) ^ c)`` as ``a ** b ** c`` in its NumPy code."""
+    for case in CASES:
+        if case not in FAITHFUL:
+            assert case["raw"]["numpy"].count("**") >= 2, case["raw"]["numpy"]
+    assert len(FAITHFUL) >= len(CASES) - 3
+
+
+def test_display_text_conversion():
+    v = ["u", "v"]
+    assert sr.to_infix("(Cos(Tanh(Cos(x0))) * ((-6.485754028654261 / x0) + Cos(x1)))", v) == \
+        "(cos(tanh(cos(u))) * ((-6.485754028654261 / u) + cos(v)))"  # fmt: skip
+    assert sr.to_infix("Sqrt((x1 ^ (x0 * (x1 ^ 0.16))))", v) == "sqrt((v ** (u * (v ** 0.16))))"
+    with pytest.raises(ValueError, match="column 2"):
+        sr.to_infix("x2", v)
+
+
+def test_trace_gives_best_front_and_improvements():
+    table = pd.DataFrame({
+        "id": [3, 0, 1, 2],
+        "Expression": ["(x0 * 2.0)", "x1", "1.5", "(x0 + x0)"],
+        "Numpy": ["(x[:, 0] * t[0])", "x[:, 1]", "t[0]", "(x[:, 0] + x[:, 0])"],
+        "theta": ["2.0", float("nan"), "1.5", float("nan")],  # pandas 3 reads an empty theta as NaN
+        "size": [3, 1, 1, 3],
+        "loss_train": [1.0, 3.0, 2.0, 1.0],
+    })  # fmt: skip
+    rows = sr.read_rows(table)
+    assert [r["id"] for r in rows] == [0, 1, 2, 3] and rows[0]["theta"] == []
+    assert sr.best_row(rows)["id"] == 2  # ties: the smaller size, then the first in id order
+    assert [r["id"] for r in sr.pareto(rows)] == [1, 2]
+    assert [s["evaluation"] for s in sr.improvements(rows)] == [0, 1, 2]
+
+
+def test_options_are_checked():
+    options = sr.check_options({})
+    assert options["unary"] == ["sin", "cos", "exp", "log", "sqrt"] and options["binary"] == ["add", "sub", "mul", "div"]
+    assert sr.nonterminals(options["unary"] + options["binary"]) == ("sin,cos,exp,log,sqrt,add,sub,mul,div", [])
+    with pytest.raises(ValueError, match="unknown option"):
+        sr.check_options({"alg": "OnlyRandom"})
+    assert sr.check_options({"params": {"alg": "OnlyRandom"}})["params"] == {"alg": "OnlyRandom"}
+    with pytest.raises(ValueError, match="may not set nonterminals"):
+        sr.check_options({"params": {"nonterminals": "add"}})
+    with pytest.raises(ValueError, match="positive integer"):
+        sr.generations(0)
+
+
+def test_adapter_file_imports_only_numpy_and_symregg():
+    check_imports(NAME, "symregg")
+
+
+def test_config_runs_the_adapter_at_upstream_defaults():
+    data = check_config(NAME)
+    assert data["budgets"] == {"powers_of_two": [0, 12]}
+
+
+# --- the real package ----------------------------------------------------------------------------
+
+PYTHON = method_python(NAME)
+needs_env = pytest.mark.skipif(PYTHON is None, reason="no SymRegg environment ($SRBF_HOME/envs/symregg or /tmp/env-symregg)")
+
+
+@needs_env
+def test_real_fits_through_the_worker(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # SymRegg's data file must not land here: the adapter uses its own folder
+    X, y = toy(0)
+    first, second = worker_fits(NAME, PYTHON, [(X, y, ("u", "v"), 100, 0), (X, y, ("a", "b"), 20, 1)])
+    for result in (first, second):
+        assert result.status == "ok", result.error
+        assert result.internals["reproducible"] is False
+        assert result.internals["size_limit"] == {"maxSize": 15}
+        assert result.internals["trajectory_by_evaluation"][-1]["expression"] == result.expression
+    assert first.internals["knob"] == {"gen": 100} and second.internals["knob"] == {"gen": 20}
+    evaluate(second.expression, ("a", "b"), np.asarray(X))  # written in the second problem's names
+    X_np, y_np = np.asarray(X), np.asarray(y)
+    loss = np.mean((evaluate(first.expression, ("u", "v"), X_np) - y_np) ** 2)
+    assert loss == pytest.approx(first.internals["loss_train"], rel=1e-9)
+    assert list(tmp_path.iterdir()) == []

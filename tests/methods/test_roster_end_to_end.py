@@ -1,0 +1,73 @@
+"""Two real SR packages (srbf's reference GP on DEAP, and gplearn) through `srbf run` on nguyen,
+each in its own environment: predictions are stored, parse, and score.
+
+Needs `srbf methods install gplearn deap_gp` (``.ci/run`` does it); skipped where those
+environments are missing.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+from srbf.cli import main
+from srbf.methods.envs import is_installed
+
+REPO_ADAPTERS = "src/srbf/methods/adapters"
+
+pytestmark = pytest.mark.skipif(
+    not (is_installed("gplearn") and is_installed("deap_gp")),
+    reason="needs the gplearn and deap_gp environments (srbf methods install gplearn deap_gp)",
+)
+
+
+def test_gplearn_and_reference_gp_run_store_parse_and_score(tmp_path, capsys):
+    from pathlib import Path
+
+    import srbf
+
+    adapters = Path(srbf.__file__).resolve().parent / "methods" / "adapters"
+    config = tmp_path / "roster.yaml"
+    config.write_text(textwrap.dedent(f"""\
+        experiment: roster-e2e
+        catalogs: nguyen
+        limit: 3
+        sampling: {{n_support: 128, n_validation: 128, draws: 1}}
+        budgets: [1, 2]
+        methods:
+          - name: gplearn
+            adapter: {{type: file, path: {adapters / 'gplearn.py'}}}
+            python: env:gplearn
+            options: {{params: {{population_size: 200}}}}
+            config_provenance: harness_tuned
+            budget_knob: generations
+          - name: deap_gp
+            adapter: {{type: file, path: {adapters / 'deap_gp.py'}}}
+            python: env:deap_gp
+            config_provenance: upstream_default
+            budget_knob: generations
+        """))
+    results = tmp_path / "results"
+    assert main(["run", "-c", str(config), "--results", str(results), "--workers", "2", "--quiet"]) == 0
+    assert main(["score", "--results", str(results), "--quiet"]) == 0
+    capsys.readouterr()
+
+    from srbf.expr import parse
+    from srbf.judge.scoring_pass import metrics_long_frame
+    from srbf.store import ResultsStore
+
+    with ResultsStore.open_readonly(results) as store:
+        predictions = store.predictions_frame()
+    assert len(predictions) == 2 * 3 * 2  # methods x problems x budgets, one row each
+    assert set(predictions["status"]) == {"ok"}
+    for row in predictions.itertuples():
+        internals = json.loads(row.internals) if isinstance(row.internals, str) else (row.internals or {})
+        hints = internals.get("parse", {}) if isinstance(internals, dict) else {}
+        parse(row.expression, ["x1", "x2"], **hints)  # every stored formula reads back
+    frame = metrics_long_frame(results)
+    assert len(frame) == 12
+    assert set(frame["method"]) == {"gplearn", "deap_gp"}
+    assert frame["success"].sum() >= 10  # each fit returned a usable formula
+    assert frame["r2_validation"].notna().sum() >= 10
