@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import sys
 
+import numpy as np
 import pytest
 
 from recorded.adapter_checks import (
-    adapter, cases, check_case, check_config, imported_modules, method_python, r2, recording, toy, worker_fits,
+    adapter, cases, check_case, check_config, evaluate, imported_modules, method_python, mismatch, r2, recording, toy,
+    worker_fits,
 )  # fmt: skip
 
 NAME = "qlattice"
@@ -30,8 +32,26 @@ def test_conversion_is_what_the_adapter_recorded(case):
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
-def test_converted_formula_reproduces_feyns_predictions(case):
-    check_case(NAME, case)
+def test_converted_formula_is_feyns_model_without_its_protections(case):
+    check_case(NAME, dict(case, predictions=case["unprotected"], predictions_eval=case["unprotected_eval"]))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_converted_formula_reproduces_feyns_predictions_where_nothing_is_clipped(case):
+    for points, key, plain in (("X", "predictions", "unprotected"), ("X_eval", "predictions_eval", "unprotected_eval")):
+        theirs, unprotected = np.asarray(case[key]), np.asarray(case[plain])
+        unclipped = np.isclose(theirs, unprotected, rtol=1e-12, atol=0)
+        ours = evaluate(case["expression"], case["variables"], np.asarray(case[points]))
+        assert not (mismatch(ours, theirs, rtol=1e-9) & unclipped).any()
+
+
+def test_feyns_protections_matter_only_where_they_clip():
+    """Model.predict clips the argument of 1/x away from 0 (and of exp, log, sqrt, x**2 into a
+    safe range); the recording holds a fresh point where that changes a prediction, none where it
+    changes a support point."""
+    clipped_support = sum(int((~np.isclose(c["predictions"], c["unprotected"], rtol=1e-12)).sum()) for c in CASES)
+    clipped_fresh = sum(int((~np.isclose(c["predictions_eval"], c["unprotected_eval"], rtol=1e-12)).sum()) for c in CASES)
+    assert clipped_support == 0 and 1 <= clipped_fresh <= 3
 
 
 def test_each_epoch_reports_its_best_model():

@@ -7,8 +7,9 @@ Run under an interpreter that has feyn (not srbf)::
 It fits small problems through the adapter's own ``fit`` (capturing the models
 ``get_diverse_models`` returns), and writes ``qlattice.json``: per case the points, the model's
 graph as the adapter reads it (each element's function, input name, parameters and children), the
-adapter's srbf infix, and **feyn's own predictions** (``Model.predict``) on the support points and
-on fresh points.
+adapter's srbf infix, and **feyn's own predictions** on the support points and on fresh points:
+``Model.predict``, which clips the arguments of exp, log, sqrt, inverse and squared into a safe
+range, and the same evaluation without those protections (``unprotected``).
 """
 
 from __future__ import annotations
@@ -117,6 +118,9 @@ def main():
                 "loss": float(model.loss_value),
                 "predictions": floats(model.predict(frame(X))),
                 "predictions_eval": floats(model.predict(frame(X_eval))),
+                # feyn's evaluation without its protections (what the formula computes)
+                "unprotected": floats(model._get_activations(frame(X), protected=False)[0]),
+                "unprotected_eval": floats(model._get_activations(frame(X_eval), protected=False)[0]),
             }
             if i == 0:
                 assert case["expression"] == result["expression"]
