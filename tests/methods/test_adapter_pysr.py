@@ -182,8 +182,11 @@ class FakeRegressor:
     """Stands in for PySRRegressor where Julia is missing: it writes the hall of fame twice during
     ``fit``, as SymbolicRegression.jl does while it searches, and then offers ``equations_``."""
 
+    last = None
+
     def __init__(self, **kwargs):
         self.kwargs = kwargs
+        FakeRegressor.last = self
 
     def get_params(self):
         return {"model_selection": "best", "maxsize": 30, "maxdepth": None, "deterministic": False,
@@ -217,13 +220,14 @@ def test_fit_glue_with_a_stand_in_for_pysr(monkeypatch):
     reports = []
     out = ps.fit(np.ones((4, 2)), np.ones(4), budget=3, seed=1, variables=("p", "q"), options={}, report=reports.append)
     assert out["expression"] == "((p ** 2.0) + (sin(q) * 0.98345))"
-    assert reports == ["(p * 1.5017e0)", out["expression"]]  # each hall of fame as it was written
+    # each hall of fame as it was written, then the result (the worker drops the repeat)
+    assert reports == ["(p * 1.5017e0)", out["expression"], out["expression"]]
     assert out["hall_of_fame_updates"] == 2
     assert [f["complexity"] for f in out["front"]] == [1, 3, 5, 6, 8, 10]
     assert out["front"][1]["expression"] == "(p * 1.5017e0)"
     assert out["knob"] == {"niterations": 3} and out["size_limit"] == {"maxsize": 30, "maxdepth": None}
     assert out["reproducible"] is False and out["operators_unavailable"] == []
-    assert not os.path.exists(os.path.dirname(out.get("folder", "/nonexistent")))
+    assert not os.path.exists(FakeRegressor.last.kwargs["output_directory"])  # removed after the fit
 
 
 # --- the real package ----------------------------------------------------------------------------

@@ -240,3 +240,15 @@ def test_record_many_writes_all_or_nothing(store, campaign, make_key, make_resul
     with pytest.raises(StoreError, match="no campaign 99"):
         store.record_many([Fit(make_key(1), make_result(1), campaign, "h"), Fit(make_key(2), make_result(2), 99, "h")])
     assert store.predictions_frame().empty
+
+
+def test_record_metrics_many_one_transaction(store, campaign, make_key, make_result):
+    a = store.record(make_key(1), make_result(1), campaign_id=campaign, data_hash="h")
+    b = store.record(make_key(2), make_result(2), campaign_id=campaign, data_hash="h")
+    assert store.record_metrics_many([(a, {"success": 1}), (b, {"success": 0})], "1.0") == 2
+    assert store.record_metrics_many([(a, {"success": 0})], "1.0") == 0  # kept
+    assert store.record_metrics_many([(a, {"success": 0})], "1.0", replace={a}) == 1
+    frame = store.metrics_frame("1.0").set_index("prediction_id")
+    assert frame.loc[a, "success"] == 0 and frame.loc[b, "success"] == 0
+    with pytest.raises(ValueError, match="clash"):
+        store.record_metrics_many([(a, {"method": 1})], "1.0")

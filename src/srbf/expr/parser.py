@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple, Sequence
 
-from srbf.expr.operators import CONSTANTS, MODULE_PREFIXES, OPERATORS, lookup_function
+from srbf.expr.operators import MODULE_PREFIXES, OPERATORS, lookup_function
 from srbf.expr.tree import Call, Const, Expr, Num, Var
 
 

@@ -33,7 +33,6 @@ from collections.abc import Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -504,40 +503,6 @@ def _default_workers() -> int:
     return os.cpu_count() or 1
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-def _write(store: ResultsStore, rows: list[tuple[int, dict[str, Any]]], replace: set[int]) -> int:
-    """Record a chunk's metrics in one transaction (one disk sync per chunk, not per prediction);
-    return the rows written. Same rules and SQL as ``ResultsStore.record_metrics``, which commits
-    every row on its own (a sync each: a few ms on a real disk, more than scoring the prediction).
-    It goes through the store's own transaction helper; it belongs in the store as a batch writer
-    (``record_metrics_many``), and should move there."""
-    from srbf.store.jsontext import dumps
-    from srbf.store.schema import METRIC_FRAME_COLUMNS
-
-    if not rows:
-        return 0
-    values = {True: [], False: []}
-    for prediction_id, metrics in rows:
-        bad = [name for name in metrics if name in METRIC_FRAME_COLUMNS]
-        if bad:
-            raise ValueError(f"metric names {bad} clash with the metrics frame's columns")
-        text = dumps(metrics, f"metrics of prediction {prediction_id}")
-        values[prediction_id in replace].append((prediction_id, JUDGE_VERSION, text, _now()))
-    sql = "INSERT INTO metrics (prediction_id, judge_version, metrics, created_at) VALUES (?, ?, ?, ?)"
-    written = 0
-    with store._writing(f"recording the metrics of {len(rows)} prediction(s) (judge {JUDGE_VERSION})") as conn:
-        for again, batch in values.items():
-            if batch:
-                conflict = ("DO UPDATE SET metrics = excluded.metrics, created_at = excluded.created_at"
-                            if again else "DO NOTHING")  # fmt: skip
-                cursor = conn.executemany(f"{sql} ON CONFLICT (prediction_id, judge_version) {conflict}", batch)
-                written += max(cursor.rowcount, 0)
-    return written
-
-
 def _progress(total: int, show: bool):
     from tqdm import tqdm
 
@@ -585,7 +550,7 @@ def score_store(
         bar = _progress(sum(len(w.predictions) for w in works), progress and sys.stderr.isatty())
         for batch in dispatch:
             rows = [(pid, metrics) for pid, metrics, _ in batch if metrics is not None]
-            summary.scored += _write(store, rows, replace)
+            summary.scored += store.record_metrics_many(rows, JUDGE_VERSION, replace=replace)
             summary.as_failures += sum(1 for _, metrics in rows if not metrics.get("success"))
             summary.failed.extend(ScoreFailure(pid, reason) for pid, metrics, reason in batch if metrics is None)
             bar.update(len(batch))

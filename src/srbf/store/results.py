@@ -20,7 +20,7 @@ import math
 import operator
 import sqlite3
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -96,6 +96,9 @@ def row_key(row: Any) -> TaskKey:
         condition=str(get("condition")),
         seed=int(get("seed")),
     )
+
+
+_INSERT_METRICS = "INSERT INTO metrics (prediction_id, judge_version, metrics, created_at) VALUES (?, ?, ?, ?)"
 
 
 class Fit(NamedTuple):
@@ -280,6 +283,30 @@ class ResultsStore:
         steps = [(step, _real(seconds), str(expression)) for step, (seconds, expression) in enumerate(result.trajectory)]
         return values, row, steps
 
+    def record_metrics_many(
+        self, rows: Sequence[tuple[int, Mapping[str, Any]]], judge_version: str, *, replace: Collection[int] = ()
+    ) -> int:
+        """Store many predictions' metrics in ONE transaction (a scoring pass writes a chunk at a
+        time: one sync to disk per chunk); return how many rows were written. Rows of predictions
+        in ``replace`` overwrite existing metrics of this judge version; others keep them."""
+        values: dict[bool, list[tuple]] = {True: [], False: []}
+        for prediction_id, metrics in rows:
+            bad = [name for name in metrics if not isinstance(name, str) or name in METRIC_FRAME_COLUMNS]
+            if bad:
+                raise ValueError(f"metric names {bad!r} are not strings or clash with columns {METRIC_FRAME_COLUMNS}")
+            text = dumps(dict(metrics), f"metrics of prediction {prediction_id}")
+            values[prediction_id in replace].append((int(prediction_id), str(judge_version), text, _now()))
+        if not rows:
+            return 0
+        written = 0
+        with self._writing(f"recording the metrics of {len(rows)} prediction(s) (judge {judge_version})") as conn:
+            for again, batch in values.items():
+                if batch:
+                    conflict = "DO UPDATE SET metrics = excluded.metrics, created_at = excluded.created_at" if again else "DO NOTHING"
+                    cursor = conn.executemany(f"{_INSERT_METRICS} ON CONFLICT (prediction_id, judge_version) {conflict}", batch)
+                    written += max(cursor.rowcount, 0)
+        return written
+
     def record_metrics(
         self, prediction_id: int, judge_version: str, metrics: Mapping[str, Any], *, replace: bool = False
     ) -> int:
@@ -304,8 +331,7 @@ class ResultsStore:
             if conn.execute("SELECT 1 FROM predictions WHERE id = ?", (prediction_id,)).fetchone() is None:
                 raise StoreError(f"results store {self.path}: no prediction {prediction_id} ({doing})")
             cursor = conn.execute(
-                "INSERT INTO metrics (prediction_id, judge_version, metrics, created_at) VALUES (?, ?, ?, ?)"
-                f" ON CONFLICT (prediction_id, judge_version) {conflict}",
+                f"{_INSERT_METRICS} ON CONFLICT (prediction_id, judge_version) {conflict}",
                 (prediction_id, str(judge_version), text, _now()),
             )
             written = cursor.rowcount > 0
