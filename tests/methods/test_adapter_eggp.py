@@ -66,11 +66,15 @@ def test_eggps_numpy_code_misreads_a_power_of_a_power():
 
 def test_display_text_conversion():
     v = ["u", "v", "w"]
-    assert eg.to_infix("((x0 ^ -0.5) + Recip(ASin(x2)))", v) == "((u ** -0.5) + inv(asin(w)))"
+    assert eg.to_infix("((x0 ^ -0.5) + Recip(ASin(x2)))", v) == "((u ** (-0.5)) + inv(asin(w)))"
     assert eg.to_infix("(7.073310381548471e-2 + Abs(Log(x1)))", v) == "(7.073310381548471e-2 + abs(log(v)))"
     assert eg.to_infix("((Exp(x1) ^ (Square(x0) ^ 3.0)) ^ x1)", v) == "((exp(v) ** (square(u) ** 3.0)) ** v)"
     assert eg.to_infix("(x10 * NaN)", [f"a{i}" for i in range(11)]) == "(a10 * nan)"
     assert eg.to_infix("(x1 - -Infinity)", v) == "(v - -inf)"
+    assert eg.to_infix("((x1 + -5.5e-2) - 2.0)", v) == "((v + (-5.5e-2)) - 2.0)"
+    # a negative constant is one leaf: (-0.5)**x, not -(0.5**x)
+    square = eg.to_infix("(-0.5 ^ x0)", v)
+    assert square == "((-0.5) ** u)" and evaluate(square, v, np.array([[2.0, 0.0, 0.0]]))[0] == 0.25
     with pytest.raises(ValueError, match="column 3"):
         eg.to_infix("(x3 + 1.0)", v)
 

@@ -64,8 +64,9 @@ def test_only_a_power_of_a_power_makes_symreggs_numpy_code_differ():
 def test_display_text_conversion():
     v = ["u", "v"]
     assert sr.to_infix("(Cos(Tanh(Cos(x0))) * ((-6.485754028654261 / x0) + Cos(x1)))", v) == \
-        "(cos(tanh(cos(u))) * ((-6.485754028654261 / u) + cos(v)))"  # fmt: skip
+        "(cos(tanh(cos(u))) * (((-6.485754028654261) / u) + cos(v)))"  # fmt: skip
     assert sr.to_infix("Sqrt((x1 ^ (x0 * (x1 ^ 0.16))))", v) == "sqrt((v ** (u * (v ** 0.16))))"
+    assert sr.to_infix("(-0.65 ^ x0)", v) == "((-0.65) ** u)"
     with pytest.raises(ValueError, match="column 2"):
         sr.to_infix("x2", v)
 

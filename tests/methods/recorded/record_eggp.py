@@ -156,7 +156,7 @@ def main(name="eggp"):
                 if row["numpy"] not in seen and "t[" in row["numpy"]:
                     chosen.append(row)
                     seen.add(row["numpy"])
-        else:  # one row for each NumPy function the table uses, finite where possible
+        else:  # one row for each NumPy function the table uses, and rows that test the reading
             functions = set()
             for row in rows:
                 new = set(re.findall(r"np\.(\w+)", row["numpy"])) - functions
@@ -164,6 +164,13 @@ def main(name="eggp"):
                     chosen.append(row)
                     seen.add(row["numpy"])
                     functions |= new
+            # a power of a power (which the NumPy code prints unbracketed) and a negative base
+            for pattern, how_many in ((r"\*\*.*\*\*", 2), (r"\(-\d[\d.e-]*\s\^", 2)):
+                field = "numpy" if "*" in pattern else "display"
+                matches = [r for r in rows if re.search(pattern, r[field]) and r["numpy"] not in seen]
+                for row in matches[:how_many]:
+                    chosen.append(row)
+                    seen.add(row["numpy"])
         for i, row in enumerate(chosen):
             if name == "eggp":  # its evaluate_model checks a row position against the ids: use make_function
                 f, theta = capture.module.make_function(row["numpy"]), np.array(row["theta"])

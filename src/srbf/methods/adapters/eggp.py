@@ -58,6 +58,7 @@ FUNCTIONS = {"Abs": "abs", "Sqrt": "sqrt", "Cbrt": "cbrt", "Exp": "exp", "Log": 
              "Square": "square", "Cube": "cube", "Recip": "inv"}
 _TOKEN = re.compile(r"(?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?)|(?P<name>[^\W\d]\w*)|(?P<other>.)", re.DOTALL)
 _SPECIAL = {"Infinity": "inf", "NaN": "nan"}
+_OPERAND_FOLLOWS = {"(", ",", "+", "-", "*", "/", "^"}  # after these a "-" is a sign, not a subtraction
 
 _eggp = None
 
@@ -122,8 +123,9 @@ def parse_theta(text):
 
 def to_infix(display, variables):
     """eggp's display text of an expression (``(Sqrt(x0) ^ -0.5)``, fully bracketed, constants in
-    Haskell's shortest exact form) as srbf infix over ``variables``."""
-    pieces = []
+    Haskell's shortest exact form) as srbf infix over ``variables``. A negative constant is one
+    leaf, so it is bracketed: ``(-0.5 ^ x0)`` is ``((-0.5) ** x0)``, not ``-(0.5 ** x0)``."""
+    pieces, significant = [], []  # significant: (token, index in pieces), spaces left out
     for match in _TOKEN.finditer(str(display)):
         kind = match.lastgroup
         token = match.group(kind)
@@ -138,6 +140,12 @@ def to_infix(display, variables):
                 token = FUNCTIONS.get(token) or _SPECIAL.get(token) or token
         elif kind == "other" and token == "^":
             token = "**"
+        elif kind == "num" and significant and significant[-1][0] == "-" and (
+                len(significant) == 1 or significant[-2][0] in _OPERAND_FOLLOWS):
+            pieces[significant[-1][1]] = "(-"
+            token += ")"
+        if not token.isspace():
+            significant.append((match.group(kind), len(pieces)))
         pieces.append(token)
     return "".join(pieces)
 

@@ -146,6 +146,7 @@ def pysr_options(budget, seed, options, folder, run_id="srbf"):
 
 _TOKEN = re.compile(r"(?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eEfF][+-]?\d+)?)|(?P<name>[^\W\d]\w*)|(?P<other>.)", re.DOTALL)
 _SUBSCRIPTS = str.maketrans("\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089", "0123456789")
+_OPERAND_FOLLOWS = {"(", ",", "+", "-", "*", "/", "^", "**"}  # after these a "-" is a sign
 _SPECIAL = {"Inf": "inf", "Inf16": "inf", "Inf32": "inf", "Inf64": "inf",
             "NaN": "nan", "NaN16": "nan", "NaN32": "nan", "NaN64": "nan"}
 
@@ -162,14 +163,19 @@ def julia_float(text):
 def julia_to_infix(equation, variables):
     """One of PySR's equation strings as srbf infix over ``variables``: ``x3`` (or ``x\u2083``)
     becomes ``variables[3]``, ``^`` becomes ``**``, ``1.5f-3`` becomes ``1.5e-3`` and ``Inf32``
-    ``inf``."""
+    ``inf``. A negative constant is one leaf of the tree, so it is bracketed: ``(-0.5 ^ x0)`` is
+    ``((-0.5) ** x0)``, not ``-(0.5 ** x0)``."""
     text = str(equation).strip().strip('"').translate(_SUBSCRIPTS)
-    pieces = []
+    pieces, significant = [], []  # significant: (token, index in pieces), spaces left out
     for match in _TOKEN.finditer(text):
         kind = match.lastgroup
         token = match.group(kind)
         if kind == "num":
-            pieces.append(re.sub(r"[fF]", "e", token))
+            token = re.sub(r"[fF]", "e", token)
+            if significant and significant[-1][0] == "-" and (
+                    len(significant) == 1 or significant[-2][0] in _OPERAND_FOLLOWS):
+                pieces[significant[-1][1]] = "(-"
+                token += ")"
         elif kind == "name":
             index = re.fullmatch(r"x(\d+)", token)
             if index is not None:
@@ -177,11 +183,14 @@ def julia_to_infix(equation, variables):
                 if i >= len(variables):
                     raise ValueError("PySR equation %r uses %s, the problem has %d variables"
                                      % (equation, token, len(variables)))
-                pieces.append(variables[i])
+                token = variables[i]
             else:
-                pieces.append(_SPECIAL.get(token, token))
-        else:
-            pieces.append("**" if token == "^" else token)
+                token = _SPECIAL.get(token, token)
+        elif token == "^":
+            token = "**"
+        if not token.isspace():
+            significant.append((match.group(kind), len(pieces)))
+        pieces.append(token)
     return "".join(pieces)
 
 

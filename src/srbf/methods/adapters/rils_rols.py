@@ -461,7 +461,10 @@ def _fit_in_child(X, y, calls, seed, params, on_line):
     """
     import multiprocessing
 
-    context = multiprocessing.get_context("fork")
+    try:
+        context = multiprocessing.get_context("fork")
+    except ValueError:  # no fork on this platform: fit here, and report only the result
+        return _fit_here(X, y, calls, seed, params)
     read_end, write_end = os.pipe()
     receiver, sender = context.Pipe(duplex=False)
     child = context.Process(target=_child, args=(sender, write_end, X, y, calls, seed, params), daemon=True)
@@ -483,6 +486,15 @@ def _fit_in_child(X, y, calls, seed, params, on_line):
     if not message["ok"]:
         raise RuntimeError("RILS-ROLS failed: %s\n%s" % (message["error"], message.get("traceback", "")))
     return message
+
+
+def _fit_here(X, y, calls, seed, params):
+    seeded = _seed_c_rand(seed)
+    model = _Regressor(max_fit_calls=calls, verbose=False, random_state=seed, **params)
+    model.fit(X, y)
+    return {"ok": True, "model": str(model.model), "predictions": np.asarray(model.predict(X), dtype=float),
+            "fit_calls": int(model.fit_calls), "best_time": float(model.best_time),
+            "total_time": float(model.total_time), "c_rand_seeded": seeded}
 
 
 # ---------------------------------------------------------------- fit
