@@ -39,7 +39,7 @@ def fitted(log):
 
 
 def test_sigkill_halfway_then_rerun_resumes_without_duplicates_or_losses(tmp_path):
-    config = swiss_config(tmp_path, n=N_PROBLEMS, draws=DRAWS, options={"mode": "slow", "seconds": 0.05})
+    config = swiss_config(tmp_path, n=N_PROBLEMS, draws=DRAWS, options={"mode": "slow", "seconds": 0.2})
     results = tmp_path / "results"
     first = start_run(config, tmp_path / "first.log")
     wait_for_rows(results, TOTAL // 3, first)
@@ -64,7 +64,7 @@ def test_sigkill_halfway_then_rerun_resumes_without_duplicates_or_losses(tmp_pat
 
 
 def test_ctrl_c_stops_cleanly_keeps_what_is_done_and_says_how_to_resume(tmp_path):
-    config = swiss_config(tmp_path, n=N_PROBLEMS, draws=DRAWS, options={"mode": "slow", "seconds": 0.1})
+    config = swiss_config(tmp_path, n=N_PROBLEMS, draws=DRAWS, options={"mode": "slow", "seconds": 0.3})
     results = tmp_path / "results"
     run = start_run(config, tmp_path / "run.log", "--workers", "2")
     wait_for_rows(results, 4, run)
