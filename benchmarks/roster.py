@@ -1,0 +1,88 @@
+"""Every installed roster method on nguyen and the first 20 Feynman formulas, at two budgets.
+
+    python benchmarks/roster.py [--results DIR] [--methods gplearn,operon,...] [--time-limit 60]
+
+Each method runs from its shipped config (configs/methods/NAME.yaml: its upstream defaults, its
+own environment) with two rungs of its ladder (the first and the third; ffx has one), 2 draws per
+problem, 2 workers, then the store is scored. Printed per method and budget: the median fit time
+(wall seconds of the fits that returned), and the share of problems with nrr_validation = 1 and
+with srr_structure = 1 (each problem's draws averaged, failures counting as 0). Not part of
+`make test`: it needs `srbf methods install NAME` and takes tens of minutes. Figures printed, not
+asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+METHOD_CONFIGS = REPO / "configs" / "methods"
+
+
+def two_budgets(ladder: list[float]) -> list[float]:
+    return sorted({ladder[0], ladder[min(2, len(ladder) - 1)]})
+
+
+def config_for(name: str, results: Path, time_limit: float):
+    from srbf.catalogs.loader import load_catalog
+    from srbf.runs.config import config_from_dict
+
+    path = METHOD_CONFIGS / f"{name}.yaml"
+    document = yaml.safe_load(path.read_text())
+    shipped = config_from_dict(document, str(path), base_dir=METHOD_CONFIGS)
+    ladder = list(shipped.methods[0].budgets)
+    document.update(
+        experiment=f"roster-{name}",
+        catalogs=["nguyen", "feynman"],
+        problems={"feynman": list(load_catalog("feynman").ids[:20])},
+        sampling={"draws": 2},
+        budgets=two_budgets(ladder),
+        workers=2,
+        results=str(results),
+    )
+    document["method"]["time_limit"] = time_limit
+    return config_from_dict(document, str(path), base_dir=METHOD_CONFIGS)
+
+
+def main(argv=None) -> int:
+    from srbf.judge.scoring_pass import metrics_long_frame, score_store
+    from srbf.methods import roster
+    from srbf.methods.envs import is_installed
+    from srbf.runs.driver import run_config
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--results", default="srbf-results-roster", help="results directory (resumable)")
+    parser.add_argument("--methods", help="comma-separated roster names (default: every installed one)")
+    parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per fit (default 60)")
+    args = parser.parse_args(argv)
+    names = args.methods.split(",") if args.methods else [n for n in roster.ROSTER if is_installed(n)]
+    results = Path(args.results)
+    for name in names:
+        if name == "pysr":
+            print("pysr: skipped (needs Julia)", file=sys.stderr)
+            continue
+        started = time.perf_counter()
+        summary = run_config(config_for(name, results, args.time_limit), progress=False)
+        print(f"{name}: {summary.statuses} in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    score_store(results, progress=False)
+    frame = metrics_long_frame(results)
+    frame = frame[~frame["placeholder"]]
+    print(f"\n{'method':<10} {'budget':>8} {'fits':>5} {'median fit s':>13} {'nrr_validation=1':>17} {'srr_structure=1':>16}")
+    for (method, budget), group in frame.groupby(["method_name", "budget"], sort=True):
+        per_problem = group.groupby(["catalog", "problem_id"])[["nrr_validation", "srr_structure"]].mean()
+        seconds = group.loc[group["status"] == "ok", "seconds"].median()
+        print(
+            f"{method:<10} {budget:>8g} {len(group):>5} {seconds:>13.3g} "
+            f"{per_problem['nrr_validation'].mean():>17.2f} {per_problem['srr_structure'].mean():>16.2f}"
+        )
+    print(f"\n{frame['problem_id'].nunique()} problems (nguyen + first 20 Feynman), 2 draws each; results in {results}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
