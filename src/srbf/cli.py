@@ -242,19 +242,42 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    from srbf.catalogs.model import CatalogError
-    from srbf.expr import ParseError
+# Errors of the packages that mean "what you asked for is wrong": one line, exit status 2. Looked up
+# only in modules already imported (a command that raised one has imported its module), so the
+# CLI does not import pydantic or pandas just to name their classes.
+_USER_ERRORS = (
+    ("srbf.catalogs.model", "CatalogError"),
+    ("srbf.expr.parser", "ParseError"),
+    ("srbf.runs.config", "ConfigError"),
+    ("srbf.store.errors", "StoreError"),
+    ("srbf.methods.envs", "EnvError"),
+    ("srbf.judge.data", "JudgeInputError"),
+)
 
+
+def _is_user_error(error: BaseException) -> bool:
+    known: list[type] = [UserError, OSError]
+    for module, name in _USER_ERRORS:
+        loaded = sys.modules.get(module)
+        if loaded is not None and hasattr(loaded, name):
+            known.append(getattr(loaded, name))
+    return isinstance(error, tuple(known))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
-    except (UserError, CatalogError, ParseError, OSError) as error:
-        print(f"srbf: error: {error}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         print("srbf: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # output piped into `head` and the like
+        return 0
+    except Exception as error:
+        if not _is_user_error(error):
+            raise
+        print(f"srbf: error: {error}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

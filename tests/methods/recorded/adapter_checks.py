@@ -38,7 +38,12 @@ def cases(name: str) -> list[dict]:
 
 @lru_cache(maxsize=None)
 def adapter(name: str):
-    """The adapter file as a module of its own (it imports its package only inside functions)."""
+    """The adapter file as a module of its own (it imports its package only inside functions).
+
+    The adapters' folder goes on ``sys.path`` (at the end, as srbf's worker puts it) so that an
+    adapter finds its sibling ``_shared``, the helpers the adapters share."""
+    if str(ADAPTERS) not in sys.path:
+        sys.path.append(str(ADAPTERS))
     spec = importlib.util.spec_from_file_location(f"srbf_adapter_{name}", ADAPTERS / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -96,12 +101,19 @@ def imported_modules(name: str) -> set[str]:
     return found
 
 
-def check_imports(name: str, package: str) -> None:
-    """Only the standard library, NumPy and the method's own package (never srbf)."""
-    allowed = set(sys.stdlib_module_names) | {"numpy", package, "__future__"}
+# the adapters' shared helpers (adapters/_shared.py), themselves held to the standard library
+SHARED = "_shared"
+
+
+def check_imports(name: str, *packages: str) -> None:
+    """Only the standard library, NumPy, the method's own package(s) and the adapters' sibling
+    ``_shared`` (never srbf)."""
+    allowed = set(sys.stdlib_module_names) | {"numpy", *packages, "__future__", SHARED}
     extra = imported_modules(name) - allowed
     assert not extra, f"adapters/{name}.py imports {sorted(extra)}; a method file may import only " \
-                      f"the standard library, NumPy and {package}"  # fmt: skip
+                      f"the standard library, NumPy, {SHARED} and {', '.join(packages)}"  # fmt: skip
+    assert imported_modules(SHARED) <= set(sys.stdlib_module_names) | {"numpy"}, \
+        f"adapters/{SHARED}.py may import only the standard library and NumPy"  # fmt: skip
 
 
 # --- the method's config --------------------------------------------------------------------------

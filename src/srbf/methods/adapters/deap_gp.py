@@ -46,6 +46,8 @@ import time
 
 import numpy as np
 
+import _shared  # the adapters' shared helpers, beside this file
+
 NAME = "deap_gp"
 DEFAULT_GENERATIONS = 40  # DEAP's symbreg example
 DEFAULTS = {
@@ -91,10 +93,7 @@ _INFIX = {"add": " + ", "sub": " - ", "mul": "*", "div": "/", "pow": "**"}
 # --- conversion (pure: no DEAP needed, tested on recorded programs) ------------------------------
 
 
-def number(value: float) -> str:
-    """A constant at full precision (shortest round-trip repr), bracketed when negative."""
-    text = repr(float(value))
-    return f"({text})" if text.startswith("-") else text
+number = _shared.number  # a constant at full precision, bracketed when negative
 
 
 def to_infix(tokens, variables) -> str:
@@ -136,16 +135,11 @@ def evaluate(tokens, X) -> np.ndarray:
 
 
 def check_options(options) -> dict:
-    options = dict(options or {})
-    unknown = sorted(set(options) - set(DEFAULTS))
-    if unknown:
-        known = ", ".join(sorted(DEFAULTS))
-        raise ValueError(f"{NAME}: unknown option(s) {', '.join(map(repr, unknown))} (known: {known})")
+    options = _shared.known_options(NAME, options, sorted(DEFAULTS))
     merged = {**DEFAULTS, **options}
     for key, arity in (("unary", 1), ("binary", 2)):
         names = merged[key]
-        if isinstance(names, str) or not isinstance(names, (list, tuple)):
-            raise ValueError(f"{NAME}: option {key!r} must be a list of srbf operator names, got {names!r}")
+        _shared.operator_names(NAME, key, names)  # raises unless a list
         for name in names:
             if name not in KERNELS:
                 raise ValueError(f"{NAME}: option {key!r}: no primitive for operator {name!r} "

@@ -32,33 +32,14 @@ reports nothing while it runs, so those steps carry no timestamps and ``report``
 with the final expression.
 """
 
-import math
-import re
 import time
 
+import _shared  # the adapters' shared helpers, beside this file
+
 NAME = "eggp"
-DEFAULT_UNARY = ("sin", "cos", "exp", "log", "sqrt")  # the benchmark's vocabulary (srbf's defaults)
-DEFAULT_BINARY = ("add", "sub", "mul", "div")
 OPTIONS = ("unary", "binary", "params")
-
-# srbf operator name -> eggp nonterminal; neg has no eggp counterpart (constants carry signs)
-NONTERMINALS = {
-    "add": "add", "sub": "sub", "mul": "mul", "div": "div", "pow": "power", "abs": "abs",
-    "sqrt": "sqrt", "exp": "exp", "log": "log", "sin": "sin", "cos": "cos", "tan": "tan",
-    "asin": "asin", "acos": "acos", "atan": "atan", "sinh": "sinh", "cosh": "cosh",
-    "tanh": "tanh", "asinh": "asinh", "acosh": "acosh", "atanh": "atanh", "cbrt": "cbrt",
-    "square": "square", "cube": "cube", "inv": "recip",
-}
+NONTERMINALS = _shared.EGRAPH_NONTERMINALS  # srbf operator name -> eggp nonterminal
 FIXED = {"gen", "nonterminals", "trace"}  # set by the benchmark, not by params
-
-# the display's function names (Haskell constructors) -> srbf's
-FUNCTIONS = {"Abs": "abs", "Sqrt": "sqrt", "Cbrt": "cbrt", "Exp": "exp", "Log": "log", "Sin": "sin",
-             "Cos": "cos", "Tan": "tan", "ASin": "asin", "ACos": "acos", "ATan": "atan", "Sinh": "sinh",
-             "Cosh": "cosh", "Tanh": "tanh", "ASinh": "asinh", "ACosh": "acosh", "ATanh": "atanh",
-             "Square": "square", "Cube": "cube", "Recip": "inv"}
-_TOKEN = re.compile(r"(?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?)|(?P<name>[^\W\d]\w*)|(?P<other>.)", re.DOTALL)
-_SPECIAL = {"Infinity": "inf", "NaN": "nan"}
-_OPERAND_FOLLOWS = {"(", ",", "+", "-", "*", "/", "^"}  # after these a "-" is a sign, not a subtraction
 
 _eggp = None
 
@@ -74,139 +55,41 @@ def setup(options):
 
 def check_options(options):
     """The options with their defaults filled in; ValueError for anything the adapter does not take."""
-    options = dict(options or {})
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise ValueError("%s: unknown option(s) %s (known: %s)" % (NAME, ", ".join(map(repr, unknown)), ", ".join(OPTIONS)))
-    for key, default in (("unary", DEFAULT_UNARY), ("binary", DEFAULT_BINARY)):
-        names = options.get(key, default)
-        if isinstance(names, str) or not isinstance(names, (list, tuple)):
-            raise ValueError("%s: option %r must be a list of srbf operator names, got %r" % (NAME, key, names))
-        options[key] = [str(n) for n in names]
-    params = options.get("params") or {}
-    if not isinstance(params, dict):
-        raise ValueError("%s: option 'params' must be a mapping of EGGP arguments, got %r" % (NAME, params))
-    clash = sorted(FIXED & set(params))
-    if clash:
-        raise ValueError("%s: 'params' may not set %s: the benchmark sets budget and operators" % (NAME, ", ".join(clash)))
-    options["params"] = dict(params)
+    options = _shared.fill_operators(NAME, _shared.known_options(NAME, options, OPTIONS))
+    options["params"] = _shared.free_params(NAME, options, FIXED, "EGGP", sets="budget and operators")
     return options
 
 
 def nonterminals(operators):
     """eggp's ``nonterminals`` for srbf operator names, and the names eggp has no match for."""
-    chosen, missing = [], []
-    for name in operators:
-        if name in NONTERMINALS:
-            if NONTERMINALS[name] not in chosen:
-                chosen.append(NONTERMINALS[name])
-        elif name not in missing:
-            missing.append(name)
+    chosen, missing = _shared.translate(operators, NONTERMINALS)
     if not chosen:
         raise ValueError("%s: none of the operators %r exists in eggp" % (NAME, list(operators)))
     return ",".join(chosen), missing
 
 
 def generations(budget):
-    if isinstance(budget, bool) or float(budget) < 1 or not float(budget).is_integer():
-        raise ValueError("%s: the budget is a number of generations, a positive integer; got %r" % (NAME, budget))
-    return int(budget)
+    return _shared.positive_integer(NAME, budget, "generations")
 
 
-def parse_theta(text):
-    """eggp's ``theta`` column ("1.5;-2.0e-3", or empty) as a list of floats."""
-    if text is None or (isinstance(text, float) and math.isnan(text)):  # pandas 3 reads "" as NaN
-        return []
-    text = str(text).strip()
-    return [float(v) for v in text.split(";")] if text else []
+parse_theta = _shared.parse_theta
+read_rows = _shared.read_trace  # the trace as plain dicts with a finite training loss, in creation order
+pareto = _shared.pareto
+improvements = _shared.improvements  # with the population size: each step's generation
 
 
 def to_infix(display, variables):
-    """eggp's display text of an expression (``(Sqrt(x0) ^ -0.5)``, fully bracketed, constants in
-    Haskell's shortest exact form) as srbf infix over ``variables``. A negative constant is one
-    leaf, so it is bracketed: ``(-0.5 ^ x0)`` is ``((-0.5) ** x0)``, not ``-(0.5 ** x0)``."""
-    pieces, significant = [], []  # significant: (token, index in pieces), spaces left out
-    for match in _TOKEN.finditer(str(display)):
-        kind = match.lastgroup
-        token = match.group(kind)
-        if kind == "name":
-            column = re.fullmatch(r"x(\d+)", token)
-            if column is not None:
-                i = int(column.group(1))
-                if i >= len(variables):
-                    raise ValueError("%s: expression uses column %d, the problem has %d" % (NAME, i, len(variables)))
-                token = variables[i]
-            else:
-                token = FUNCTIONS.get(token) or _SPECIAL.get(token) or token
-        elif kind == "other" and token == "^":
-            token = "**"
-        elif kind == "num" and significant and significant[-1][0] == "-" and (
-                len(significant) == 1 or significant[-2][0] in _OPERAND_FOLLOWS):
-            pieces[significant[-1][1]] = "(-"
-            token += ")"
-        if not token.isspace():
-            significant.append((match.group(kind), len(pieces)))
-        pieces.append(token)
-    return "".join(pieces)
+    """eggp's display text of an expression as srbf infix over ``variables``."""
+    return _shared.egraph_infix(NAME, display, variables)
 
 
-def _loss(value):
-    try:
-        loss = float(value)
-    except (TypeError, ValueError):
-        return None
-    return loss if math.isfinite(loss) else None
-
-
-def read_rows(results):
-    """The trace as plain dicts with a finite training loss, in creation order (by ``id``)."""
-    rows = []
-    for record in results.to_dict("records"):
-        loss = _loss(record.get("loss_train"))
-        if loss is None:
-            continue
-        rows.append({
-            "id": int(record["id"]),
-            "numpy": str(record["Numpy"]),
-            "display": str(record["Expression"]),
-            "theta": parse_theta(record.get("theta", "")),
-            "size": int(record["size"]),
-            "loss": loss,
-        })
-    rows.sort(key=lambda r: r["id"])
-    return rows
+def _by_loss(row):
+    return row["loss"]
 
 
 def best_row(rows):
     """The lowest training loss (first found among ties), as ``EGGP.predict`` chooses."""
-    best = None
-    for row in rows:
-        if best is None or row["loss"] < best["loss"]:
-            best = row
-    return best
-
-
-def pareto(rows):
-    """Rows not beaten by a smaller-or-equal size with a lower loss, ordered by size."""
-    front, best = [], math.inf
-    for row in sorted(rows, key=lambda r: (r["size"], r["loss"], r["id"])):
-        if row["loss"] < best:
-            front.append(row)
-            best = row["loss"]
-    return front
-
-
-def improvements(rows, population):
-    """The best-so-far row each time it improves, in creation order."""
-    steps, best = [], math.inf
-    for row in rows:
-        if row["loss"] < best:
-            best = row["loss"]
-            step = {"evaluation": row["id"], "loss": row["loss"], "row": row}
-            if population:
-                step["generation"] = row["id"] // population
-            steps.append(step)
-    return steps
+    return _shared.lowest(rows, _by_loss)
 
 
 def fit(X, y, *, budget, seed, variables, options, report):
@@ -219,36 +102,10 @@ def fit(X, y, *, budget, seed, variables, options, report):
     t0 = time.perf_counter()
     model.fit(X, y)
     fit_seconds = time.perf_counter() - t0
-    results = getattr(model, "results", None)
-    if results is None or len(results) == 0:
-        raise RuntimeError("eggp returned no expressions")
-    rows = read_rows(results)
-    best = best_row(rows)
-    if best is None:
-        raise RuntimeError("eggp found no expression with a finite training loss")
-
-    def infix(row):
-        return to_infix(row["display"], variables)
-
-    expression = infix(best)
-    report(expression)
-    population = model.get_params().get("nPop")
-    trajectory = []
-    for step in improvements(rows, population):
-        row = step.pop("row")
-        step["expression"] = infix(row)
-        trajectory.append(step)
-    return {
-        "expression": expression,
-        "front": [{"expression": infix(r), "complexity": r["size"], "loss": r["loss"]} for r in pareto(rows)],
-        "fit_seconds": fit_seconds,
-        "raw_expression": best["display"],
-        "raw_numpy": best["numpy"],
-        "constants": best["theta"],
-        "loss_train": best["loss"],
-        "size": best["size"],
-        "trajectory_by_evaluation": trajectory,
-        "n_visited": int(len(results)),
+    result = _shared.trace_result(NAME, "eggp", getattr(model, "results", None), _by_loss, variables, fit_seconds,
+                                  population=model.get_params().get("nPop"))
+    report(result["expression"])
+    result.update({
         "knob": {"gen": gen},
         "nonterminals": nts,
         "operators_unavailable": missing,
@@ -256,4 +113,5 @@ def fit(X, y, *, budget, seed, variables, options, report):
         "reproducible": False,
         "seed_note": "eggp has no seed parameter; seed %d was not used by the search" % seed,
         "package": {"name": "eggp", "version": getattr(_eggp, "VERSION", None)},
-    }
+    })
+    return result

@@ -35,13 +35,12 @@ standard library, NumPy and ffx (with six, pandas, scikit-learn) are imported.
 
 from __future__ import annotations
 
-import importlib
-import os
-import sys
 import time
 import warnings
 
 import numpy as np
+
+import _shared  # the adapters' shared helpers, beside this file
 
 NAME = "ffx"
 OP_ABS, OP_MAX0, OP_MIN0, OP_LOG10, OP_GTH, OP_LTH = 1, 2, 3, 4, 5, 6  # ffx.core.constants
@@ -50,10 +49,7 @@ OP_ABS, OP_MAX0, OP_MIN0, OP_LOG10, OP_GTH, OP_LTH = 1, 2, 3, 4, 5, 6  # ffx.cor
 # --- conversion (pure: no ffx needed, tested on recorded models) ---------------------------------
 
 
-def number(value: float) -> str:
-    """A coefficient at full precision (shortest round-trip repr), bracketed when negative."""
-    text = repr(float(value))
-    return f"({text})" if text.startswith("-") else text
+number = _shared.number  # a coefficient at full precision, bracketed when negative
 
 
 def base_data(base) -> dict:
@@ -133,24 +129,7 @@ def check_options(options) -> dict:
 # --- importing the package (not this file) -------------------------------------------------------
 
 
-def import_package(name: str):
-    """Import the real package ``name`` (e.g. ``ffx.core``), not this file.
-
-    srbf's worker puts this file's folder first on ``sys.path`` and may register this file under
-    its own stem, ``ffx``, which is also the package's name; so the package is imported with the
-    folder off the path and this file's ``sys.modules`` entry set aside.
-    """
-    top = name.split(".")[0]
-    here = os.path.dirname(os.path.abspath(__file__))
-    shadow = sys.modules.get(top)
-    if shadow is not None and os.path.dirname(os.path.abspath(getattr(shadow, "__file__", "") or "")) == here:
-        del sys.modules[top]
-    saved = list(sys.path)
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
-    try:
-        return importlib.import_module(name)
-    finally:
-        sys.path[:] = saved
+import_package = _shared.import_package  # the real package, not this file of the same name
 
 
 # --- the method ----------------------------------------------------------------------------------

@@ -50,17 +50,14 @@ standard library, NumPy and gplearn are imported.
 
 from __future__ import annotations
 
-import importlib
-import os
-import sys
 import time
 import warnings
 
 import numpy as np
 
+import _shared  # the adapters' shared helpers, beside this file
+
 NAME = "gplearn"
-DEFAULT_UNARY = ("sin", "cos", "exp", "log", "sqrt")  # the benchmark's vocabulary (srbf's defaults)
-DEFAULT_BINARY = ("add", "sub", "mul", "div")
 DEFAULT_GENERATIONS = 20  # gplearn's own default, used when the budget is None
 GUARD = 0.001  # gplearn's protection threshold for div, log and inv
 
@@ -97,10 +94,7 @@ _FORMAT = {
 # --- conversion (pure: no gplearn needed, tested on recorded programs) ---------------------------
 
 
-def number(value: float) -> str:
-    """A constant at full precision (shortest round-trip repr), bracketed when negative."""
-    text = repr(float(value))
-    return f"({text})" if text.startswith("-") else text
+number = _shared.number  # a constant at full precision, bracketed when negative
 
 
 def program_tokens(program) -> list:
@@ -197,63 +191,29 @@ def _evaluate(name: str, args: list) -> np.ndarray:
 
 def function_set(options: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(gplearn function_set, srbf operators gplearn lacks) for the options' operator lists."""
-    wanted = []
-    for key, default in (("unary", DEFAULT_UNARY), ("binary", DEFAULT_BINARY)):
-        names = options.get(key, default)
-        if isinstance(names, str) or not isinstance(names, (list, tuple)):
-            raise ValueError(f"{NAME}: option {key!r} must be a list of srbf operator names, got {names!r}")
-        wanted += [str(n) for n in names]
-    used = tuple(dict.fromkeys(SUPPORTED[n] for n in wanted if n in SUPPORTED))
-    missing = tuple(dict.fromkeys(n for n in wanted if n not in SUPPORTED))
+    wanted = _shared.wanted_operators(NAME, options)
+    used, missing = _shared.translate(wanted, SUPPORTED)
     if not any(ARITY[f] == 2 for f in used):
         raise ValueError(f"{NAME}: no binary operator gplearn knows among {wanted}; it needs at least one")
-    return used, missing
+    return tuple(used), tuple(missing)
 
 
 def check_options(options) -> dict:
-    options = dict(options or {})
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise ValueError(f"{NAME}: unknown option(s) {', '.join(map(repr, unknown))} (known: {', '.join(OPTIONS)})")
-    params = options.get("params") or {}
-    if not isinstance(params, dict):
-        raise ValueError(f"{NAME}: option 'params' must be a mapping of SymbolicRegressor arguments, got {params!r}")
-    clash = sorted(set(params) & set(RESERVED_PARAMS))
-    if clash:
-        raise ValueError(f"{NAME}: 'params' may not set {', '.join(clash)}: the benchmark sets budget, seed and operators")
-    options["params"] = dict(params)
+    options = _shared.known_options(NAME, options, OPTIONS)
+    options["params"] = _shared.free_params(NAME, options, RESERVED_PARAMS, "SymbolicRegressor")
     return options
 
 
 def generations(budget) -> int:
     if budget is None:
         return DEFAULT_GENERATIONS
-    if isinstance(budget, bool) or float(budget) < 1 or not float(budget).is_integer():
-        raise ValueError(f"{NAME}: the budget is a number of generations, a positive integer; got {budget!r}")
-    return int(budget)
+    return _shared.positive_integer(NAME, budget, "generations")
 
 
 # --- importing the package (not this file) -------------------------------------------------------
 
 
-def import_package(name: str):
-    """Import the real package ``name`` (e.g. ``gplearn.genetic``), not this file.
-
-    srbf's worker puts this file's folder first on ``sys.path`` and may register this file under
-    its own stem, ``gplearn``, which is also the package's name; so the package is imported with the
-    folder off the path and this file's ``sys.modules`` entry set aside.
-    """
-    top = name.split(".")[0]
-    here = os.path.dirname(os.path.abspath(__file__))
-    shadow = sys.modules.get(top)
-    if shadow is not None and os.path.dirname(os.path.abspath(getattr(shadow, "__file__", "") or "")) == here:
-        del sys.modules[top]
-    saved = list(sys.path)
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
-    try:
-        return importlib.import_module(name)
-    finally:
-        sys.path[:] = saved
+import_package = _shared.import_package  # the real package, not this file of the same name
 
 
 # --- the method ----------------------------------------------------------------------------------

@@ -48,9 +48,9 @@ import warnings
 
 import numpy as np
 
+import _shared  # the adapters' shared helpers, beside this file
+
 NAME = "hroch"
-DEFAULT_UNARY = ("sin", "cos", "exp", "log", "sqrt")  # the benchmark's vocabulary (srbf's defaults)
-DEFAULT_BINARY = ("add", "sub", "mul", "div")
 BUDGET_UNITS = ("iterations", "seconds")
 RARE_WEIGHT = 0.001  # HROCH's MATH weight for rarely used functions
 
@@ -73,10 +73,7 @@ _TOKENS = re.compile(r"[A-Za-z_]\w*|\d+\.?\d*(?:[eE][-+]?\d+)?|\*\*|[-+*/]")
 # --- conversion (pure: no HROCH needed, tested on recorded models) -------------------------------
 
 
-def number(value: float) -> str:
-    """A constant at full precision (shortest round-trip repr), bracketed when negative."""
-    text = repr(float(value))
-    return f"({text})" if text.startswith("-") else text
+number = _shared.number  # a constant at full precision, bracketed when negative
 
 
 def to_infix(representation: str, coefficients, variables) -> str:
@@ -131,38 +128,22 @@ def complexity(representation: str) -> int:
 
 def problem(options: dict, math_weights: dict) -> tuple[dict, tuple[str, ...]]:
     """(HROCH ``problem`` instruction weights, srbf operators HROCH lacks)."""
-    wanted = []
-    for key, default in (("unary", DEFAULT_UNARY), ("binary", DEFAULT_BINARY)):
-        names = options.get(key, default)
-        if isinstance(names, str) or not isinstance(names, (list, tuple)):
-            raise ValueError(f"{NAME}: option {key!r} must be a list of srbf operator names, got {names!r}")
-        wanted += [str(n) for n in names]
+    wanted = _shared.wanted_operators(NAME, options)
     weights = {"nop": float(math_weights.get("nop", 0.01))}
     for name in wanted:
         if name in SUPPORTED:
             instruction = SUPPORTED[name]
             weights[instruction] = float(math_weights.get(instruction, RARE_WEIGHT))
-    missing = tuple(dict.fromkeys(n for n in wanted if n not in SUPPORTED))
+    missing = tuple(_shared.unavailable(wanted, SUPPORTED))
     if not any(i in BINARY_INSTRUCTIONS for i in weights):
         raise ValueError(f"{NAME}: no binary operator HROCH knows among {wanted}; it needs at least one")
     return weights, missing
 
 
 def check_options(options) -> dict:
-    options = dict(options or {})
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise ValueError(f"{NAME}: unknown option(s) {', '.join(map(repr, unknown))} (known: {', '.join(OPTIONS)})")
-    unit = options.setdefault("budget_unit", "iterations")
-    if unit not in BUDGET_UNITS:
-        raise ValueError(f"{NAME}: option 'budget_unit' must be one of {', '.join(BUDGET_UNITS)}, got {unit!r}")
-    params = options.get("params") or {}
-    if not isinstance(params, dict):
-        raise ValueError(f"{NAME}: option 'params' must be a mapping of SymbolicRegressor arguments, got {params!r}")
-    clash = sorted(set(params) & set(RESERVED_PARAMS))
-    if clash:
-        raise ValueError(f"{NAME}: 'params' may not set {', '.join(clash)}: the benchmark sets budget, seed and operators")
-    options["params"] = dict(params)
+    options = _shared.known_options(NAME, options, OPTIONS)
+    _shared.fill_choice(NAME, options, "budget_unit", BUDGET_UNITS, "iterations")
+    options["params"] = _shared.free_params(NAME, options, RESERVED_PARAMS, "SymbolicRegressor")
     return options
 
 

@@ -35,9 +35,9 @@ data shape, so a fit on a shape not seen before in the worker includes compilati
 
 import time
 
+import _shared  # the adapters' shared helpers, beside this file
+
 NAME = "jaxsr"
-DEFAULT_UNARY = ("sin", "cos", "exp", "log", "sqrt")  # the benchmark's vocabulary (srbf's defaults)
-DEFAULT_BINARY = ("add", "sub", "mul", "div")
 OPTIONS = ("unary", "binary", "params", "x64", "warmup")
 
 # jaxsr transcendental function -> the srbf operator it is
@@ -52,33 +52,15 @@ _x64 = None
 
 def check_options(options):
     """The options with their defaults filled in; ValueError for anything the adapter does not take."""
-    options = dict(options or {})
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise ValueError("%s: unknown option(s) %s (known: %s)" % (NAME, ", ".join(map(repr, unknown)), ", ".join(OPTIONS)))
-    for key, default in (("unary", DEFAULT_UNARY), ("binary", DEFAULT_BINARY)):
-        names = options.get(key, default)
-        if isinstance(names, str) or not isinstance(names, (list, tuple)):
-            raise ValueError("%s: option %r must be a list of srbf operator names, got %r" % (NAME, key, names))
-        options[key] = [str(n) for n in names]
+    options = _shared.fill_operators(NAME, _shared.known_options(NAME, options, OPTIONS))
     for key in ("x64", "warmup"):
-        value = options.setdefault(key, True)
-        if not isinstance(value, bool):
-            raise ValueError("%s: option %r must be true or false, got %r" % (NAME, key, value))
-    params = options.get("params") or {}
-    if not isinstance(params, dict):
-        raise ValueError("%s: option 'params' must be a mapping of SymbolicRegressor arguments, got %r" % (NAME, params))
-    clash = sorted(FIXED & set(params))
-    if clash:
-        raise ValueError("%s: 'params' may not set %s: the benchmark sets budget, seed and library" % (NAME, ", ".join(clash)))
-    options["params"] = dict(params)
+        _shared.fill_flag(NAME, options, key)
+    options["params"] = _shared.free_params(NAME, options, FIXED, "SymbolicRegressor", sets="budget, seed and library")
     return options
 
 
 def max_terms_of(budget):
-    if isinstance(budget, bool) or float(budget) < 1 or not float(budget).is_integer():
-        raise ValueError("%s: the budget is a number of terms, a positive integer; got %r" % (NAME, budget))
-    return int(budget)
+    return _shared.positive_integer(NAME, budget, "terms")
 
 
 def setup(options):
@@ -107,8 +89,7 @@ def library_plan(operators):
     products = "mul" in allowed  # x**2, x**3 and x*y are products of inputs
     functions = [name for name, op in FUNCTIONS.items() if op in allowed]
     used = {"add", "mul"} | {FUNCTIONS[name] for name in functions}
-    unavailable = list(dict.fromkeys(name for name in operators if name not in used))
-    return products, functions, unavailable
+    return products, functions, _shared.unavailable(operators, used)
 
 
 def build_library(jaxsr, variables, operators):
@@ -148,9 +129,7 @@ def term_infix(func_type, config, name, variables):
     return "(%s)" % name  # anything else: jaxsr's own display name
 
 
-def _number(value):
-    text = repr(float(value))
-    return "(%s)" % text if text.startswith("-") else text
+_number = _shared.number  # full precision, bracketed when negative
 
 
 def model_infix(coefficients, terms):

@@ -51,9 +51,9 @@ import time
 
 import numpy as np
 
+import _shared  # the adapters' shared helpers, beside this file
+
 NAME = "operon"
-DEFAULT_UNARY = ("sin", "cos", "exp", "log", "sqrt")  # the benchmark's vocabulary (srbf's defaults)
-DEFAULT_BINARY = ("add", "sub", "mul", "div")
 BUDGET_UNITS = {"generations": ("generations", 1000), "evaluations": ("max_evaluations", 1_000_000)}
 
 # srbf operator name -> Operon symbol
@@ -84,10 +84,7 @@ _NARY = {"+": " + ", "-": " - ", "*": "*", "/": "/"}
 # --- conversion (pure: no pyoperon needed, tested on recorded trees) -----------------------------
 
 
-def number(value: float) -> str:
-    """A coefficient at full precision (shortest round-trip repr), bracketed when negative."""
-    text = repr(float(value))
-    return f"({text})" if text.startswith("-") else text
+number = _shared.number  # a coefficient at full precision, bracketed when negative
 
 
 def tree_nodes(tree, columns: dict) -> list:
@@ -150,44 +147,26 @@ def allowed_symbols(options: dict, swapped_min_max: bool = False) -> tuple[tuple
     ``swapped_min_max``: the wrapper's symbol ``fmax`` makes nodes that compute the minimum (and
     ``fmin`` the maximum), as in pyoperon 0.6.2; ``run`` checks which holds.
     """
-    wanted = []
-    for key, default in (("unary", DEFAULT_UNARY), ("binary", DEFAULT_BINARY)):
-        names = options.get(key, default)
-        if isinstance(names, str) or not isinstance(names, (list, tuple)):
-            raise ValueError(f"{NAME}: option {key!r} must be a list of srbf operator names, got {names!r}")
-        wanted += [str(n) for n in names]
+    wanted = _shared.wanted_operators(NAME, options)
     swap = {"fmax": "fmin", "fmin": "fmax"} if swapped_min_max else {}
     used = tuple(dict.fromkeys(swap.get(SUPPORTED[n], SUPPORTED[n]) for n in wanted if n in SUPPORTED))
-    missing = tuple(dict.fromkeys(n for n in wanted if n not in SUPPORTED))
+    missing = tuple(_shared.unavailable(wanted, SUPPORTED))
     if not any(s in BINARY_SYMBOLS for s in used):
         raise ValueError(f"{NAME}: no binary operator Operon knows among {wanted}; it needs at least one")
     return used, missing
 
 
 def check_options(options) -> dict:
-    options = dict(options or {})
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise ValueError(f"{NAME}: unknown option(s) {', '.join(map(repr, unknown))} (known: {', '.join(OPTIONS)})")
-    unit = options.setdefault("budget_unit", "generations")
-    if unit not in BUDGET_UNITS:
-        raise ValueError(f"{NAME}: option 'budget_unit' must be one of {', '.join(BUDGET_UNITS)}, got {unit!r}")
-    params = options.get("params") or {}
-    if not isinstance(params, dict):
-        raise ValueError(f"{NAME}: option 'params' must be a mapping of SymbolicRegressor arguments, got {params!r}")
-    clash = sorted(set(params) & set(RESERVED_PARAMS))
-    if clash:
-        raise ValueError(f"{NAME}: 'params' may not set {', '.join(clash)}: the benchmark sets budget, seed and operators")
-    options["params"] = dict(params)
+    options = _shared.known_options(NAME, options, OPTIONS)
+    _shared.fill_choice(NAME, options, "budget_unit", BUDGET_UNITS, "generations")
+    options["params"] = _shared.free_params(NAME, options, RESERVED_PARAMS, "SymbolicRegressor")
     return options
 
 
 def budget_value(budget, unit: str) -> int:
     if budget is None:
         return BUDGET_UNITS[unit][1]
-    if isinstance(budget, bool) or float(budget) < 1 or not float(budget).is_integer():
-        raise ValueError(f"{NAME}: the budget is a number of {unit}, a positive integer; got {budget!r}")
-    return int(budget)
+    return _shared.positive_integer(NAME, budget, unit)
 
 
 # --- the per-generation callback -----------------------------------------------------------------

@@ -44,9 +44,9 @@ import tempfile
 import threading
 import time
 
+import _shared  # the adapters' shared helpers, beside this file
+
 NAME = "pysr"
-DEFAULT_UNARY = ("sin", "cos", "exp", "log", "sqrt")  # the benchmark's vocabulary (srbf's defaults)
-DEFAULT_BINARY = ("add", "sub", "mul", "div")
 OPTIONS = ("unary", "binary", "params", "warmup")
 
 BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "^", "max": "max", "min": "min"}
@@ -64,26 +64,9 @@ _pysr = None
 
 def check_options(options):
     """The options with their defaults filled in; ValueError for anything the adapter does not take."""
-    options = dict(options or {})
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise ValueError("%s: unknown option(s) %s (known: %s)" % (NAME, ", ".join(map(repr, unknown)), ", ".join(OPTIONS)))
-    for key, default in (("unary", DEFAULT_UNARY), ("binary", DEFAULT_BINARY)):
-        names = options.get(key, default)
-        if isinstance(names, str) or not isinstance(names, (list, tuple)):
-            raise ValueError("%s: option %r must be a list of srbf operator names, got %r" % (NAME, key, names))
-        options[key] = [str(n) for n in names]
-    warmup = options.setdefault("warmup", True)
-    if not isinstance(warmup, bool):
-        raise ValueError("%s: option 'warmup' must be true or false, got %r" % (NAME, warmup))
-    params = options.get("params") or {}
-    if not isinstance(params, dict):
-        raise ValueError("%s: option 'params' must be a mapping of PySRRegressor arguments, got %r" % (NAME, params))
-    clash = sorted(FIXED & set(params))
-    if clash:
-        raise ValueError("%s: 'params' may not set %s: the benchmark sets budget, seed and operators"
-                         % (NAME, ", ".join(clash)))
-    options["params"] = dict(params)
+    options = _shared.fill_operators(NAME, _shared.known_options(NAME, options, OPTIONS))
+    _shared.fill_flag(NAME, options, "warmup")
+    options["params"] = _shared.free_params(NAME, options, FIXED, "PySRRegressor")
     return options
 
 
@@ -109,20 +92,15 @@ def setup(options):
 def operator_lists(unary, binary):
     """PySR's (binary_operators, unary_operators) for srbf operator names, and the names PySR
     has no operator for (or that are given with the wrong arity)."""
-    binary_ops, unary_ops, missing = [], [], []
-    for name in binary:
-        (binary_ops if name in BINARY else missing).append(BINARY.get(name, name))
-    for name in unary:
-        (unary_ops if name in UNARY else missing).append(UNARY.get(name, name))
+    binary_ops, binary_missing = _shared.translate(binary, BINARY)
+    unary_ops, unary_missing = _shared.translate(unary, UNARY)
     if not binary_ops:
         raise ValueError("%s: PySR needs at least one binary operator; %r has none it knows" % (NAME, list(binary)))
-    return list(dict.fromkeys(binary_ops)), list(dict.fromkeys(unary_ops)), list(dict.fromkeys(missing))
+    return binary_ops, unary_ops, list(dict.fromkeys(binary_missing + unary_missing))
 
 
 def iterations_of(budget):
-    if isinstance(budget, bool) or float(budget) < 1 or not float(budget).is_integer():
-        raise ValueError("%s: the budget is a number of iterations, a positive integer; got %r" % (NAME, budget))
-    return int(budget)
+    return _shared.positive_integer(NAME, budget, "iterations")
 
 
 def pysr_options(budget, seed, options, folder, run_id="srbf"):

@@ -37,9 +37,9 @@ differ from ``predict`` only where such a clip applies.
 import math
 import time
 
+import _shared  # the adapters' shared helpers, beside this file
+
 NAME = "qlattice"
-DEFAULT_UNARY = ("sin", "cos", "exp", "log", "sqrt")  # the benchmark's vocabulary (srbf's defaults)
-DEFAULT_BINARY = ("add", "sub", "mul", "div")
 OPTIONS = ("unary", "binary", "params")
 
 # feyn function -> the srbf operators its formula needs (all of them must be in the vocabulary)
@@ -72,31 +72,13 @@ def setup(options):
 
 def check_options(options):
     """The options with their defaults filled in; ValueError for anything the adapter does not take."""
-    options = dict(options or {})
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise ValueError("%s: unknown option(s) %s (known: %s)" % (NAME, ", ".join(map(repr, unknown)), ", ".join(OPTIONS)))
-    for key, default in (("unary", DEFAULT_UNARY), ("binary", DEFAULT_BINARY)):
-        names = options.get(key, default)
-        if isinstance(names, str) or not isinstance(names, (list, tuple)):
-            raise ValueError("%s: option %r must be a list of srbf operator names, got %r" % (NAME, key, names))
-        options[key] = [str(n) for n in names]
-    params = options.get("params") or {}
-    if not isinstance(params, dict):
-        raise ValueError("%s: option 'params' must be a mapping, got %r" % (NAME, params))
-    unknown = sorted(set(params) - set(DEFAULTS))
-    if unknown:
-        raise ValueError("%s: 'params' may set only %s, not %s" % (NAME, ", ".join(DEFAULTS), ", ".join(unknown)))
-    merged = dict(DEFAULTS)
-    merged.update(params)
-    options["params"] = merged
+    options = _shared.fill_operators(NAME, _shared.known_options(NAME, options, OPTIONS))
+    options["params"] = _shared.merged_params(NAME, options, DEFAULTS)
     return options
 
 
 def epochs_of(budget):
-    if isinstance(budget, bool) or float(budget) < 1 or not float(budget).is_integer():
-        raise ValueError("%s: the budget is a number of epochs, a positive integer; got %r" % (NAME, budget))
-    return int(budget)
+    return _shared.positive_integer(NAME, budget, "epochs")
 
 
 def function_names(operators):
@@ -105,15 +87,13 @@ def function_names(operators):
     allowed = set(operators)
     chosen = [name for name, needs in FUNCTIONS.items() if needs <= allowed]
     covered = set().union(*(FUNCTIONS[name] for name in chosen)) if chosen else set()
-    uncovered = list(dict.fromkeys(name for name in operators if name not in covered))
+    uncovered = _shared.unavailable(operators, covered)
     if not chosen:
         raise ValueError("%s: none of feyn's functions uses only the operators %r" % (NAME, list(operators)))
     return chosen, uncovered
 
 
-def _number(value):
-    text = repr(float(value))
-    return "(%s)" % text if text.startswith("-") else text
+_number = _shared.number  # full precision, bracketed when negative
 
 
 def element_infix(fname, params, args, name_of_input):

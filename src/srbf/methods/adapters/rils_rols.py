@@ -49,9 +49,9 @@ import time
 
 import numpy as np
 
+import _shared  # the adapters' shared helpers, beside this file
+
 NAME = "rils_rols"
-DEFAULT_UNARY = ("sin", "cos", "exp", "log", "sqrt")  # the benchmark's vocabulary (srbf's defaults)
-DEFAULT_BINARY = ("add", "sub", "mul", "div")
 OPTIONS = ("unary", "binary", "params")
 OPERATORS = ("add", "sub", "mul", "div", "sin", "cos", "log", "exp", "sqrt")  # fixed; squaring is x*x
 DEFAULTS = {"max_time": 100, "complexity_penalty": 0.001, "max_complexity": 50, "sample_size": 1}
@@ -74,31 +74,13 @@ def setup(options):
 
 def check_options(options):
     """The options with their defaults filled in; ValueError for anything the adapter does not take."""
-    options = dict(options or {})
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise ValueError("%s: unknown option(s) %s (known: %s)" % (NAME, ", ".join(map(repr, unknown)), ", ".join(OPTIONS)))
-    for key, default in (("unary", DEFAULT_UNARY), ("binary", DEFAULT_BINARY)):
-        names = options.get(key, default)
-        if isinstance(names, str) or not isinstance(names, (list, tuple)):
-            raise ValueError("%s: option %r must be a list of srbf operator names, got %r" % (NAME, key, names))
-        options[key] = [str(n) for n in names]
-    params = options.get("params") or {}
-    if not isinstance(params, dict):
-        raise ValueError("%s: option 'params' must be a mapping, got %r" % (NAME, params))
-    unknown = sorted(set(params) - set(DEFAULTS))
-    if unknown:
-        raise ValueError("%s: 'params' may set only %s, not %s" % (NAME, ", ".join(DEFAULTS), ", ".join(unknown)))
-    merged = dict(DEFAULTS)
-    merged.update(params)
-    options["params"] = merged
+    options = _shared.fill_operators(NAME, _shared.known_options(NAME, options, OPTIONS))
+    options["params"] = _shared.merged_params(NAME, options, DEFAULTS)
     return options
 
 
 def fit_calls_of(budget):
-    if isinstance(budget, bool) or float(budget) < 1 or not float(budget).is_integer():
-        raise ValueError("%s: the budget is a number of fit calls, a positive integer; got %r" % (NAME, budget))
-    return int(budget)
+    return _shared.positive_integer(NAME, budget, "fit calls")
 
 
 # ---------------------------------------------------------------- the printed formula
@@ -244,18 +226,13 @@ def _evaluate(node, X, values):
     return _NUMPY[node[1]](*[_evaluate(a, X, values) for a in node[2]])
 
 
-def _number(value):
-    text = repr(float(value))
-    return "(%s)" % text if text.startswith("-") else text
-
-
 _SRBF_NAMES = {"ln": "log", "MIN": "min", "MAX": "max"}
 
 
 def _infix(node, variables, values):
     kind = node[0]
     if kind == "const":
-        return _number(values[node[1]])
+        return _shared.number(values[node[1]])
     if kind == "int":
         value = node[1]
         if not math.isfinite(value):
