@@ -32,6 +32,9 @@ PACKAGES = {"gplearn": "gplearn", "operon": "pyoperon", "ffx": "ffx", "hroch": "
 
 
 def load_adapter(name: str):
+    """The adapter module, loaded as the worker loads it (its folder on sys.path, for _shared)."""
+    if str(ADAPTERS) not in sys.path:
+        sys.path.append(str(ADAPTERS))
     spec = importlib.util.spec_from_file_location(f"srbf_adapter_{name}", ADAPTERS / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

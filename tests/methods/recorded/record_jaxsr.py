@@ -15,7 +15,6 @@ on fresh points: ``SymbolicRegressor.predict`` for the selected model, and the l
 from __future__ import annotations
 
 import importlib.metadata
-import importlib.util
 import json
 import platform
 import warnings
@@ -24,14 +23,8 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-ADAPTERS = HERE.parents[2] / "src" / "srbf" / "methods" / "adapters"
+from record import load_adapter  # noqa: E402  (the recorded/ folder is on sys.path when run as a script)
 
-
-def load_adapter(name):
-    spec = importlib.util.spec_from_file_location(f"srbf_adapter_{name}", ADAPTERS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 class Capture:

@@ -16,7 +16,6 @@ adapter's ``fit`` itself, for its trajectory.
 from __future__ import annotations
 
 import importlib.metadata
-import importlib.util
 import json
 import platform
 from pathlib import Path
@@ -24,14 +23,8 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-ADAPTERS = HERE.parents[2] / "src" / "srbf" / "methods" / "adapters"
+from record import load_adapter  # noqa: E402  (the recorded/ folder is on sys.path when run as a script)
 
-
-def load_adapter(name):
-    spec = importlib.util.spec_from_file_location(f"srbf_adapter_{name}", ADAPTERS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def problem(kind, seed, n=64, n_eval=32):

@@ -93,25 +93,14 @@ _INFIX = {"add": " + ", "sub": " - ", "mul": "*", "div": "/", "pow": "**"}
 # --- conversion (pure: no DEAP needed, tested on recorded programs) ------------------------------
 
 
-number = _shared.number  # a constant at full precision, bracketed when negative
-
-
 def to_infix(tokens, variables) -> str:
     """srbf infix over ``variables`` for a prefix token list: operator names (str), 0-based
     columns (int), constants (float)."""
-    stack: list[str] = []
-    for token in reversed(tokens):
-        if isinstance(token, str):
-            arity = KERNELS[token][0]
-            args = [stack.pop() for _ in range(arity)]
-            stack.append(f"({_INFIX[token].join(args)})" if token in _INFIX else f"{token}({', '.join(args)})")
-        elif isinstance(token, int) and not isinstance(token, bool):
-            stack.append(variables[token])
-        else:
-            stack.append(number(token))
-    if len(stack) != 1:
-        raise ValueError(f"{NAME}: malformed program of {len(tokens)} nodes")
-    return stack[0]
+
+    def spell(name: str, args: list) -> str:
+        return f"({_INFIX[name].join(args)})" if name in _INFIX else f"{name}({', '.join(args)})"
+
+    return _shared.prefix_infix(NAME, tokens, variables, lambda name: KERNELS[name][0], spell)
 
 
 def evaluate(tokens, X) -> np.ndarray:

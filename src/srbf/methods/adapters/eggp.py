@@ -62,10 +62,7 @@ def check_options(options):
 
 def nonterminals(operators):
     """eggp's ``nonterminals`` for srbf operator names, and the names eggp has no match for."""
-    chosen, missing = _shared.translate(operators, NONTERMINALS)
-    if not chosen:
-        raise ValueError("%s: none of the operators %r exists in eggp" % (NAME, list(operators)))
-    return ",".join(chosen), missing
+    return _shared.egraph_nonterminals(NAME, "eggp", operators)
 
 
 def generations(budget):

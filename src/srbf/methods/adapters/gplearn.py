@@ -94,9 +94,6 @@ _FORMAT = {
 # --- conversion (pure: no gplearn needed, tested on recorded programs) ---------------------------
 
 
-number = _shared.number  # a constant at full precision, bracketed when negative
-
-
 def program_tokens(program) -> list:
     """A gplearn ``_Program``'s nodes as plain data: function names, column indices, constants."""
     tokens = []
@@ -112,20 +109,13 @@ def program_tokens(program) -> list:
 
 def to_infix(tokens, variables) -> str:
     """srbf infix over ``variables`` for a prefix token list (see ``program_tokens``)."""
-    stack: list[str] = []
-    for token in reversed(tokens):
-        if isinstance(token, str):
-            if token not in _FORMAT:
-                raise ValueError(f"{NAME}: no srbf spelling for gplearn function {token!r}")
-            args = [stack.pop() for _ in range(ARITY[token])]
-            stack.append(_FORMAT[token](*args))
-        elif isinstance(token, int) and not isinstance(token, bool):
-            stack.append(variables[token])
-        else:
-            stack.append(number(token))
-    if len(stack) != 1:
-        raise ValueError(f"{NAME}: malformed program of {len(tokens)} nodes")
-    return stack[0]
+
+    def arity(function: str) -> int:
+        if function not in _FORMAT:
+            raise ValueError(f"{NAME}: no srbf spelling for gplearn function {function!r}")
+        return ARITY[function]
+
+    return _shared.prefix_infix(NAME, tokens, variables, arity, lambda function, args: _FORMAT[function](*args))
 
 
 def guard_points(tokens, X) -> int:

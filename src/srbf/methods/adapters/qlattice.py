@@ -34,7 +34,6 @@ are needed. feyn's ``predict`` protects some functions (it clips the arguments o
 differ from ``predict`` only where such a clip applies.
 """
 
-import math
 import time
 
 import _shared  # the adapters' shared helpers, beside this file

@@ -63,10 +63,7 @@ def check_options(options):
 
 def nonterminals(operators):
     """SymRegg's ``nonterminals`` for srbf operator names, and the names it has no match for."""
-    chosen, missing = _shared.translate(operators, NONTERMINALS)
-    if not chosen:
-        raise ValueError("%s: none of the operators %r exists in SymRegg" % (NAME, list(operators)))
-    return ",".join(chosen), missing
+    return _shared.egraph_nonterminals(NAME, "SymRegg", operators)
 
 
 def generations(budget):
