@@ -61,6 +61,20 @@ def problem(kind: str, seed: int, n: int = 64, n_eval: int = 32):
     return X[:n], y[:n], X[n:]
 
 
+def small_problem(kind, seed, n=64, n_eval=32):
+    rng = np.random.default_rng(seed)
+    if kind == "poly_sin":  # x0**2 + sin(x1) on [-2, 2]^2
+        X = rng.uniform(-2, 2, (n + n_eval, 2))
+        y = X[:, 0] ** 2 + np.sin(X[:, 1])
+    elif kind == "log_sqrt":  # log(x0)*x1 + sqrt(x1) on [0.5, 3]^2
+        X = rng.uniform(0.5, 3, (n + n_eval, 2))
+        y = np.log(X[:, 0]) * X[:, 1] + np.sqrt(X[:, 1])
+    else:  # three: x0*x1 - exp(0.3*x2) on [0.2, 2]^3
+        X = rng.uniform(0.2, 2, (n + n_eval, 3))
+        y = X[:, 0] * X[:, 1] - np.exp(0.3 * X[:, 2])
+    return X[:n], y[:n], X[n:]
+
+
 def floats(a) -> list:
     return [float(v) for v in np.asarray(a, dtype=float).ravel()]
 

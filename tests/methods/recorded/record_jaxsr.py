@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-from record import load_adapter  # noqa: E402  (the recorded/ folder is on sys.path when run as a script)
+from record import floats, load_adapter, small_problem as problem  # noqa: E402  (the recorded/ folder is on sys.path when run as a script)
 
 
 
@@ -45,23 +45,6 @@ class Capture:
 
         return make
 
-
-def problem(kind, seed, n=64, n_eval=32):
-    rng = np.random.default_rng(seed)
-    if kind == "poly_sin":  # x0**2 + sin(x1) on [-2, 2]^2
-        X = rng.uniform(-2, 2, (n + n_eval, 2))
-        y = X[:, 0] ** 2 + np.sin(X[:, 1])
-    elif kind == "log_sqrt":  # log(x0)*x1 + sqrt(x1) on [0.5, 3]^2
-        X = rng.uniform(0.5, 3, (n + n_eval, 2))
-        y = np.log(X[:, 0]) * X[:, 1] + np.sqrt(X[:, 1])
-    else:  # three: x0*x1 - exp(0.3*x2) on [0.2, 2]^3
-        X = rng.uniform(0.2, 2, (n + n_eval, 3))
-        y = X[:, 0] * X[:, 1] - np.exp(0.3 * X[:, 2])
-    return X[:n], y[:n], X[n:]
-
-
-def floats(a):
-    return [float(v) for v in np.asarray(a, dtype=float).ravel()]
 
 
 WIDE = {"unary": ["sin", "cos", "exp", "log", "sqrt", "tan", "tanh", "abs", "sinh", "cosh"],

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-from record import load_adapter  # noqa: E402  (the recorded/ folder is on sys.path when run as a script)
+from record import floats, load_adapter  # noqa: E402  (the recorded/ folder is on sys.path when run as a script)
 
 
 
@@ -43,9 +43,6 @@ def problem(kind, seed, n=64, n_eval=32):
         y = np.exp(-X[:, 0]) * np.sin(2.3 * X[:, 1]) / X[:, 2] + 0.3 * X[:, 0] ** 3
     return X[:n], y[:n], X[n:]
 
-
-def floats(a):
-    return [float(v) for v in np.asarray(a, dtype=float).ravel()]
 
 
 FITS = [  # (kind, variables, max_fit_calls, seed)
