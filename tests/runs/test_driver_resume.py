@@ -12,9 +12,16 @@ N_PROBLEMS, DRAWS = 20, 2
 TOTAL = N_PROBLEMS * DRAWS
 
 
+def _default_sigint():
+    # A shell starts background jobs with SIGINT ignored, and Python then keeps ignoring it: give
+    # the run the default action back so that it raises KeyboardInterrupt as in a terminal.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_run(config, log, *extra):
     return subprocess.Popen(
         srbf_command("run", "-c", str(config), "--quiet", *extra),
+        preexec_fn=_default_sigint,
         cwd=REPO,
         env=child_env(SRBF_TEST_LOG=str(log)),
         stdout=subprocess.PIPE,
