@@ -103,14 +103,16 @@ _ENTRIES = (
     _spec(
         "eggp", "eggp", "2.2.2",
         budget_knob="generations",
-        trajectory="trace=True (per generation)",
+        trajectory="trace=True (per generation, no timestamps)",
         reproducible=False,
         notes="takes no seed: its fits are not reproducible",
     ),
     _spec(
         "symregg", "symregg", "1.0.4",
         budget_knob="generations",
-        trajectory="trace=True (per generation)",
+        trajectory="trace=True (in insertion order, no timestamps)",
+        reproducible=False,
+        notes="takes no seed: its fits are not reproducible",
     ),
     _spec(
         "jaxsr", "jaxsr", "0.3.0",
