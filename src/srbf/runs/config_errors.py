@@ -1,0 +1,62 @@
+"""Config problems and how they are worded: ``ConfigProblem``, ``ConfigError`` and the helpers that
+show a bad value as the user wrote it and find the closest valid key or name for a typo.
+
+No pydantic here: the YAML reader (``config_yaml``) and the schema (``config_schema``) both report
+through these.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+__all__ = ["ConfigError", "ConfigProblem"]
+
+
+@dataclass(frozen=True)
+class ConfigProblem:
+    """One problem: the file (or ``<dict>``), the key path (``method.time_limit``) and what is wrong."""
+
+    source: str
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.source}: {self.path}: {self.message}" if self.path else f"{self.source}: {self.message}"
+
+
+class ConfigError(ValueError):
+    """A config that cannot be used. ``problems`` lists them; the message has one line each."""
+
+    def __init__(self, problems: Sequence[ConfigProblem]):
+        self.problems = tuple(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+def _show(value: Any, limit: int = 60) -> str:
+    """A value as the user wrote it in YAML, shortened."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _closest(word: Any, choices: Sequence[str]) -> str | None:
+    if not isinstance(word, str) or not choices:
+        return None
+    lowered = {c.lower(): c for c in choices}
+    if word.lower() in lowered:
+        return lowered[word.lower()]
+    close = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)
+    if close:
+        return lowered[close[0]]
+    starts = [c for c in choices if c.startswith(word) or word.startswith(c)] if len(word) >= 3 else []
+    return starts[0] if len(starts) == 1 else None
+
+
+def _did_you_mean(word: Any, choices: Sequence[str]) -> str:
+    close = _closest(word, choices)
+    return f"; did you mean {close!r}?" if close else ""

@@ -1,0 +1,364 @@
+"""The config's field validators: one function per kind of value, each raising with the value it got.
+
+Each validator checks one value (a positive integer, a budget ladder, a catalog reference, an
+interpreter, ...) and raises ``PydanticCustomError`` of type ``srbf`` carrying ``(place, message)``
+problems; ``config_schema`` attaches them to its pydantic fields through the ``Annotated`` types at
+the end of this module and turns the errors into one ``ConfigProblem`` each. The defaults and the
+closed sets of names (provenance labels, adapter types) live here too.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Annotated, Any, Mapping, Sequence
+
+from pydantic import BeforeValidator, ValidationInfo
+from pydantic_core import PydanticCustomError
+
+from srbf.runs.config_errors import _did_you_mean, _show
+from srbf.runs.sweeps import canonical_json
+
+PROVENANCE_LABELS = ("upstream_default", "author_blessed", "harness_tuned")
+DEFAULT_PROVENANCE = "harness_tuned"  # an unlabeled configuration was chosen by whoever assembled it
+ADAPTER_TYPES = ("builtin", "file", "srbench")
+BUILTIN_METHODS = ("enumeration", "linear", "oracle", "prior")  # fallback for builtin_method_names()
+DEFAULT_BUDGETS = (1, 2, 4, 8)
+DEFAULT_RESULTS = "./srbf-results"
+DEFAULT_TIME_LIMIT = 600.0
+RESERVED_OPTIONS = {"truth": "the driver passes the ground truth to the oracle; a config never sets it"}
+MAX_POWER_OF_TWO = 62  # budgets up to 2**62; a wider ladder is a typo
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
+
+
+def _fail(message: str, *at: Any) -> PydanticCustomError:
+    """A validation error at ``at`` below the value being validated."""
+    return PydanticCustomError("srbf", "{message}", {"message": message, "problems": [(at, message)]})
+
+
+def _fail_all(problems: Sequence[tuple[tuple[Any, ...], str]]) -> PydanticCustomError:
+    """Several problems from one validator, each at its own place below the validated value."""
+    return PydanticCustomError("srbf", "{message}", {"message": problems[0][1], "problems": list(problems)})
+
+
+# --- scalar validators (each raises with the value it got) --------------------------------------
+
+
+def _integer(value: Any, minimum: int, what: str) -> int:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise _fail(f"must be {what}, got {_show(value)}")
+    return value
+
+
+def _positive_int(value: Any) -> int:
+    return _integer(value, 1, "a positive integer")
+
+
+def _seed(value: Any) -> int:
+    return _integer(value, 0, "a non-negative integer")
+
+
+def _number(value: Any, *, positive: bool) -> float:
+    what = "a positive number" if positive else "a number >= 0"
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise _fail(f"must be {what}, got {_show(value)}")
+    if value < 0 or (positive and value == 0):
+        raise _fail(f"must be {what}, got {_show(value)}")
+    return value
+
+
+def _positive_number(value: Any) -> float:
+    return float(_number(value, positive=True))
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise _fail(f"must be true or false, got {_show(value)}")
+    return value
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise _fail(f"must be a non-empty text, got {_show(value)}")
+    return value.strip()
+
+
+def _name(value: Any) -> str:
+    if not isinstance(value, str) or not _NAME.fullmatch(value):
+        rule = "letters, digits and . _ + - (starting with a letter or digit)"
+        raise _fail(f"must be a name of {rule}, got {_show(value)}")
+    return value
+
+
+def _provenance(value: Any) -> str:
+    if value not in PROVENANCE_LABELS:
+        hint = _did_you_mean(value, PROVENANCE_LABELS)
+        raise _fail(f"must be one of {', '.join(PROVENANCE_LABELS)}, got {_show(value)}{hint}")
+    return value
+
+
+def _adapter_type(value: Any) -> str:
+    if value not in ADAPTER_TYPES:
+        hint = _did_you_mean(value, ADAPTER_TYPES)
+        raise _fail(f"must be one of {', '.join(ADAPTER_TYPES)}, got {_show(value)}{hint}")
+    return value
+
+
+def _plain_value(value: Any, at: tuple[Any, ...], problems: list) -> Any:
+    """``value`` if it is JSON-like (text, number, true/false, null, list, mapping with text keys)."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            problems.append((at, f"must be a finite number, got {_show(value)}"))
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain_value(v, at + (i,), problems) for i, v in enumerate(value)]
+    if isinstance(value, Mapping):
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                problems.append((at, f"keys must be text, got key {_show(k)}"))
+                continue
+            out[k] = _plain_value(v, at + (k,), problems)
+        return out
+    problems.append((at, f"must be text, a number, true/false, null, a list or a mapping, got {_show(value)}"))
+    return value
+
+
+def _options(value: Any) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise _fail(f"must be a mapping of option names to values, got {_show(value)}")
+    problems: list = [((k,), f"reserved: {why}") for k, why in RESERVED_OPTIONS.items() if k in value]
+    plain = _plain_value(value, (), problems)
+    if problems:
+        raise _fail_all(problems)
+    return plain
+
+
+def _sweep_values(value: Any) -> tuple[Any, ...]:
+    if not isinstance(value, (list, tuple)) or not value:
+        raise _fail(f"must be a non-empty list of values, got {_show(value)}")
+    problems: list = []
+    values = [_plain_value(v, (i,), problems) for i, v in enumerate(value)]
+    if not problems:
+        seen: dict[str, int] = {}
+        for i, v in enumerate(values):
+            text = canonical_json(v)
+            if text in seen:
+                problems.append(((i,), f"{_show(v)} is already values[{seen[text]}]; each value once"))
+            seen.setdefault(text, i)
+    if problems:
+        raise _fail_all(problems)
+    return tuple(values)
+
+
+def _list_of(value: Any, item: Any, what: str) -> tuple[Any, ...]:
+    """A scalar or a non-empty list of distinct items, each checked by ``item``; scalars stay scalar."""
+    scalar = not isinstance(value, (list, tuple))
+    items = [value] if scalar else list(value)
+    if not items:
+        raise _fail(f"must be {what} or a non-empty list of them, got []")
+    problems, out = [], []
+    for i, v in enumerate(items):
+        at = () if scalar else (i,)
+        try:
+            checked = item(v)
+        except PydanticCustomError as error:
+            problems.append((at, error.context["message"]))
+            continue
+        if checked in out:
+            problems.append((at, f"{_show(v)} is listed twice"))
+        out.append(checked)
+    if problems:
+        raise _fail_all(problems)
+    return tuple(out)
+
+
+def _support_sizes(value: Any) -> tuple[int, ...]:
+    return _list_of(value, _positive_int, "a positive integer")
+
+
+def _noise_levels(value: Any) -> tuple[float, ...]:
+    return _list_of(value, lambda v: float(_number(v, positive=False)), "a number >= 0")
+
+
+def _budget(value: Any) -> float:
+    number = _number(value, positive=True)
+    return int(number) if float(number).is_integer() and abs(number) < 2**53 else float(number)
+
+
+def _budgets(value: Any) -> tuple[float, ...]:
+    """A number, a list of positive numbers, or ``{powers_of_two: [first, last]}``; sorted ascending."""
+    if isinstance(value, Mapping):
+        unknown = [k for k in value if k != "powers_of_two"]
+        if unknown:
+            form = " (the short form is {powers_of_two: [first, last]})"
+            raise _fail_all([((k,), "unknown key" + (_did_you_mean(k, ["powers_of_two"]) or form)) for k in unknown])
+        if "powers_of_two" not in value:
+            raise _fail("missing required key (the short form is {powers_of_two: [first, last]})", "powers_of_two")
+        bounds = value["powers_of_two"]
+        ok = (isinstance(bounds, (list, tuple)) and len(bounds) == 2
+              and all(isinstance(b, int) and not isinstance(b, bool) for b in bounds))  # fmt: skip
+        if not ok:
+            raise _fail(f"must be [first, last], two integer exponents, got {_show(bounds)}", "powers_of_two")
+        first, last = bounds
+        if first > last:
+            raise _fail(f"first exponent {first} is above last {last}", "powers_of_two")
+        if max(abs(first), abs(last)) > MAX_POWER_OF_TWO:
+            raise _fail(f"exponents must lie within +-{MAX_POWER_OF_TWO}, got {_show(bounds)}", "powers_of_two")
+        return tuple(2**e if e >= 0 else 2.0**e for e in range(first, last + 1))
+    if isinstance(value, (list, tuple)) or (isinstance(value, (int, float)) and not isinstance(value, bool)):
+        return tuple(sorted(_list_of(value, _budget, "a positive number")))
+    raise _fail(f"must be a list of positive numbers or {{powers_of_two: [first, last]}}, got {_show(value)}")
+
+
+# --- paths --------------------------------------------------------------------------------------
+
+
+def _base_dir(info: ValidationInfo) -> Path:
+    context = info.context or {}
+    return Path(context.get("base_dir") or Path.cwd())
+
+
+def _resolve(text: str, info: ValidationInfo) -> Path:
+    path = Path(text).expanduser()
+    return path if path.is_absolute() else (_base_dir(info) / path).resolve()
+
+
+def is_catalog_path(ref: str) -> bool:
+    """Whether a catalog reference is a file path (has a slash or ends .yaml/.yml) or a shipped name."""
+    return "/" in ref or "\\" in ref or ref.endswith((".yaml", ".yml"))
+
+
+def _catalogs(value: Any, info: ValidationInfo) -> tuple[str, ...]:
+    from srbf.catalogs.loader import CatalogError, list_catalogs, load_catalog
+
+    scalar = isinstance(value, str)
+    if not scalar and not (isinstance(value, (list, tuple)) and value):
+        raise _fail(f"must be a catalog name, a path to a catalog file, a list of them, or all; got {_show(value)}")
+    items = [value] if scalar else list(value)
+    if items == ["all"]:
+        return tuple(list_catalogs())
+    shipped = list_catalogs()
+    problems, refs = [], []
+    for i, item in enumerate(items):
+        at = () if scalar else (i,)
+        if item == "all":
+            problems.append((at, "all means every shipped catalog and stands alone (catalogs: all)"))
+            continue
+        if not isinstance(item, str) or not item.strip():
+            problems.append((at, f"must be a catalog name or a path to a catalog file, got {_show(item)}"))
+            continue
+        if is_catalog_path(item):
+            path = _resolve(item, info)
+            if not path.is_file():
+                problems.append((at, f"no such catalog file {str(path)!r}"))
+                continue
+            try:
+                load_catalog(path, admit=False)
+            except CatalogError as error:
+                problems.append((at, f"not a valid catalog: {error}"))
+                continue
+            ref = str(path)
+        elif item not in shipped:
+            hint = _did_you_mean(item, shipped) or " (see `srbf catalogs list`; a file path needs a / or .yaml)"
+            problems.append((at, f"unknown catalog {item!r}{hint}"))
+            continue
+        else:
+            ref = item
+        if ref in refs:
+            problems.append((at, f"{item!r} is listed twice"))
+        refs.append(ref)
+    if problems:
+        raise _fail_all(problems)
+    return tuple(refs)
+
+
+def _python(value: Any, info: ValidationInfo) -> str:
+    from srbf.methods import roster
+    from srbf.methods.envs import env_name, is_env_spec
+
+    text = _text(value)
+    if is_env_spec(text):  # env:NAME, made by `srbf methods install NAME`; resolved when workers start
+        try:
+            name = env_name(text)
+        except ValueError as error:
+            raise _fail(str(error)) from None
+        if name not in roster.ROSTER:
+            hint = _did_you_mean(name, tuple(roster.ROSTER))
+            raise _fail(f"no method environment {name!r} in the roster{hint}")
+        return f"env:{name}"
+    if "/" in text or "\\" in text or text.startswith("~"):
+        path = _resolve(text, info)
+        if not path.is_file():
+            raise _fail(f"no such interpreter {str(path)!r}")
+        if not os.access(path, os.X_OK):
+            raise _fail(f"{str(path)!r} is not executable")
+        return str(path)
+    found = shutil.which(text)
+    if found is None:
+        raise _fail(f"no interpreter {text!r} on PATH; give its full path")
+    return found
+
+
+def _method_path(value: Any, info: ValidationInfo) -> str:
+    """The adapter's path made absolute; whether it must be a file or a folder depends on the type."""
+    return str(_resolve(_text(value), info))
+
+
+def builtin_method_names() -> tuple[str, ...]:
+    """The built-in reference methods (``srbf.methods.builtin.BUILTIN_METHODS``)."""
+    try:
+        from srbf.methods import builtin
+    except ImportError:  # a partial install: the names this module knows
+        return BUILTIN_METHODS
+    return tuple(getattr(builtin, "BUILTIN_METHODS", BUILTIN_METHODS))
+
+
+def _env(value: Any) -> dict[str, str | None]:
+    """Environment variables for the worker: NAME: value (numbers become text), or null to unset."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise _fail(f"must be a mapping of variable names to values, got {_show(value)}")
+    problems, out = [], {}
+    for name, v in value.items():
+        if not isinstance(name, str) or not name or "=" in name or "\0" in name:
+            problems.append(((), f"{_show(name)} is not an environment variable name"))
+        elif v is not None and (isinstance(v, bool) or not isinstance(v, (str, int, float))):
+            problems.append(((name,), f"must be text, a number or null (to unset it), got {_show(v)}"))
+        else:
+            out[name] = None if v is None else str(v)
+    if problems:
+        raise _fail_all(problems)
+    return out
+
+
+# --- the types the schema's fields use ------------------------------------------------------------
+
+Name = Annotated[str, BeforeValidator(_name)]
+Text = Annotated[str, BeforeValidator(_text)]
+PositiveInt = Annotated[int, BeforeValidator(_positive_int)]
+Seed = Annotated[int, BeforeValidator(_seed)]
+PositiveNumber = Annotated[float, BeforeValidator(_positive_number)]
+Flag = Annotated[bool, BeforeValidator(_flag)]
+Provenance = Annotated[str, BeforeValidator(_provenance)]
+AdapterType = Annotated[str, BeforeValidator(_adapter_type)]
+Options = Annotated[Any, BeforeValidator(_options)]
+SweepValues = Annotated[Any, BeforeValidator(_sweep_values)]
+SupportSizes = Annotated[Any, BeforeValidator(_support_sizes)]
+NoiseLevels = Annotated[Any, BeforeValidator(_noise_levels)]
+Budgets = Annotated[Any, BeforeValidator(_budgets)]
+Env = Annotated[Any, BeforeValidator(_env)]
+CatalogRefs = Annotated[Any, BeforeValidator(_catalogs)]
+Python = Annotated[str, BeforeValidator(_python)]
+MethodPath = Annotated[str, BeforeValidator(_method_path)]
