@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 from srbf import __version__
+from srbf.cli_args import non_negative_float, positive_int
 
 
 class UserError(Exception):
@@ -170,18 +171,8 @@ def _judge(args: argparse.Namespace) -> int:
     return 0
 
 
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
-    return value
 
 
-def _non_negative_float(text: str) -> float:
-    value = float(text)
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
-    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -214,9 +205,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("problem_id", help="a problem id within the set")
     p.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
     p.add_argument("--draw", type=int, default=0, help="draw index (default 0)")
-    p.add_argument("--n-support", type=_positive_int, default=512, help="support points (default 512)")
-    p.add_argument("--n-validation", type=_positive_int, default=512, help="validation points (default 512)")
-    p.add_argument("--noise", type=_non_negative_float, default=0.0, help="relative Gaussian label noise on support targets")
+    p.add_argument("--n-support", type=positive_int, default=512, help="support points (default 512)")
+    p.add_argument("--n-validation", type=positive_int, default=512, help="validation points (default 512)")
+    p.add_argument("--noise", type=non_negative_float, default=0.0, help="relative Gaussian label noise on support targets")
     p.add_argument("--ood", action="store_true", help="also draw out-of-range points (X_ood, y_ood)")
     p.add_argument("-o", "--output", required=True, help="output .npz file")
     p.set_defaults(run=_sample)

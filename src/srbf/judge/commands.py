@@ -10,22 +10,13 @@ from __future__ import annotations
 
 import argparse
 import signal
+from srbf.cli_args import positive_int, terminate_as_interrupt
 
 __all__ = ["add_score_commands"]
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
-    return value
 
 
-def _terminate_as_interrupt(signum, frame):  # noqa: ARG001 - signal handler signature
-    raise KeyboardInterrupt
 
 
 def _score(args: argparse.Namespace) -> int:
@@ -33,7 +24,7 @@ def _score(args: argparse.Namespace) -> int:
     from srbf.judge.scoring_pass import ScoringError, score_store
     from srbf.store import StoreError
 
-    previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)  # `kill PID` stops like Ctrl-C
+    previous = signal.signal(signal.SIGTERM, terminate_as_interrupt)  # `kill PID` stops like Ctrl-C
     try:
         summary = score_store(args.results, workers=args.workers, srbench=args.srbench, progress=not args.quiet)
     except (ScoringError, StoreError) as error:
@@ -52,7 +43,7 @@ def add_score_commands(commands: argparse._SubParsersAction) -> None:
         "score", help="derive the judge's metrics for every stored prediction that has none yet (resumable)"
     )
     p.add_argument("--results", metavar="DIR", help="results store (default: ./srbf-results)")
-    p.add_argument("--workers", type=_positive_int, metavar="N",
+    p.add_argument("--workers", type=positive_int, metavar="N",
                    help="scoring processes (default: one per core; 1 scores in this process)")  # fmt: skip
     p.add_argument("--srbench", action="store_true",
                    help="also run SRBench's SymPy symbolic-solution check (slow); adds it to rows scored without it")  # fmt: skip

@@ -13,6 +13,7 @@ import functools
 import signal
 import threading
 from typing import Callable
+from srbf.cli_args import positive_int, terminate_as_interrupt
 
 __all__ = ["add_run_commands"]
 
@@ -66,8 +67,6 @@ def _resume_command(args: argparse.Namespace) -> str:
     return " ".join(parts)
 
 
-def _terminate_as_interrupt(signum, frame):  # noqa: ARG001 - signal handler signature
-    raise KeyboardInterrupt
 
 
 @_user_errors
@@ -76,7 +75,7 @@ def _run(args: argparse.Namespace) -> int:
 
     config, variants = _load(args)
     in_main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt) if in_main else None  # kill PID = Ctrl-C
+    previous = signal.signal(signal.SIGTERM, terminate_as_interrupt) if in_main else None  # kill PID = Ctrl-C
     try:
         summary = run_config(
             config,
@@ -167,14 +166,6 @@ def _new(args: argparse.Namespace) -> int:
     return 0
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
-    return value
 
 
 def add_run_commands(commands: argparse._SubParsersAction) -> None:
@@ -185,9 +176,9 @@ def add_run_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--sweep-filter", action="append", metavar="AXIS=VALUE",
                    help="run only the variants whose swept option (or sweep axis, or 'method') "
                         "has this value; repeatable")  # fmt: skip
-    p.add_argument("--limit", type=_positive_int, metavar="N",
+    p.add_argument("--limit", type=positive_int, metavar="N",
                    help="the first N problems of each catalog (replaces the config's limit)")  # fmt: skip
-    p.add_argument("--workers", type=_positive_int, metavar="N",
+    p.add_argument("--workers", type=positive_int, metavar="N",
                    help="worker processes (default: the config's, else one per core; 1 for timing)")  # fmt: skip
     p.add_argument("--results", metavar="DIR", help="results store (default: the config's, ./srbf-results)")
     p.add_argument("--no-resume", action="store_true",
@@ -198,7 +189,7 @@ def add_run_commands(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser("status", help="fits done, failed and pending per set and budget (safe during a run)")
     p.add_argument("-c", "--config", required=True, help="run config (YAML)")
     p.add_argument("--sweep-filter", action="append", metavar="AXIS=VALUE", help="as for srbf run")
-    p.add_argument("--limit", type=_positive_int, metavar="N", help="as for srbf run")
+    p.add_argument("--limit", type=positive_int, metavar="N", help="as for srbf run")
     p.add_argument("--results", metavar="DIR", help="results store (default: the config's)")
     p.set_defaults(run=_status)
 
