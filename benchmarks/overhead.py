@@ -3,7 +3,7 @@
     python benchmarks/overhead.py [--problems 1000] [--workers 1 2] [--repeat 3] [--busy-ms 0]
 
 Each run goes through the whole driver, as ``srbf run`` does: plan, sample in the parent, fit in
-worker processes, record every fit in a fresh results store (one committed transaction each). The
+worker processes, record every fit in a fresh results store (fits that arrive together share one committed transaction). The
 figures printed:
 
 - overhead per fit = wall time of the run / fits - the method's own median fit time (the
