@@ -73,7 +73,8 @@ def run_quickstart(path: Path) -> int:
 
 def print_table(config) -> None:
     """Per method and budget: fits ok of all, and median support/validation FVU from the judge."""
-    from srbf.runs.plan import ProblemSource, load_catalogs, make_plan
+    from srbf.runs.plan import load_catalogs, make_plan
+    from srbf.runs.problems import ProblemSource
     from srbf.store import ResultsStore, row_key
 
     variants = config.variants()

@@ -218,3 +218,14 @@ def test_each_builtin_runs_from_its_file_and_returns_json(name):
     assert out.get("sees_truth", False) == (name in builtin.ORACLE_METHODS)
     with pytest.raises(ValueError):
         builtin.path_of("nope")
+
+
+def test_a_linear_worker_starts_without_scipy_optimize_or_the_parent_side():
+    """Worker start-up is paid once per worker and per restart: ``linear`` needs NumPy and
+    srbf.expr, not SciPy's optimiser (half a second) nor the parent's worker machinery."""
+    import subprocess
+    import sys
+
+    code = "import sys, srbf.methods.builtin.linear; print(sorted(m for m in ('scipy.optimize', 'srbf.methods.worker') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

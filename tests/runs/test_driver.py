@@ -9,7 +9,8 @@ from driver_helpers import campaigns, rows, swiss_config, write_catalog, write_c
 from srbf.runs.config import config_from_dict, load_config
 from srbf.runs.driver import RunError, apply_overrides, collect_status, filter_variants, run_config
 from srbf.runs.executor import LocalExecutor
-from srbf.runs.plan import Placeholder, ProblemSource, make_plan
+from srbf.runs.plan import make_plan
+from srbf.runs.problems import Placeholder, ProblemSource
 from srbf.runs.records import FitTask
 
 

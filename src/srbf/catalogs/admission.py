@@ -90,13 +90,15 @@ class AdmissionReport:
 
 
 @lru_cache(maxsize=16384)
-def _parse_cached(formula: str, names: tuple[str, ...]) -> Expr:
+def parse_formula(formula: str, names: tuple[str, ...]) -> Expr:
+    """A catalog formula as a tree over the given variable names, parsed once per process: the
+    sampler reuses the tree admission parsed when the catalog was loaded."""
     return parse(formula, list(names), notation="infix")
 
 
 def parse_entry(entry: CatalogEntry) -> Expr:
     """The entry's formula as a tree over its declared variable names (cached)."""
-    return _parse_cached(entry.formula, entry.variable_names)
+    return parse_formula(entry.formula, entry.variable_names)
 
 
 def undeclared_names(formula: str, names: Sequence[str]) -> list[str]:

@@ -154,9 +154,10 @@ def compile_entry(entry: CatalogEntry) -> Evaluator:
 
 @functools.lru_cache(maxsize=8192)
 def _compile(formula: str, names: tuple[str, ...]) -> Evaluator:
-    from srbf.expr import compile_expr, parse
+    from srbf.catalogs.admission import parse_formula  # the tree admission parsed, if it did
+    from srbf.expr import compile_expr
 
-    return compile_expr(parse(formula, variables=list(names)), names)
+    return compile_expr(parse_formula(formula, names), names)
 
 
 class _Kernel:

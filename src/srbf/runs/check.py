@@ -85,7 +85,8 @@ def _first(text: str) -> str:
 def _check(path: Path, passed: Callable[..., None], say: Callable[[str], None]) -> None:
     from srbf.catalogs.model import CatalogError
     from srbf.runs.config import ConfigError, load_config
-    from srbf.runs.plan import ProblemSource, load_catalogs, make_plan
+    from srbf.runs.plan import load_catalogs, make_plan
+    from srbf.runs.problems import ProblemSource
 
     try:
         config = load_config(path)

@@ -151,7 +151,8 @@ class RunConfig:
     def select(self, catalog: str, entries: Sequence[Any]) -> tuple[Any, ...]:
         """The entries (anything with an ``id``) of ``catalog`` this run covers, in catalog order."""
         chosen = self.problems.get(catalog)
-        picked = tuple(e for e in entries if chosen is None or e.id in chosen)
+        wanted = None if chosen is None else frozenset(chosen)
+        picked = tuple(e for e in entries if wanted is None or e.id in wanted)
         return picked if self.limit is None else picked[: self.limit]
 
     def to_dict(self) -> dict[str, Any]:

@@ -5,12 +5,13 @@ An executor has a small interface, so that where fits run can change without tou
 - ``start(specs)``: start one worker per method configuration before any fit, so that a method
   file that cannot be imported (or whose ``setup`` raises) stops the run with ``WorkerStartError``
   before anything is fitted or written;
-- ``run(fits, prepare)``: an iterator of batches of ``Completed`` (the planned fit, its
+- ``run(fits, prepare, idle=...)``: an iterator of batches of ``Completed`` (the planned fit, its
   ``FitResult``, the hash of the points it saw): each batch is every result that has arrived
-  since the last one (at least one), so a consumer that is slower than the workers (a store
-  syncing each commit to disk) can record a batch at once. ``prepare(fit)`` builds the ``FitTask`` in the
-  calling process (sampling happens there, never in a worker), or returns a ``Placeholder``,
-  which is passed through without running anything;
+  since the last one, so a consumer can record a batch at once; an empty batch when nothing
+  arrived for ``idle`` seconds, so a consumer holding results back (to share one commit) can act
+  on time. ``prepare(fit)`` builds the ``FitTask`` in the calling process (sampling happens
+  there, never in a worker), or returns a ``Placeholder``, which is passed through without
+  running anything;
 - ``cancel()``: from any thread, stop: fits in flight are killed and their results dropped;
 - ``close()``: stop and release every worker process.
 
@@ -43,13 +44,14 @@ from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
 
 from srbf.methods.worker import Worker, WorkerStartError
-from srbf.runs.plan import Placeholder, PlannedFit, WorkerSpec
+from srbf.runs.plan import PlannedFit, WorkerSpec
+from srbf.runs.problems import Placeholder
 from srbf.runs.records import FitResult, FitTask
 
 __all__ = ["DEFAULT_MAX_RESTARTS", "Completed", "Executor", "LocalExecutor", "WorkerStartError", "default_workers"]
 
 DEFAULT_MAX_RESTARTS = 5
-_POLL_SECONDS = 0.2  # how often the consumer checks that the worker threads are still there
+_IDLE_SECONDS = 0.2  # how long run() waits for a result before yielding an empty batch
 _JOIN_SECONDS = 10.0
 
 Prepare = Callable[[PlannedFit], "FitTask | Placeholder"]
@@ -83,9 +85,9 @@ class Executor(ABC):
         """Start a worker for each spec; raise WorkerStartError (naming the method) if one cannot start."""
 
     @abstractmethod
-    def run(self, fits: Sequence[PlannedFit], prepare: Prepare) -> Iterator[list[Completed]]:
-        """Run ``fits``; yield lists of ``Completed`` (what has arrived, at least one), in
-        completion order, one ``Completed`` per fit in all."""
+    def run(self, fits: Sequence[PlannedFit], prepare: Prepare, *, idle: float = _IDLE_SECONDS) -> Iterator[list[Completed]]:
+        """Run ``fits``; yield lists of ``Completed`` (what has arrived; empty after ``idle``
+        seconds without a result), in completion order, one ``Completed`` per fit in all."""
 
     @abstractmethod
     def cancel(self) -> None:
@@ -384,7 +386,7 @@ class LocalExecutor(Executor):
 
     # ------------------------------------------------------------------ the consumer side
 
-    def run(self, fits: Sequence[PlannedFit], prepare: Prepare) -> Iterator[list[Completed]]:
+    def run(self, fits: Sequence[PlannedFit], prepare: Prepare, *, idle: float = _IDLE_SECONDS) -> Iterator[list[Completed]]:
         fits = list(fits)
         if not fits:
             return
@@ -404,11 +406,12 @@ class LocalExecutor(Executor):
         try:
             while remaining:
                 try:
-                    items = [self._results.get(timeout=_POLL_SECONDS)]
+                    items = [self._results.get(timeout=idle)]
                 except queue.Empty:
                     if not any(t.is_alive() for t in self._threads) and self._results.empty():
                         lost = f"srbf bug: the worker threads ended with {remaining} fit(s) unaccounted for"
                         raise RuntimeError(lost)
+                    yield []
                     continue
                 while True:  # and whatever else has arrived meanwhile
                     try:

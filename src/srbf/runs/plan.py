@@ -12,29 +12,25 @@ are sampled once and reused by every rung of the ladder. Keys already stored (``
 ``ResultsStore.done_keys``) are skipped, whatever their status: a failed fit is a result too.
 
 Planning samples nothing and starts nothing: it is cheap enough for ``srbf status`` to plan a
-config on every call. Points are drawn later, in the parent process, by ``ProblemSource``; a draw
+config on every call. Points are drawn later, by ``srbf.runs.problems.ProblemSource``; a draw
 that sampling gives up on is recorded as a ``placeholder`` without running the method.
 """
 
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Collection, Mapping
 
 from srbf.catalogs.model import Catalog, CatalogEntry
 from srbf.runs.config import RunConfig
-from srbf.runs.records import FitResult, FitTask, TaskKey
+from srbf.runs.records import TaskKey
 from srbf.runs.sweeps import Condition, Variant, canonical_json
 
 __all__ = [
     "CatalogCounts",
-    "Placeholder",
     "Plan",
     "PlannedFit",
-    "ProblemSource",
     "WorkerSpec",
     "load_catalogs",
     "make_plan",
@@ -199,82 +195,3 @@ def make_plan(
                                 continue
                             fits.append(PlannedFit(index, key, variant, spec, catalog, entry, condition))
     return Plan(config=config, variants=variants, catalogs=dict(catalogs), fits=fits, keys=keys, counts=counts)
-
-
-@dataclass(frozen=True)
-class Placeholder:
-    """A draw that sampling gave up on: recorded with ``result`` (status ``placeholder``, the
-    reason as its error) instead of running the method."""
-
-    result: FitResult
-    data_hash: str = ""
-
-
-class ProblemSource:
-    """Builds the task of a planned fit in the parent process: samples (and caches) its points.
-
-    ``prepare(fit)`` returns a ``FitTask`` (support points only; the truth only for an oracle), or
-    a ``Placeholder`` when sampling gave up on the draw. Thread-safe; the last
-    ``cache_size`` draws are kept, so the rungs of a ladder share one draw.
-    """
-
-    def __init__(self, config: RunConfig, *, cache_size: int = 32):
-        self.config = config
-        self.cache_size = int(cache_size)
-        self._problems: OrderedDict[tuple, Any] = OrderedDict()
-        self._samplers: dict[tuple[str, int, str], Any] = {}
-        self._lock = threading.Lock()
-
-    def problem(self, fit: PlannedFit):
-        """The sampled ``Problem`` of a planned fit (support, validation and, if asked, OOD points)."""
-        from srbf.catalogs.sampling import ProblemSampler
-
-        key = fit.key
-        ident = (key.catalog, key.catalog_version, key.problem_id, key.draw, key.condition, key.seed)
-        with self._lock:
-            problem = self._problems.get(ident)
-            if problem is not None:
-                self._problems.move_to_end(ident)
-                return problem
-            sampler_key = (key.catalog, key.catalog_version, key.problem_id)
-            sampler = self._samplers.get(sampler_key)
-            if sampler is None:
-                sampler = ProblemSampler(fit.entry, catalog=fit.catalog.name, catalog_version=fit.catalog.version)
-                self._samplers[sampler_key] = sampler
-        s = self.config.sampling
-        problem = sampler.sample(
-            seed=key.seed,
-            draw=key.draw,
-            n_support=fit.condition.n_support,
-            n_validation=s.n_validation,
-            noise=fit.condition.noise,
-            ood=s.ood,
-        )
-        with self._lock:
-            self._problems[ident] = problem
-            while len(self._problems) > self.cache_size:
-                self._problems.popitem(last=False)
-        return problem
-
-    def prepare(self, fit: PlannedFit) -> FitTask | Placeholder:
-        """The worker's task for ``fit``, or the ``Placeholder`` recorded instead of a fit."""
-        try:
-            problem = self.problem(fit)
-        except Exception as exc:  # a draw srbf cannot make is recorded, and the run goes on
-            reason = f"sampling failed: {type(exc).__name__}: {exc}"
-            return Placeholder(FitResult(status="placeholder", error=reason))
-        if problem.placeholder_reason is not None:
-            result = FitResult(status="placeholder", error=problem.placeholder_reason)
-            return Placeholder(result, problem.data_hash)
-        options = fit.spec.options
-        if fit.spec.sees_truth:
-            options["truth"] = fit.entry.formula  # only oracle methods are ever given the truth
-        return FitTask(
-            key=fit.key,
-            X=problem.X_support,
-            y=problem.y_support,
-            variables=tuple(problem.variables),
-            options=options,
-            time_limit=fit.variant.method.time_limit,
-            data_hash=problem.data_hash,
-        )

@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
-from scipy.optimize import least_squares
 
 from srbf.expr import Call, Const, Expr, Num, Var, to_infix
 from srbf.expr.operators import CONSTANTS, OPERATORS
@@ -414,7 +413,7 @@ class ConstantFitter:
         method = "lm" if self.n >= k else "trf"
         max_nfev = self.max_nfev if self.max_nfev is not None else 50 * (k + 1)
         try:
-            result = least_squares(
+            result = _least_squares()(
                 fun, theta0 / unit, jac=jac, method=method, max_nfev=max_nfev, ftol=self.tol, xtol=self.tol, gtol=self.tol
             )
         except (ValueError, FloatingPointError, np.linalg.LinAlgError):
@@ -430,3 +429,11 @@ def warm_up() -> None:
     x = np.linspace(-1.0, 1.0, 16)
     fitter = ConstantFitter(x[:, None], 2.0 * x + 1.0, ["x"], restarts=1)
     fitter.fit(Call("add", (Call("mul", (SLOT, Var("x"))), SLOT)))
+
+
+def _least_squares():
+    """SciPy's ``least_squares``, imported on first use (by ``warm_up``, in a method's ``setup``):
+    ``scipy.optimize`` takes about half a second to import, which ``linear`` never needs."""
+    from scipy.optimize import least_squares
+
+    return least_squares

@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from srbf.expr import Call, Expr, Num, Var, compile_expr, to_infix
+from srbf.expr import Call, Expr, Num, Var, to_infix
 from srbf.methods.builtin.fitting import fvu
 from srbf.methods.builtin.search import check_options
 
@@ -55,7 +55,7 @@ def fit(
     text = to_infix(expr)
     if report is not None:
         report(text)
-    value = fvu(y, compile_expr(expr, variables)(X))
+    value = fvu(y, design @ weights if design.shape[1] else np.zeros_like(y))
     return {
         "expression": text,
         "constants": coefficients + ([offset] if intercept else []),
