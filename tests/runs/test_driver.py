@@ -183,3 +183,16 @@ def test_catalog_counts_for_several_catalogs(tmp_path):
                                "method": "linear", "budgets": [1], "sampling": {"draws": 1}})  # fmt: skip
     plan = make_plan(config)
     assert {name: c.planned for name, c in plan.counts.items()} == {"nguyen": 2, "extra": 2}
+
+
+def test_every_slot_gets_a_worker_for_the_first_method_before_any_fit(tmp_path):
+    from srbf.runs.driver import _workers_to_start
+    from srbf.runs.plan import worker_spec
+
+    config = small_config(tmp_path)
+    plan = make_plan(config)
+    linear, oracle = (worker_spec(v) for v in plan.variants)
+    assert _workers_to_start(plan, plan.pending_variants(), 2) == [linear, linear, oracle]
+    assert _workers_to_start(plan, plan.pending_variants(), 1) == [linear, oracle]
+    one = make_plan(small_config(tmp_path, limit=1, sampling={"n_support": 64, "n_validation": 32, "draws": 1}))
+    assert _workers_to_start(one, one.pending_variants(), 8) == [linear, oracle]  # one linear fit: one worker

@@ -301,7 +301,7 @@ def run_config(
         summary.notes = notes
         pending = plan.pending_variants()
         try:
-            executor.start([worker_spec(v) for v in pending])
+            executor.start(_workers_to_start(plan, pending, executor.workers))
         except WorkerStartError as exc:
             first, _, rest = str(exc).partition("\n")
             raise RunError(f"{first} (nothing was run)" + (f"\n{rest}" if rest else "")) from None
@@ -341,6 +341,14 @@ def run_config(
             executor.close()
         store.close()
         summary.seconds = time.perf_counter() - started
+
+
+def _workers_to_start(plan: Plan, pending: Sequence[Variant], workers: int) -> list:
+    """One worker per slot for the variant that runs first (so that every slot starts fitting at
+    once), and one for each other variant (a method that cannot start stops the run before any fit)."""
+    specs = [worker_spec(v) for v in pending]
+    first = sum(1 for fit in plan.fits if fit.spec == specs[0])
+    return specs[:1] * max(1, min(workers, first)) + specs[1:]
 
 
 class _HeldResults:

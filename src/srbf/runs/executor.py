@@ -104,6 +104,19 @@ class Executor(ABC):
         self.close()
 
 
+# One fit per worker and one worker per core: the numerical libraries' own thread pools would
+# oversubscribe the cores (and blur timings), so workers get one thread each unless the method's
+# config (``env``) or the user's environment says otherwise.
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def worker_env(spec: WorkerSpec) -> dict[str, str | None]:
+    """The environment changes a worker of ``spec`` starts with: ``ONE_THREAD`` where neither the
+    config nor this process sets the variable, then the config's ``env``."""
+    defaults = {name: value for name, value in ONE_THREAD.items() if name not in os.environ}
+    return {**defaults, **dict(spec.env)}
+
+
 def new_worker(spec: WorkerSpec, *, start_timeout: float | None, tail_bytes: int) -> Worker:
     """A (not yet started) worker process for ``spec``. An interpreter given as ``env:NAME`` (a
     method environment, ``srbf methods install NAME``) is looked up here: WorkerStartError says
@@ -118,7 +131,7 @@ def new_worker(spec: WorkerSpec, *, start_timeout: float | None, tail_bytes: int
         spec.method_file,
         python=python,
         options=spec.options,
-        env=dict(spec.env),
+        env=worker_env(spec),
         start_timeout=start_timeout,
         tail_bytes=tail_bytes,
     )
@@ -192,11 +205,12 @@ class LocalExecutor(Executor):
         return new_worker(spec, start_timeout=self.start_timeout, tail_bytes=self.tail_bytes)
 
     def start(self, specs: Sequence[WorkerSpec]) -> None:
-        """Start one worker per spec, in parallel, before any fit: a method that cannot start stops
-        the run here. The first ``workers + 1`` are kept for the run (the others are closed and
-        start again when their turn comes); further workers of a spec start in their own threads
-        while the first ones are already fitting."""
-        wanted = list(dict.fromkeys(specs))
+        """Start the workers of ``specs``, in parallel, before any fit: a method that cannot start
+        stops the run here. A spec listed k times gets k workers (the driver asks for one per slot
+        for the method it runs first, and one for each other method, to check that it starts). The
+        first ``workers + 1`` in plan order are kept for the run (the others are closed and start
+        again when their turn comes); further workers start in their own threads when needed."""
+        wanted = list(specs)
         if not wanted:
             return
         started: list[tuple[WorkerSpec, Worker]] = []
@@ -231,7 +245,9 @@ class LocalExecutor(Executor):
             if isinstance(exc, WorkerStartError):
                 raise WorkerStartError(f"{spec.label}: {exc}") from None
             raise exc
-        order = {spec: i for i, spec in enumerate(wanted)}
+        order: dict[WorkerSpec, int] = {}
+        for i, spec in enumerate(wanted):
+            order.setdefault(spec, i)
         for kept, (spec, worker) in enumerate(sorted(started, key=lambda item: order[item[0]])):
             if kept < self.workers + 1:  # those needed first, in plan order
                 self._idle.setdefault(spec, []).append(worker)
