@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from srbf.cli import build_parser, main
-from srbf.methods import envs, roster
+from srbf.methods import doctor, envs, install, roster
 from srbf.methods.roster import MethodSpec
 
 
@@ -37,7 +37,7 @@ def fake_env(name: str, *, manifest: bool = True) -> Path:
     python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
     python.chmod(python.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     if manifest:
-        envs.write_manifest(envs.manifest_path(name), {"method": name, "installed_version": "1.0"})
+        install.write_manifest(envs.manifest_path(name), {"method": name, "installed_version": "1.0"})
     return python
 
 
@@ -55,8 +55,8 @@ def fake_base_python(tmp_path: Path) -> str:
     return str(script)
 
 
-def py_step(label: str, code: str, package: str = "pkg==1.0") -> envs.Step:
-    return envs.Step(label, (sys.executable, "-c", code), package)
+def py_step(label: str, code: str, package: str = "pkg==1.0") -> install.Step:
+    return install.Step(label, (sys.executable, "-c", code), package)
 
 
 # --- the roster ---------------------------------------------------------------------------------
@@ -100,14 +100,14 @@ def test_roster_lookup_errors():
 
 
 def test_install_steps_pre_install_first_and_flags_on_the_main_step():
-    steps = envs.install_steps(roster.get("rils_rols"), "/env/bin/python")
+    steps = install.install_steps(roster.get("rils_rols"), "/env/bin/python")
     assert [s.args[5:] for s in steps] == [
         ("pybind11",),
         ("numpy", "rils-rols==1.6.7", "--no-build-isolation"),
     ]
     assert all(s.args[:5] == ("/env/bin/python", "-m", "pip", "install", "--no-input") for s in steps)
     assert steps[1].package == "rils-rols==1.6.7"
-    (main_step,) = envs.install_steps(roster.get("ffx"), "py")
+    (main_step,) = install.install_steps(roster.get("ffx"), "py")
     assert main_step.args[5:] == ("numpy", "ffx==2.1.0", "six")
 
 
@@ -140,7 +140,7 @@ def test_resolve_python(home):
     fake_env("gplearn", manifest=False)
     with pytest.raises(envs.EnvError, match=r"did not finish .* --force"):
         envs.resolve_python("env:gplearn")
-    envs.write_manifest(envs.manifest_path("gplearn"), {"method": "gplearn"})
+    install.write_manifest(envs.manifest_path("gplearn"), {"method": "gplearn"})
     assert envs.resolve_python("env:gplearn") == str(envs.env_python("gplearn"))
     assert envs.resolve_python(" env: gplearn ") == str(envs.env_python("gplearn"))
     assert envs.is_installed("gplearn") and not envs.is_installed("ffx")
@@ -163,7 +163,7 @@ pip==24.0
 
 def test_manifest_records_versions_time_and_size(tmp_path):
     spec = roster.get("gplearn")
-    manifest = envs.make_manifest(spec, python_version="3.11.7", freeze=FREEZE, steps=[{"step": "x", "seconds": 1.5}],
+    manifest = install.make_manifest(spec, python_version="3.11.7", freeze=FREEZE, steps=[{"step": "x", "seconds": 1.5}],
                                   seconds=12.345, disk_bytes=1234, licence_accepted=False)  # fmt: skip
     assert manifest["method"] == "gplearn" and manifest["pinned"] == "0.4.3"
     assert manifest["installed_version"] == "0.4.3"
@@ -173,10 +173,10 @@ def test_manifest_records_versions_time_and_size(tmp_path):
     assert manifest["licence_accepted"] is None  # gplearn has no licence to accept
     assert manifest["requirements"] == ["gplearn==0.4.3"]
     path = tmp_path / "m.json"
-    envs.write_manifest(path, manifest)
+    install.write_manifest(path, manifest)
     assert json.loads(path.read_text()) == manifest
     assert not list(tmp_path.glob("*.tmp"))
-    hroch = envs.make_manifest(roster.get("hroch"), python_version="3.11", freeze="HROCH==1.4.12\n", steps=[],
+    hroch = install.make_manifest(roster.get("hroch"), python_version="3.11", freeze="HROCH==1.4.12\n", steps=[],
                                seconds=1, disk_bytes=1, licence_accepted=False)  # fmt: skip
     assert hroch["installed_version"] == "1.4.12"
 
@@ -187,27 +187,27 @@ def test_disk_usage_counts_hard_links_once(tmp_path):
     (tmp_path / "b").write_bytes(b"y" * 24)
     os.link(tmp_path / "d" / "a", tmp_path / "d" / "hard")
     os.symlink(tmp_path / "d" / "a", tmp_path / "soft")
-    size = envs.disk_usage(tmp_path)
+    size = install.disk_usage(tmp_path)
     assert 1024 <= size <= 1024 + len(str(tmp_path / "d" / "a"))
-    assert envs.format_bytes(1536) == "1.5 KB" and envs.format_bytes(3 * 1024**3) == "3.0 GB"
+    assert install.format_bytes(1536) == "1.5 KB" and install.format_bytes(3 * 1024**3) == "3.0 GB"
 
 
 # --- install -------------------------------------------------------------------------------------
 
 
 def test_install_refuses_without_licence_before_touching_anything(home):
-    with pytest.raises(envs.LicenceNotAccepted, match="academic and non-commercial"):
-        envs.install(roster.get("qlattice"), echo=lambda line: None)
+    with pytest.raises(install.LicenceNotAccepted, match="academic and non-commercial"):
+        install.install(roster.get("qlattice"), echo=lambda line: None)
     assert not home.exists()
 
 
 def test_install_writes_the_manifest_last(home, tmp_path, monkeypatch):
     spec = roster.get("ffx")
-    monkeypatch.setattr(envs, "install_steps", lambda spec, python: [
+    monkeypatch.setattr(install, "install_steps", lambda spec, python: [
         py_step("pip install numpy ffx==2.1.0 six", "print('Collecting ffx==2.1.0'); print('noise')", spec.pinned)
     ])  # fmt: skip
     lines = []
-    manifest = envs.install(spec, base_python=fake_base_python(tmp_path), echo=lines.append)
+    manifest = install.install(spec, base_python=fake_base_python(tmp_path), echo=lines.append)
     root = envs.env_dir("ffx")
     assert envs.is_installed("ffx") and envs.read_manifest("ffx") == manifest
     assert [s["step"] for s in manifest["steps"]][1] == "pip install numpy ffx==2.1.0 six"
@@ -216,10 +216,10 @@ def test_install_writes_the_manifest_last(home, tmp_path, monkeypatch):
     assert "numpy" in {k.lower() for k in manifest["packages"]}  # pip freeze of the env's interpreter
     assert "    Collecting ffx==2.1.0" in lines and "    noise" not in lines  # progress lines only
     assert lines[0].startswith("[ffx] step 1/3: create the environment")
-    assert "noise" in (root / envs.INSTALL_LOG).read_text()  # the whole output is logged
+    assert "noise" in (root / install.INSTALL_LOG).read_text()  # the whole output is logged
     assert envs.resolve_python("env:ffx") == str(envs.env_python("ffx"))
     again = []
-    assert envs.install(spec, base_python="/nonexistent", echo=again.append) == manifest
+    assert install.install(spec, base_python="/nonexistent", echo=again.append) == manifest
     assert "already installed" in again[0]
 
 
@@ -227,30 +227,30 @@ def test_failed_install_names_step_and_package_and_leaves_no_manifest(home, tmp_
     spec = roster.get("gplearn")
     failing = "import sys; print('Collecting gplearn'); [print('line', i) for i in range(40)]; " \
               "print('ERROR: No matching distribution'); sys.exit(1)"  # fmt: skip
-    monkeypatch.setattr(envs, "install_steps", lambda spec, python: [
+    monkeypatch.setattr(install, "install_steps", lambda spec, python: [
         py_step("pip install numpy gplearn==0.4.3", failing, spec.pinned)
     ])  # fmt: skip
-    with pytest.raises(envs.InstallError) as caught:
-        envs.install(spec, base_python=fake_base_python(tmp_path), echo=lambda line: None)
+    with pytest.raises(install.InstallError) as caught:
+        install.install(spec, base_python=fake_base_python(tmp_path), echo=lambda line: None)
     message = str(caught.value)
     assert "step 'pip install numpy gplearn==0.4.3' failed for gplearn==0.4.3 (exit code 1)" in message
     assert "ERROR: No matching distribution" in caught.value.tail
-    assert len(caught.value.tail.splitlines()) == envs.TAIL_LINES  # pip's output tail, not all of it
+    assert len(caught.value.tail.splitlines()) == install.TAIL_LINES  # pip's output tail, not all of it
     assert "line 0" not in caught.value.tail
     assert not envs.is_installed("gplearn") and envs.read_manifest("gplearn") is None
     with pytest.raises(envs.EnvError, match="did not finish"):
         envs.resolve_python("env:gplearn")
     # a rerun rebuilds the unfinished environment from scratch
-    monkeypatch.setattr(envs, "install_steps", lambda spec, python: [py_step("ok", "pass")])
+    monkeypatch.setattr(install, "install_steps", lambda spec, python: [py_step("ok", "pass")])
     lines = []
-    envs.install(spec, base_python=fake_base_python(tmp_path), echo=lines.append)
+    install.install(spec, base_python=fake_base_python(tmp_path), echo=lines.append)
     assert any("removing an unfinished environment" in line for line in lines)
     assert envs.is_installed("gplearn")
 
 
 def test_failed_venv_creation_is_an_install_error(home, tmp_path):
-    with pytest.raises(envs.InstallError, match="cannot run /nonexistent/python"):
-        envs.install(roster.get("gplearn"), base_python="/nonexistent/python", echo=lambda line: None)
+    with pytest.raises(install.InstallError, match="cannot run /nonexistent/python"):
+        install.install(roster.get("gplearn"), base_python="/nonexistent/python", echo=lambda line: None)
 
 
 # --- doctor --------------------------------------------------------------------------------------
@@ -258,7 +258,7 @@ def test_failed_venv_creation_is_an_install_error(home, tmp_path):
 
 def test_doctor_missing_env_and_missing_adapter(home, tmp_path, monkeypatch):
     monkeypatch.setattr(roster, "ADAPTERS_DIR", tmp_path / "no-adapters")
-    report = envs.doctor(roster.get("gplearn"))
+    report = doctor.doctor(roster.get("gplearn"))
     assert not report.ok
     assert report.problems == [
         f"not installed (no environment at {envs.env_dir('gplearn')}); run `srbf methods install gplearn`",
@@ -272,7 +272,7 @@ def test_doctor_imports_an_installed_package_even_without_its_adapter(home, tmp_
     fake_env("toy")
     spec = MethodSpec(name="toy", package="numpy", version="0", import_name="numpy", requirements=("numpy==0",),
                       budget_knob="none", trajectory="none")  # fmt: skip
-    report = envs.doctor(spec)
+    report = doctor.doctor(spec)
     assert report.version is not None and report.status is None  # imported; no fit without an adapter
     assert report.problems == [f"adapter file missing: {tmp_path / 'toy.py'}"]
     assert report.lines()[0].startswith(f"toy: {report.version} imports in")
@@ -280,7 +280,7 @@ def test_doctor_imports_an_installed_package_even_without_its_adapter(home, tmp_
 
 def test_doctor_pysr_without_julia_says_so_in_one_line(home, tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
-    lines = envs.doctor(roster.get("pysr")).lines()
+    lines = doctor.doctor(roster.get("pysr")).lines()
     julia = [line for line in lines if "Julia" in line]
     assert len(julia) == 1
     assert julia[0].startswith("pysr: missing Julia: `julia` is not on PATH")
@@ -302,7 +302,7 @@ def test_doctor_fits_the_toy_problem_through_the_worker(home, tmp_path, monkeypa
     fake_env("toy")
     spec = MethodSpec(name="toy", package="numpy", version="0", import_name="numpy", requirements=("numpy==0",),
                       budget_knob="none", trajectory="none")  # fmt: skip
-    report = envs.doctor(spec, budget=3)
+    report = doctor.doctor(spec, budget=3)
     assert report.ok, report.problems
     assert report.version is not None and report.status == "ok" and report.budget == 3
     assert report.r2 == pytest.approx(1.0)
@@ -311,34 +311,34 @@ def test_doctor_fits_the_toy_problem_through_the_worker(home, tmp_path, monkeypa
     assert "toy fit of y = x0**2 + x1 (budget 3)" in text and "R2 1.0000" in text
 
     (adapters / "toy.py").write_text("def fit(X, y, **kw):\n    return {'expression': 'x0 +* x1'}\n")
-    report = envs.doctor(spec)
+    report = doctor.doctor(spec)
     assert not report.ok and report.problems[0].startswith("srbf cannot read the formula 'x0 +* x1'")
 
     (adapters / "toy.py").write_text("import not_a_module_anywhere\n")
-    report = envs.doctor(spec)
+    report = doctor.doctor(spec)
     assert report.problems[0].startswith("the adapter did not start")
 
     broken = replace(spec, import_name="not_a_module_anywhere")
-    report = envs.doctor(broken)
+    report = doctor.doctor(broken)
     assert report.problems == [f"cannot import not_a_module_anywhere in {envs.env_python('toy')}: "
                                "ModuleNotFoundError: No module named 'not_a_module_anywhere'"]  # fmt: skip
 
 
 def test_smallest_budget_reads_every_ladder_form():
-    assert envs.smallest_budget([8, 2, 4]) == 2
-    assert envs.smallest_budget(5) == 5
-    assert envs.smallest_budget({"powers_of_two": [3, 6]}) == 8
-    assert envs.smallest_budget(None) == 1 and envs.smallest_budget("x", default=2) == 2
+    assert doctor.smallest_budget([8, 2, 4]) == 2
+    assert doctor.smallest_budget(5) == 5
+    assert doctor.smallest_budget({"powers_of_two": [3, 6]}) == 8
+    assert doctor.smallest_budget(None) == 1 and doctor.smallest_budget("x", default=2) == 2
 
 
 def test_config_provenance_is_read_from_the_method_config(tmp_path, monkeypatch):
     monkeypatch.setattr(roster, "CONFIGS_DIR", tmp_path)
     (tmp_path / "gplearn.yaml").write_text("method:\n  name: gplearn\n  config_provenance: upstream_default\n"
                                            "  options: {population_size: 50}\nbudgets: [4, 8]\n")  # fmt: skip
-    assert envs.config_provenance(roster.get("gplearn")) == "upstream_default"
-    assert envs.config_provenance(roster.get("ffx")) is None
-    config = envs._config_method(roster.get("gplearn"))
-    assert config["options"] == {"population_size": 50} and envs.smallest_budget(config["_budgets"]) == 4
+    assert doctor.config_provenance(roster.get("gplearn")) == "upstream_default"
+    assert doctor.config_provenance(roster.get("ffx")) is None
+    config = doctor._config_method(roster.get("gplearn"))
+    assert config["options"] == {"population_size": 50} and doctor.smallest_budget(config["_budgets"]) == 4
 
 
 # --- the CLI -------------------------------------------------------------------------------------
@@ -398,10 +398,10 @@ def test_methods_doctor_command(home, capsys, monkeypatch, tmp_path):
 @pytest.mark.skipif(os.environ.get("SRBF_NETWORK_TESTS") != "1", reason="installs from PyPI; set SRBF_NETWORK_TESTS=1")
 def test_install_and_doctor_from_pypi(home):
     spec = roster.get("ffx")
-    manifest = envs.install(spec, echo=lambda line: None)
+    manifest = install.install(spec, echo=lambda line: None)
     assert manifest["installed_version"] == spec.version
     assert "six" in {k.lower() for k in manifest["packages"]}
-    report = envs.doctor(spec, time_limit=120)
+    report = doctor.doctor(spec, time_limit=120)
     if spec.adapter_path.is_file():
         assert report.ok, report.problems
     else:

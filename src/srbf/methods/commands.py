@@ -1,8 +1,9 @@
 """The method-roster commands of the ``srbf`` CLI: ``srbf methods list | install | doctor``.
 
-Thin: the roster is ``srbf.methods.roster``, environments, installs and the doctor are
-``srbf.methods.envs``. Exit status 0 when everything asked for worked, 1 when an install or a
-doctor check failed, 2 for a user error (unknown method, licence not accepted).
+Thin: the roster is ``srbf.methods.roster``, where environments live ``srbf.methods.envs``,
+installing one ``srbf.methods.install``, checking one ``srbf.methods.doctor``. Exit status 0 when
+everything asked for worked, 1 when an install or a doctor check failed, 2 for a user error
+(unknown method, licence not accepted).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ def _select(name: str):
 def method_rows() -> list[dict]:
     """One row per roster method: what ``srbf methods list`` shows."""
     from srbf.methods import envs, roster
+    from srbf.methods.doctor import config_provenance
 
     rows = []
     for spec in roster.ROSTER.values():
@@ -44,7 +46,7 @@ def method_rows() -> list[dict]:
             "python": str(envs.env_python(spec.name)) if installed else None,
             "install_seconds": manifest.get("install_seconds") if installed else None,
             "disk_bytes": manifest.get("disk_bytes") if installed else None,
-            "config_provenance": envs.config_provenance(spec),
+            "config_provenance": config_provenance(spec),
             "budget_knob": spec.budget_knob,
             "trajectory": spec.trajectory,
             "adapter": spec.adapter_path.is_file(),
@@ -79,20 +81,21 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _install(args: argparse.Namespace) -> int:
-    from srbf.methods import envs
+    from srbf.methods.envs import EnvError
+    from srbf.methods.install import InstallError, LicenceNotAccepted, install
 
     specs = _select(args.name)
     failed, refused = [], []
     for spec in specs:
         try:
-            envs.install(spec, force=args.force, accept_licence=args.accept_licence, base_python=args.python)
-        except envs.LicenceNotAccepted as exc:
+            install(spec, force=args.force, accept_licence=args.accept_licence, base_python=args.python)
+        except LicenceNotAccepted as exc:
             print(f"srbf: {exc}", file=sys.stderr)
             refused.append(spec.name)
-        except envs.InstallError as exc:
+        except InstallError as exc:
             print(f"srbf: install failed: {exc}", file=sys.stderr)
             failed.append(spec.name)
-        except envs.EnvError as exc:
+        except EnvError as exc:
             raise _user_error(str(exc)) from None
     if len(specs) > 1:
         ok = len(specs) - len(failed) - len(refused)
@@ -104,12 +107,12 @@ def _install(args: argparse.Namespace) -> int:
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    from srbf.methods import envs
+    from srbf.methods.doctor import doctor
 
     specs = _select(args.name)
     reports = []
     for spec in specs:
-        report = envs.doctor(spec, time_limit=args.time_limit, budget=args.budget)
+        report = doctor(spec, time_limit=args.time_limit, budget=args.budget)
         reports.append(report)
         if not args.json:
             for line in report.lines():

@@ -1,0 +1,194 @@
+"""Checking a roster method's environment: ``srbf methods doctor NAME``.
+
+``doctor(spec)`` imports the package in its environment and fits a two-variable toy problem
+through the real ``Worker`` with the method's adapter file, so a passing doctor means a run of the
+method will start and srbf can read what it returns.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from srbf.methods.envs import MANIFEST, env_dir, env_python, read_manifest, run_captured
+from srbf.methods.roster import MethodSpec
+
+TOY_FORMULA = "x0**2 + x1"
+TOY_VARIABLES = ("x0", "x1")
+
+
+def toy_problem(n: int = 200, seed: int = 0):
+    """The doctor's problem: y = x0**2 + x1 on x0, x1 uniform in [-2, 2]."""
+    import numpy as np
+
+    X = np.random.default_rng(seed).uniform(-2.0, 2.0, size=(n, 2))
+    return X, X[:, 0] ** 2 + X[:, 1]
+
+
+def find_external(program: str, name: str | None = None) -> str | None:
+    """``program`` on PATH or in the method's environment (e.g. a Julia it installed), else None."""
+    found = shutil.which(program)
+    if found or name is None:
+        return found
+    root = env_dir(name)
+    for candidate in [root / "bin" / program, *root.glob(f"julia_env/**/bin/{program}")]:
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return None
+
+
+@dataclass
+class DoctorReport:
+    """What ``doctor`` found. ``problems`` are one line each; ``ok`` means the toy fit ran and read."""
+
+    name: str
+    problems: list[str] = field(default_factory=list)
+    python: str | None = None
+    version: str | None = None
+    import_seconds: float | None = None
+    status: str | None = None
+    expression: str | None = None
+    fit_seconds: float | None = None
+    setup_seconds: float | None = None
+    r2: float | None = None
+    error: str | None = None
+    budget: Any = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and self.status == "ok"
+
+    def lines(self) -> list[str]:
+        """A short human report: what imported, the toy fit's formula and times, then each problem."""
+        out = []
+        if self.version is not None:
+            out.append(f"{self.name}: {self.version} imports in {self.import_seconds:.1f} s ({self.python})")
+        if self.expression is not None:
+            out.append(f"{self.name}: toy fit of y = {TOY_FORMULA} (budget {self.budget}): {self.expression}")
+            r2 = f", R2 {self.r2:.4f} on the toy points" if self.r2 is not None else ""
+            out.append(f"{self.name}: fit {self.fit_seconds:.2f} s (setup {self.setup_seconds or 0:.2f} s){r2}")
+        out += [f"{self.name}: {problem}" for problem in self.problems]
+        return out
+
+
+def _config_method(spec: MethodSpec) -> dict[str, Any]:
+    """The ``method`` section and budgets of the method's shipped config, read raw ({} if none)."""
+    path = spec.config_path
+    if not path.is_file():
+        return {}
+    try:
+        import yaml
+
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except Exception:  # a broken config is the config check's business, not the doctor's
+        return {}
+    method = data.get("method") if isinstance(data.get("method"), dict) else {}
+    return {**method, "_budgets": method.get("budgets", data.get("budgets"))}
+
+
+def config_provenance(spec: MethodSpec) -> str | None:
+    """The ``config_provenance`` label of the method's shipped config (None: no config or no label)."""
+    value = _config_method(spec).get("config_provenance")
+    return value if isinstance(value, str) else None
+
+
+def smallest_budget(budgets: Any, default: int = 1) -> Any:
+    """The first rung of a config's budget ladder (a number, a list, or {powers_of_two: [a, b]})."""
+    if isinstance(budgets, (int, float)) and not isinstance(budgets, bool):
+        return budgets
+    if isinstance(budgets, list) and budgets and all(isinstance(b, (int, float)) for b in budgets):
+        return min(budgets)
+    if isinstance(budgets, dict) and isinstance(budgets.get("powers_of_two"), list) and budgets["powers_of_two"]:
+        e = budgets["powers_of_two"][0]
+        return 2**e if isinstance(e, int) and e >= 0 else default
+    return default
+
+
+def doctor(spec: MethodSpec, *, time_limit: float = 300.0, budget: Any = None) -> DoctorReport:
+    """Check ``spec``'s environment, external programs and adapter file; import the package there;
+    fit the toy problem through the real Worker. Never raises for what it finds: it reports."""
+    report = DoctorReport(spec.name)
+    python = env_python(spec.name)
+    if not python.exists():
+        report.problems.append(f"not installed (no environment at {env_dir(spec.name)}); "
+                               f"run `srbf methods install {spec.name}`")  # fmt: skip
+    elif read_manifest(spec.name) is None:
+        report.problems.append(f"the install did not finish (no {MANIFEST} in {env_dir(spec.name)}); "
+                               f"run `srbf methods install {spec.name} --force`")  # fmt: skip
+    env_ok = not report.problems
+    missing = [program for program in spec.needs if find_external(program, spec.name) is None]
+    why = f": {spec.needs_hint}" if spec.needs_hint else ""
+    for program in missing:
+        report.problems.append(f"missing {program.capitalize()}: `{program}` is not on PATH{why}")
+    if not spec.adapter_path.is_file():
+        report.problems.append(f"adapter file missing: {spec.adapter_path}")
+    if env_ok and not missing:  # without its external programs an import may hang (PySR's Julia)
+        _probe_import(spec, report, python, time_limit)
+    if not report.problems:
+        _toy_fit(spec, report, python, time_limit, budget)
+    return report
+
+
+def _probe_import(spec: MethodSpec, report: DoctorReport, python: Path, time_limit: float) -> None:
+    """Import the package in its environment; record its version, or a problem."""
+    report.python = str(python)
+    t0 = time.monotonic()
+    code = f"import importlib.metadata as m, {spec.import_name}; print(m.version({spec.package!r}))"
+    try:
+        probe = run_captured([str(python), "-c", code], timeout=time_limit)
+    except subprocess.TimeoutExpired:
+        report.problems.append(f"importing {spec.import_name} took more than {time_limit:g} s")
+        return
+    report.import_seconds = time.monotonic() - t0
+    if probe.returncode != 0:
+        last = (probe.stderr.strip().splitlines() or ["(no output)"])[-1]
+        report.problems.append(f"cannot import {spec.import_name} in {python}: {last}")
+        return
+    report.version = probe.stdout.strip().splitlines()[-1] if probe.stdout.strip() else None
+
+
+def _toy_fit(spec: MethodSpec, report: DoctorReport, python: Path, time_limit: float, budget: Any) -> None:
+    import numpy as np
+
+    from srbf.expr import ParseError, compile_expr, parse
+    from srbf.methods.worker import Worker, WorkerStartError
+    from srbf.runs.records import FitTask, TaskKey
+
+    config = _config_method(spec)
+    options = config.get("options") if isinstance(config.get("options"), dict) else {}
+    env = config.get("env") if isinstance(config.get("env"), dict) else {}
+    env = {str(k): (None if v is None else str(v)) for k, v in env.items()}
+    report.budget = budget if budget is not None else smallest_budget(config.get("_budgets"))
+    X, y = toy_problem()
+    key = TaskKey(spec.name, "doctor", "doctor", 1, "toy", 0, report.budget, "n_support=200;noise=0", 0)
+    task = FitTask(key, X, y, TOY_VARIABLES, options=dict(options), time_limit=time_limit)
+    try:
+        with Worker(spec.adapter_path, python=python, options=options, env=env, start_timeout=time_limit) as worker:
+            result = worker.fit(task)
+            report.setup_seconds = worker.info.get("setup_seconds")
+    except WorkerStartError as exc:
+        report.problems.append(f"the adapter did not start: {str(exc).splitlines()[0]}")
+        report.error = str(exc)
+        return
+    report.status = result.status
+    report.fit_seconds = result.wall_seconds
+    report.expression = result.expression
+    if result.status != "ok":
+        report.error = result.error
+        report.problems.append(f"toy fit {result.status}: {(result.error or '').splitlines()[0] if result.error else ''}")
+        return
+    try:
+        predicted = compile_expr(parse(result.expression, TOY_VARIABLES), TOY_VARIABLES)(X)
+    except (ParseError, ValueError) as exc:
+        report.problems.append(f"srbf cannot read the formula {result.expression!r}: {exc}")
+        return
+    with np.errstate(all="ignore"):
+        residual = float(np.sum((y - predicted) ** 2))
+        report.r2 = 1.0 - residual / float(np.sum((y - y.mean()) ** 2))
+    if not np.isfinite(report.r2):
+        report.r2 = None
