@@ -115,3 +115,11 @@ def test_judge_command(capsys, tmp_path):
     assert code == 2 and err.count("\n") == 1
     code, _, err = run(capsys, "judge", "--truth", truth, "--prediction", "theta", "--data", str(tmp_path / "none.npz"))
     assert code == 2 and "none.npz" in err
+
+
+def test_python_dash_m_srbf_is_the_srbf_command():
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-m", "srbf", "--version"], capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout.startswith("srbf ")
