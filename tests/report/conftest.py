@@ -44,3 +44,19 @@ def long_frame(seed: int = 0, draws: int = 2) -> pd.DataFrame:
 @pytest.fixture(scope="session")
 def frame():
     return long_frame()
+
+
+def serve_frame(monkeypatch, frame: pd.DataFrame) -> None:
+    """Make the CLI read ``frame`` as if it were the scoring pass's output for any store."""
+    import srbf.report.data
+
+    monkeypatch.setattr(srbf.report.data, "load_long_frame", lambda results=None, **options: frame)
+
+
+def run_cli(capsys, *argv):
+    """``srbf ARGV`` in this process: exit code, stdout, stderr."""
+    from srbf.cli import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err

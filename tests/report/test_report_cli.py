@@ -4,10 +4,8 @@ import json
 
 import numpy as np
 import pytest
-from conftest import TIMES, long_frame
+from conftest import TIMES, long_frame, run_cli, serve_frame
 
-import srbf.report.data
-from srbf.cli import main
 from srbf.stats import analyze, friedman_nemenyi
 from srbf.stats.rules import LOG10_EPS64
 
@@ -20,14 +18,10 @@ FRAME.loc[_FAILED, ["log10_fvu_validation", "token_count_mismatch", "seconds"]] 
 
 @pytest.fixture
 def scored(monkeypatch):
-    """The CLI reads the synthetic frame as if it were the scoring pass's output for any store."""
-    monkeypatch.setattr(srbf.report.data, "load_long_frame", lambda results=None, **options: FRAME)
+    serve_frame(monkeypatch, FRAME)
 
 
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+run = run_cli
 
 
 def reference_row(metric, t, a, b):

@@ -17,7 +17,7 @@ import pandas as pd
 import srbf
 from srbf.report import tables as T
 from srbf.report.cd import cd_figure
-from srbf.report.data import check_metrics, metric_columns, provenance_labels, require_scores
+from srbf.report.data import check_metrics, confirmatory_pairs, metric_columns, provenance_labels, require_scores
 from srbf.report.figures import cd_panels, curves_figure, verdict_figure
 from srbf.stats import DECLARED_TIMES, Analysis, analyze, rule_for
 
@@ -61,16 +61,20 @@ def ranked(metric: str) -> bool:
 
 
 def run_analysis(frame: pd.DataFrame, metrics, *, times=DECLARED_TIMES, statistic: str = "meta",
-                 seed: int = 0, n_resamples: int = 1000) -> tuple[Analysis, list[T.Mark], T.Mark | None]:
+                 confirmatory=(), seed: int = 0,
+                 n_resamples: int = 1000) -> tuple[Analysis, list[T.Mark], T.Mark | None]:
     """``srbf.stats.analyze`` at the time marks; when no method can be placed at any of them (no
-    timings), verdicts and ranks are issued at each budget instead. Returns the analysis, the
-    marks and the headline mark."""
+    timings), verdicts and ranks are issued at each budget instead. ``confirmatory``: the declared
+    pairs of method labels (Holm); every other comparison is exploratory (Benjamini-Hochberg).
+    Returns the analysis, the marks and the headline mark."""
     times = [float(t) for t in times]
-    analysis = analyze(frame, metrics, times=times, statistic=statistic, seed=seed, n_resamples=n_resamples)
+    pairs = confirmatory_pairs(frame, confirmatory)
+    analysis = analyze(frame, metrics, times=times, statistic=statistic, confirmatory=pairs, seed=seed,
+                       n_resamples=n_resamples)
     marks = T.time_marks(analysis.aggregates, times)
     if not marks:
-        by_budget = analyze(frame, metrics, times=(), compare_at="budget", statistic=statistic, seed=seed,
-                            n_resamples=n_resamples, parts=("comparisons", "ranks"))
+        by_budget = analyze(frame, metrics, times=(), compare_at="budget", statistic=statistic, confirmatory=pairs,
+                            seed=seed, n_resamples=n_resamples, parts=("comparisons", "ranks"))
         analysis.comparisons, analysis.ranks = by_budget.comparisons, by_budget.ranks
         marks = T.budget_marks(analysis.aggregates)
     return analysis, marks, T.headline_mark(analysis.aggregates, marks)
@@ -78,19 +82,21 @@ def run_analysis(frame: pd.DataFrame, metrics, *, times=DECLARED_TIMES, statisti
 
 def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DECLARED_TIMES,
                  statistic: str = "meta", show_incomplete: bool = False, source: str = "",
-                 seed: int = 0, n_resamples: int = 1000) -> Report:
+                 confirmatory=(), seed: int = 0, n_resamples: int = 1000) -> Report:
     """Analyse ``frame`` and write the report into directory ``out``.
 
     metrics: the metrics to show (default: the headline metrics, nrr_validation first). times: the
     declared time marks (seconds) of the leaderboard, verdicts and ranks. statistic: "meta" (sets
     combined, the default) or "bootstrap". show_incomplete: also show values of budgets where some
-    problem has no finished draw (flagged §); by default they are withheld.
+    problem has no finished draw (flagged §); by default they are withheld. confirmatory: the
+    pairs of method labels declared confirmatory (Holm-corrected, marked ◆); the rest are
+    exploratory (Benjamini-Hochberg).
     """
     frame = require_scores(frame, source or "the frame")
     metrics = choose_metrics(frame, metrics)
     provenance = provenance_labels(frame)
-    analysis, marks, headline = run_analysis(frame, metrics, times=times, statistic=statistic, seed=seed,
-                                             n_resamples=n_resamples)
+    analysis, marks, headline = run_analysis(frame, metrics, times=times, statistic=statistic,
+                                             confirmatory=confirmatory, seed=seed, n_resamples=n_resamples)
     out = Path(out)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     (out / "tables").mkdir(parents=True, exist_ok=True)
@@ -211,8 +217,8 @@ def _index(report: Report, frame, board, sets, verdicts, ranks, methods, section
     else:
         out += ["Per-problem differences Δ = row − column, combined across sets; the verdict compares Δ's 95 % "
                 "interval with the pair's measured noise margin m: 🟩 better / 🟥 worse (the interval clears ±m), "
-                "🟦 equivalent (inside [−m, +m]), 🟨 undecided (neither), ⬜ n/a (a side cannot run within t). "
-                "p-values are Benjamini–Hochberg-corrected per metric (all comparisons exploratory).", ""]
+                "🟦 equivalent (inside [−m, +m]), 🟨 undecided (neither), ⬜ n/a (a side cannot run within t).",
+                "", families_text(verdicts), ""]
         for metric in sections["verdicts"]:
             out += [f"### {metric}", "", f"![verdicts on {metric}](figures/verdicts_{metric}.png)", ""]
             if headline is not None:
@@ -242,6 +248,22 @@ def _index(report: Report, frame, board, sets, verdicts, ranks, methods, section
     return "\n".join(out) + "\n"
 
 
+def families_text(verdicts: pd.DataFrame) -> str:
+    """Which comparisons were confirmatory (Holm) and which exploratory (BH), read from the table
+    itself so the sentence cannot disagree with the p-values shown."""
+    declared = verdicts[verdicts["confirmatory"].astype(bool)]
+    pairs = sorted(set(zip(declared["method_a"], declared["method_b"])))
+    bh = "p-values Benjamini–Hochberg-corrected per metric across the marks"
+    if not pairs:
+        return f"No comparison was declared confirmatory: every comparison is **exploratory**, its {bh}."
+    listed = ", ".join(f"{a} vs {b}" for a, b in pairs)
+    text = (f"**Confirmatory** (declared, marked {T.CONFIRMATORY_MARK}): {listed}; p-values Holm-corrected per metric "
+            "across the marks.")
+    if (~verdicts["confirmatory"].astype(bool)).any():
+        text += f" **Exploratory**: every other comparison; {bh}."
+    return text
+
+
 def _footnotes(show_incomplete: bool) -> str:
     notes = ["† fewer than 90 % of the problems behind the value (a diagnostic over the problems a method "
              "solved flatters it)", "‡ max tested: the method's dearest budget is below this time; its value is "
@@ -259,7 +281,7 @@ def _verdict_details(verdicts: pd.DataFrame, metric: str, mark: T.Mark) -> str:
     if rows.empty:
         return ""
     lines = ["<details><summary>Details: Δ, margin, MDE₈₀, p, problems paired</summary>", "",
-             "| A | B | Δ = A − B [95 %] | margin m | MDE₈₀ | p (BH) | pairs | verdict on A |",
+             "| A | B | Δ = A − B [95 %] | margin m | MDE₈₀ | p (corrected) | pairs | verdict on A |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for _, r in rows.iterrows():
         if r["verdict"] == "n/a":
@@ -268,7 +290,8 @@ def _verdict_details(verdicts: pd.DataFrame, metric: str, mark: T.Mark) -> str:
         d = int(r["decimals"])
         note = f" ({r['verdict_note']})" if isinstance(r["verdict_note"], str) and r["verdict_note"] else ""
         lines.append(f"| {r['method_a']} | {r['method_b']} | {r['delta_shown']} | "
-                     f"{T.format_fixed(r['margin'], d)} | {T.format_fixed(r['mde80'], d)} | {r['p_adjusted_shown']} | "
+                     f"{T.format_fixed(r['margin'], d)} | {T.format_fixed(r['mde80'], d)} | "
+                     f"{r['p_adjusted_shown']} ({T.correction_label(r)}) | "
                      f"{int(r['n_pairs'])} | {r['verdict']}{note} |")
     lines += ["", "</details>", ""]
     return "\n".join(lines)

@@ -16,6 +16,13 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _method_pair(text: str) -> tuple[str, str]:
+    a, colon, b = text.partition(":")
+    if not colon or not a.strip() or not b.strip() or ":" in b:
+        raise argparse.ArgumentTypeError(f"must be two method labels joined by a colon, A:B, got {text!r}")
+    return a.strip(), b.strip()
+
+
 def _user_errors(run):
     """Input the analysis cannot use (no store, nothing scored, unknown names, mixed catalog versions)
     becomes one line and exit status 2."""
@@ -44,6 +51,13 @@ def _frame(args: argparse.Namespace):
     return frame
 
 
+def _confirmatory(args: argparse.Namespace, frame) -> list[tuple[str, str]]:
+    """The pairs declared with --confirmatory and --confirmatory-vs, checked against the results."""
+    from srbf.report.data import confirmatory_pairs
+
+    return confirmatory_pairs(frame, args.confirmatory or (), args.confirmatory_vs)
+
+
 def _note_budget_fallback(axes) -> None:
     import sys
 
@@ -61,7 +75,7 @@ def _analyze(args: argparse.Namespace) -> int:
     frame = _frame(args)
     report = build_report(frame, args.output, metrics=args.metric, times=args.at_seconds or DECLARED_TIMES,
                           statistic=args.statistic, show_incomplete=args.show_incomplete,
-                          source=str(args.results or DEFAULT_RESULTS))
+                          source=str(args.results or DEFAULT_RESULTS), confirmatory=_confirmatory(args, frame))
     where = f" (leaderboard at {report.headline.label})" if report.headline is not None else ""
     print(f"wrote {report.index}: {len(report.figures)} figures in {report.directory / 'figures'}, "
           f"{len(report.tables)} tables in {report.directory / 'tables'}{where}")
@@ -75,7 +89,8 @@ def _compare(args: argparse.Namespace) -> int:
 
     frame = _frame(args)
     records = compare(frame, args.method_a, args.method_b, metrics=args.metric,
-                      times=args.at_seconds or DECLARED_TIMES, statistic=args.statistic)
+                      times=args.at_seconds or DECLARED_TIMES, statistic=args.statistic,
+                      confirmatory=_confirmatory(args, frame))
     _note_budget_fallback(r["axis"] for r in records)
     print(to_json(records) if args.json else compare_text(records))
     return 0
@@ -101,6 +116,15 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="meta: sets combined with random-effects weights (default); bootstrap: expression-level")
 
 
+def _families(p: argparse.ArgumentParser) -> None:
+    """The pre-registered comparisons: Holm-corrected; every other comparison is exploratory (BH)."""
+    p.add_argument("--confirmatory", action="append", type=_method_pair, metavar="A:B",
+                   help="declare the comparison of methods A and B confirmatory: its p-values are Holm-corrected "
+                        "(repeatable; every other comparison is exploratory, Benjamini-Hochberg-corrected)")
+    p.add_argument("--confirmatory-vs", metavar="BASELINE",
+                   help="declare every method's comparison with BASELINE confirmatory")
+
+
 def add_report_commands(commands: argparse._SubParsersAction) -> None:
     """Register ``srbf analyze``, ``srbf compare`` and ``srbf ranks`` on the top-level parser."""
     p = commands.add_parser("analyze", help="write the report: index.md with figures, and CSV tables")
@@ -112,6 +136,7 @@ def add_report_commands(commands: argparse._SubParsersAction) -> None:
                    help="a declared time mark in seconds (repeatable; default: 1, 10, 100, 1000)")
     p.add_argument("--show-incomplete", action="store_true",
                    help="also show values of budgets where some problem has no finished draw (flagged)")
+    _families(p)
     p.set_defaults(run=_analyze)
 
     p = commands.add_parser("compare", help="paired comparison of two methods: Δ, interval, margin, verdict")
@@ -122,6 +147,7 @@ def add_report_commands(commands: argparse._SubParsersAction) -> None:
                    help="a metric (repeatable; default: the headline metrics that have verdicts)")
     p.add_argument("--at-seconds", action="append", type=_positive_float, metavar="T",
                    help="a time mark in seconds (repeatable; default: 1, 10, 100, 1000)")
+    _families(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(run=_compare)
 

@@ -85,12 +85,30 @@ def provenance_labels(frame: pd.DataFrame) -> dict[str, str]:
     return {m: labels.get(m, "harness_tuned") for m in methods}
 
 
-def check_methods(frame: pd.DataFrame, names) -> None:
-    """Refuse a method name the frame does not hold, naming the ones it does."""
+def check_methods(frame: pd.DataFrame, names, where: str = "") -> None:
+    """Refuse a method name the frame does not hold, naming the ones it does (``where`` says in
+    which option the name was given)."""
     known = sorted(frame["method"].astype(str).unique())
-    unknown = [n for n in names if n not in known]
+    unknown = list(dict.fromkeys(n for n in names if n not in known))
     if unknown:
-        raise ReportInputError(f"unknown method {', '.join(map(repr, unknown))}; known: {', '.join(known)}")
+        raise ReportInputError(f"unknown method {', '.join(map(repr, unknown))}{where}; known: {', '.join(known)}")
+
+
+def confirmatory_pairs(frame: pd.DataFrame, pairs=(), versus: str | None = None) -> list[tuple[str, str]]:
+    """The declared confirmatory family: ``pairs`` of method labels, plus every method against the
+    baseline ``versus``; each pair once, in sorted order. Checked against the frame, because a
+    misspelt label would otherwise quietly leave its pair in the exploratory family."""
+    pairs = [tuple(str(name) for name in pair) for pair in pairs or ()]
+    if any(len(pair) != 2 for pair in pairs):
+        raise ReportInputError("a confirmatory comparison is a pair of two method labels")
+    check_methods(frame, [name for pair in pairs for name in pair] + ([versus] if versus is not None else []),
+                  " in the confirmatory comparisons")
+    for a, b in pairs:
+        if a == b:
+            raise ReportInputError(f"a confirmatory comparison needs two different methods, got {a!r} twice")
+    if versus is not None:
+        pairs += [(versus, m) for m in sorted(frame["method"].astype(str).unique()) if m != versus]
+    return sorted({tuple(sorted(pair)) for pair in pairs})
 
 
 def check_metrics(frame: pd.DataFrame, names) -> None:

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from matplotlib import colormaps
 from matplotlib.figure import Figure
-from matplotlib.patches import Patch
+from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import FuncFormatter
 
 from srbf.report.rounding import format_fixed, interval_decimals
@@ -105,7 +105,7 @@ def curves_figure(aggregates: pd.DataFrame, metric: str, path: str | Path, prove
 
 def verdict_figure(table: pd.DataFrame, metric: str, marks, methods, path: str | Path) -> Path:
     """One colored matrix per mark: the verdict on the row method against the column method, with
-    Delta (row - column) written in each cell."""
+    Delta (row - column) written in each cell; a confirmatory pair's cells are framed in black."""
     marks = list(marks)
     k = len(methods)
     side = max(0.85 * k, 2.4)  # inches per matrix
@@ -125,7 +125,7 @@ def verdict_figure(table: pd.DataFrame, metric: str, marks, methods, path: str |
         rows = mark.select(table)
         rows = rows[rows["metric"] == metric]
         image = np.ones((k, k, 3)) * 0.85
-        texts = {}
+        texts, framed = {}, set()
         for _, row in rows.iterrows():
             for a in (row["method_a"], row["method_b"]):
                 record = oriented(row, a)
@@ -137,7 +137,11 @@ def verdict_figure(table: pd.DataFrame, metric: str, marks, methods, path: str |
                     text += f"\n{'+' if record['delta'] > 0 else ''}{format_fixed(record['delta'], d)}"
                 dark = record["verdict"] in ("better", "worse", "equivalent")
                 texts[(i, j)] = (text, "white" if dark else "black")
+                if record.get("confirmatory"):
+                    framed.add((i, j))
         ax.imshow(image, aspect="equal")
+        for i, j in framed:
+            ax.add_patch(Rectangle((j - 0.45, i - 0.45), 0.9, 0.9, fill=False, edgecolor="black", lw=1.5))
         for (i, j), (text, color) in texts.items():
             ax.text(j, i, text, ha="center", va="center", fontsize=7, color=color)
         ax.set_xticks(range(k), methods, rotation=45, ha="right", fontsize=8)
@@ -148,7 +152,10 @@ def verdict_figure(table: pd.DataFrame, metric: str, marks, methods, path: str |
         ax.grid(which="minor", color="white", lw=1.5)
         ax.tick_params(which="minor", length=0)
     handles = [Patch(color=c, label=v) for v, c in VERDICT_COLORS.items()]
-    fig.legend(handles=handles, loc="lower center", ncol=5, fontsize=8, frameon=False, bbox_to_anchor=(0.5, 0.0))
+    if "confirmatory" in table and table.loc[table["metric"] == metric, "confirmatory"].astype(bool).any():
+        handles.append(Patch(facecolor="none", edgecolor="black", label="confirmatory"))
+    ncol = min(len(handles), max(2, int(fig_w / 1.05)))  # about an inch per entry: wrap in a narrow figure
+    fig.legend(handles=handles, loc="lower center", ncol=ncol, fontsize=8, frameon=False, bbox_to_anchor=(0.5, 0.0))
     fig.suptitle(f"{metric}: verdict on the row method against the column method", fontsize=10)
     return _save(fig, path)
 

@@ -22,6 +22,8 @@ MEDIAN_SHOWN = ("log10_fvu_support", "log10_fvu_validation")  # shown with their
 RANK_METRIC = "log10_fvu_validation"  # the quotable ranking (seed 000); the others are exploratory
 
 VERDICT_MARK = {"better": "🟩", "worse": "🟥", "equivalent": "🟦", "undecided": "🟨", "n/a": "⬜"}
+CONFIRMATORY_MARK = "◆"  # a declared confirmatory comparison (Holm), as opposed to an exploratory one (BH)
+CORRECTION_LABEL = {"holm": "Holm", "benjamini-hochberg": "BH"}
 FLIPPED = {"better": "worse", "worse": "better"}
 _SWAPS = (("method_a", "method_b"), ("status_a", "status_b"), ("n_a_only", "n_b_only"), ("wins_a", "wins_b"))
 
@@ -266,6 +268,11 @@ def verdicts(comparisons: pd.DataFrame, metrics, marks) -> pd.DataFrame:
     return table.reset_index(drop=True)
 
 
+def correction_label(row) -> str:
+    """How a comparison's p-value was corrected, short: "Holm" (confirmatory) or "BH" (exploratory)."""
+    return CORRECTION_LABEL.get(row.get("correction"), str(row.get("correction")))
+
+
 def oriented(row, a: str) -> dict:
     """A comparison record as seen from method ``a`` (Delta = a - other), flipping it if needed."""
     record = dict(row)
@@ -284,7 +291,8 @@ def oriented(row, a: str) -> dict:
 
 
 def verdict_markdown(table: pd.DataFrame, metric: str, mark: Mark, methods) -> str:
-    """Row method vs column method: the verdict on the row method, colored, with Delta (row - column)."""
+    """Row method vs column method: the verdict on the row method, colored, with Delta (row - column);
+    a confirmatory pair is marked ◆."""
     rows = mark.select(table)
     rows = rows[rows["metric"] == metric]
     if rows.empty:
@@ -307,6 +315,8 @@ def verdict_markdown(table: pd.DataFrame, metric: str, mark: Mark, methods) -> s
             if record["verdict"] != "n/a" and np.isfinite(record["delta"]):
                 d = interval_decimals((record["ci_high"] - record["ci_low"]) / 2, record["delta"])
                 text += f" {'+' if record['delta'] > 0 else ''}{format_fixed(record['delta'], d)}"
+            if record.get("confirmatory"):
+                text += f" {CONFIRMATORY_MARK}"
             line.append(text)
         lines.append("| " + " | ".join(line) + " |")
     return "\n".join(lines) + "\n"

@@ -18,7 +18,7 @@ from srbf.stats.ranks import cd_groups
 
 COMPARE_FIELDS = ("axis", "time", "budget", "metric", "method_a", "method_b", "status_a", "status_b", "delta",
                   "ci_low", "ci_high", "se", "df", "tau2", "margin", "mde80", "verdict", "verdict_note", "test",
-                  "p_value", "p_adjusted", "family", "correction", "n_pairs", "n_a_only", "n_b_only",
+                  "p_value", "p_adjusted", "family", "correction", "confirmatory", "n_pairs", "n_a_only", "n_b_only",
                   "noise_problems", "wins_a", "wins_b", "ties", "complete")
 
 
@@ -42,9 +42,11 @@ def to_json(value) -> str:
 # -- compare ------------------------------------------------------------------------------------------
 
 def compare(frame: pd.DataFrame, a: str, b: str, *, metrics=None, times=DECLARED_TIMES, statistic: str = "meta",
-            seed: int = 0, n_resamples: int = 1000) -> list[dict]:
+            confirmatory=(), seed: int = 0, n_resamples: int = 1000) -> list[dict]:
     """Method ``a`` against ``b`` on each metric at each mark, seen from ``a`` (Delta = a - b): the
-    comparison records of the analysis (every method analysed, so the numbers equal the report's)."""
+    comparison records of the analysis (every method analysed, so the numbers equal the report's).
+    confirmatory: the declared pairs of method labels, as for the report; it decides each
+    p-value's correction (Holm for those pairs, Benjamini-Hochberg for the rest)."""
     check_methods(frame, [a, b])
     if a == b:
         raise ReportInputError(f"compare needs two different methods, got {a!r} twice")
@@ -57,8 +59,8 @@ def compare(frame: pd.DataFrame, a: str, b: str, *, metrics=None, times=DECLARED
     else:
         metrics = [m for m in T.HEADLINE_METRICS if m in frame.columns and comparable(m)]
         metrics = metrics or [m for m in metric_columns(frame) if comparable(m)]
-    analysis, marks, _ = run_analysis(frame, metrics, times=times, statistic=statistic, seed=seed,
-                                      n_resamples=n_resamples)
+    analysis, marks, _ = run_analysis(frame, metrics, times=times, statistic=statistic, confirmatory=confirmatory,
+                                      seed=seed, n_resamples=n_resamples)
     table = T.verdicts(analysis.comparisons, metrics, marks)
     records = []
     for metric in metrics:
@@ -72,11 +74,17 @@ def compare(frame: pd.DataFrame, a: str, b: str, *, metrics=None, times=DECLARED
     return records
 
 
+_FAMILY = {"holm": "Holm, confirmatory", "benjamini-hochberg": "BH, exploratory"}
+
+
 def compare_text(records: list[dict]) -> str:
     if not records:
         return "no comparisons"
     a, b = records[0]["method_a"], records[0]["method_b"]
-    header = ["metric", "at", f"Δ = {a} − {b} [95 %]", "margin", "MDE80", "verdict on " + a, "p (corr.)", "pairs"]
+    corrections = {r["correction"] for r in records}  # one pair: confirmatory or not on every metric and mark
+    family = _FAMILY.get(corrections.pop(), "corr.") if len(corrections) == 1 else "corr."
+    header = ["metric", "at", f"Δ = {a} − {b} [95 %]", "margin", "MDE80", "verdict on " + a, f"p ({family})",
+              "pairs"]
     rows = []
     for r in records:
         at = f"{r['time']:g} s" if r["axis"] == "time" else f"budget {r['budget']:g}"
