@@ -26,20 +26,14 @@ named constants ``pi`` and ``e``, which the canonical form treats as numbers) ma
 from __future__ import annotations
 
 from srbf.expr.canonical import (
-    CALL,
     DEFAULT_TIME_LIMIT,
-    NUM,
-    RAW,
-    SYM,
     CanonicalForm,
     _CACHE,
     cache_key,
     canonical_node,
-    factor_key,
     positive_set,
-    from_expr,
-    to_expr,
 )
+from srbf.expr.canonical_nodes import CALL, NUM, RAW, SYM, factor_key, from_expr, to_expr
 from srbf.expr.tree import Call, Const, Expr, Num
 
 __all__ = ["LEVELS", "MASK", "mask", "masked_form", "raw_skeleton"]

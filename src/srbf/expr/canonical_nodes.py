@@ -1,0 +1,148 @@
+"""The canonical form's internal nodes: what a node is, how to build and read one, and how to
+convert between nodes and srbf's tree.
+
+The rewriting engine (``canonical_rewrite``), the public API (``canonical``) and masking all work
+on these nodes, so their representation lives in one place. A node is a plain tuple
+``(kind, label, value, children)``: comparing two such tuples is the total order used to sort
+sums and products (numbers < named constants < variables < operators; numbers by value, names
+and operators by string, then children in turn), and tuples compare and hash at C speed. A
+subtree left as written (the time limit ran out) is ``(RAW, "", 0.0, (), expr)``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from srbf.expr.tree import Call, Const, Expr, Num, Var
+
+NUM, SYM, VAR, CALL, RAW = 0, 1, 2, 3, 9
+
+
+def num(value: float) -> tuple:
+    """The internal number node (NaN gets a label so that tuples stay totally ordered)."""
+    value = float(value)
+    if value != value:
+        return (NUM, "nan", 0.0, ())
+    return (NUM, "", value + 0.0 if value == 0 else value, ())  # -0.0 -> 0.0
+
+
+def value_of(node: tuple) -> float:
+    return math.nan if node[1] else node[2]
+
+
+def call(op: str, args) -> tuple:
+    return (CALL, op, 0.0, tuple(args))
+
+
+ZERO, ONE, MINUS_ONE = num(0.0), num(1.0), num(-1.0)
+
+
+def is_call(node: tuple, op: str) -> bool:
+    return node[0] == CALL and node[1] == op
+
+
+def split_coefficient(term: tuple) -> tuple[float, tuple]:
+    """``c * rest`` -> (c, rest); a term without a leading number has coefficient 1."""
+    if term[0] == CALL and term[1] == "mul" and term[3][0][0] == NUM:
+        rest = term[3][1:]
+        return value_of(term[3][0]), (rest[0] if len(rest) == 1 else (CALL, "mul", 0.0, rest))
+    return 1.0, term
+
+
+def factor_key(factor: tuple) -> tuple:
+    """The sort key of a product's factor: its base, then its exponent (1 when it is no power).
+    Like bases are merged first, so the base alone decides in a canonical product."""
+    if factor[0] == CALL and factor[1] == "pow":
+        return factor[3]
+    return (factor, ONE)
+
+
+def is_integer(p: float) -> bool:
+    return p == p and p not in (math.inf, -math.inf) and p.is_integer()
+
+
+def is_even(p: float) -> bool:
+    return is_integer(p) and p % 2 == 0
+
+
+def can_extract_minus(node: tuple) -> bool:
+    """True if ``node`` reads as ``-(something)``: a negative number, a product with a negative
+    coefficient, or a sum whose first non-constant term has a negative coefficient. Exactly one of
+    ``s`` and ``-s`` qualifies for a canonical sum (negation keeps the bodies and their order)."""
+    kind = node[0]
+    if kind == NUM:
+        return value_of(node) < 0
+    if kind != CALL:
+        return False
+    if node[1] == "mul":
+        first = node[3][0]
+        return first[0] == NUM and value_of(first) < 0
+    if node[1] == "add":
+        for term in node[3]:
+            if term[0] != NUM:
+                return split_coefficient(term)[0] < 0
+    return False
+
+
+def nonnegative(node: tuple, positive: frozenset = frozenset()) -> bool:
+    """True for a node known to be >= 0 wherever it is real: nonnegative numbers, the variables
+    in ``positive``, exp, abs, cosh, acos, acosh, even powers, fractional powers (NaN below 0),
+    and sums and products of such nodes."""
+    kind = node[0]
+    if kind == NUM:
+        return value_of(node) >= 0
+    if kind == VAR:
+        return node[1] in positive
+    if kind != CALL:
+        return False
+    op = node[1]
+    if op in ("exp", "abs", "cosh", "acos", "acosh"):
+        return True
+    if op == "pow":
+        base, exponent = node[3]
+        if exponent[0] == NUM:
+            p = value_of(exponent)
+            if is_even(p) or (p == p and not is_integer(p)):
+                return True
+        return nonnegative(base, positive)
+    if op in ("add", "mul"):
+        return all(nonnegative(arg, positive) for arg in node[3])
+    return False
+
+
+def to_expr(node: tuple) -> Expr:
+    """An internal node back to srbf's tree (sums and products n-ary)."""
+    kind = node[0]
+    if kind == NUM:
+        return Num(math.nan if node[1] else node[2])
+    if kind == VAR:
+        return Var(node[1])
+    if kind == SYM:
+        return Const(node[1])
+    if kind == RAW:
+        return node[4]
+    return Call(node[1], tuple(to_expr(child) for child in node[3]))
+
+
+def from_expr(expr: Expr) -> tuple:
+    """srbf's tree to an internal node as written (no rewriting, iterative for deep trees)."""
+    out: list[tuple] = []
+    stack: list[tuple[Expr, bool]] = [(expr, False)]
+    while stack:
+        node, done = stack.pop()
+        kind = type(node)
+        if kind is Num:
+            out.append(num(node.value))
+        elif kind is Var:
+            out.append((VAR, node.name, 0.0, ()))
+        elif kind is Const:
+            out.append((SYM, node.name, 0.0, ()))
+        elif done:
+            n = len(node.args)
+            args = tuple(out[len(out) - n:])
+            del out[len(out) - n:]
+            out.append((CALL, node.op, 0.0, args))
+        else:
+            stack.append((node, True))
+            stack.extend((arg, False) for arg in reversed(node.args))
+    return out[0]
