@@ -46,7 +46,7 @@ def test_input_errors_are_one_line(npz, tmp_path):
     np.savez(mismatch, X_support=np.ones((3, 1)), y_support=np.ones(4), X_validation=np.ones((3, 1)), y_validation=np.ones(3))
     cases = [
         (lambda: judge_from_files("a*b", "a", tmp_path / "missing.npz"), "no such file"),
-        (lambda: judge_from_files("a*b", "a", bad_zip), "cannot read"),
+        (lambda: judge_from_files("a*b", "a", bad_zip), "not an .npz archive"),
         (lambda: judge_from_files("x0", "x0", partial), "lacks the array(s) X_validation, y_validation"),
         (lambda: judge_from_files("x0", "x0", mismatch), "3 rows but y_support has 4"),
         (lambda: judge_from_files("a*(b", "a", npz), "cannot read the truth"),

@@ -51,8 +51,13 @@ class JudgeData:
             raise JudgeInputError(f"the data lacks the array(s) {', '.join(missing)} (need {', '.join(ARRAYS)})")
         for key in ARRAYS:
             try:
-                arrays[key] = np.array(_get(data, key), dtype=np.float64)
+                value = np.asarray(_get(data, key))
+                if np.iscomplexobj(value):  # float64 would silently drop the imaginary part
+                    raise JudgeInputError(f"{key} holds complex numbers; it must hold real numbers")
+                arrays[key] = np.array(value, dtype=np.float64)
             except (TypeError, ValueError) as error:
+                if isinstance(error, JudgeInputError):
+                    raise
                 raise JudgeInputError(f"{key} is not an array of numbers: {error}") from None
         for part in ("support", "validation"):
             X, y = arrays[f"X_{part}"], arrays[f"y_{part}"]
@@ -66,7 +71,7 @@ class JudgeData:
             if X.shape[0] != y.shape[0]:
                 raise JudgeInputError(f"X_{part} has {X.shape[0]} rows but y_{part} has {y.shape[0]} values")
             if y.shape[0] == 0:
-                raise JudgeInputError(f"the {part} set has no points")
+                raise JudgeInputError(f"X_{part} and y_{part} hold no points (the {part} set is empty)")
             bad = int(np.count_nonzero(~np.isfinite(y)))
             if bad:
                 raise JudgeInputError(f"y_{part} has {bad} non-finite value(s)")
@@ -78,15 +83,19 @@ class JudgeData:
             raise JudgeInputError(
                 f"X_support has {d} columns but X_validation has {arrays['X_validation'].shape[1]}"
             )
+        given = "given"
         if variables is None:
             stored = _get(data, "variables")
             if stored is not None:
-                variables = [str(v) for v in np.atleast_1d(np.asarray(stored))]
+                variables = [str(v) for v in np.ravel(np.asarray(stored))]
+                given = "in the data's variables array"
         if variables is None:
             variables = [f"x{i}" for i in range(d)]
         variables = tuple(str(v).strip() for v in variables)
         if len(variables) != d:
-            raise JudgeInputError(f"{len(variables)} variable name(s) given ({', '.join(variables)}) for {d} column(s)")
+            raise JudgeInputError(
+                f"{len(variables)} variable name(s) {given} ({', '.join(variables)}) for {d} column(s) of X_support"
+            )
         if len(set(variables)) != len(variables) or not all(variables):
             raise JudgeInputError(f"variable names must be distinct and non-empty, got {', '.join(variables)}")
         for array in arrays.values():
