@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import shutil
+import sqlite3
 import warnings
 
 import pandas as pd
@@ -15,7 +16,7 @@ from srbf.cli import main
 from srbf.judge import JUDGE_VERSION, METRIC_KEYS
 from srbf.judge.scoring_pass import ScoringError, metrics_long_frame, parse_condition, score_store
 from srbf.runs.records import FitResult, TaskKey
-from srbf.store import ResultsStore
+from srbf.store import STORE_FILENAME, ResultsStore
 
 CONDITION = "n_support=64;noise=0"
 SAMPLING = {"n_support": [64], "n_validation": 32, "draws": 2, "noise": [0.0], "ood": False}
@@ -209,6 +210,46 @@ def test_a_tampered_data_hash_is_reported_naming_the_problem(tmp_path):
     assert set(metrics_by_id(root)) == {ids[("oracle", "Nguyen-1", 0)]}  # no metrics for the mismatch
     again = score_store(root, workers=1, progress=False)  # tried again, reported again
     assert again.scored == 0 and again.skipped == 1 and len(again.failed) == 1
+
+
+def _overwrite(root, prediction_id, **columns):
+    """Overwrite stored columns of one prediction, as a run elsewhere (or an older srbf) left them."""
+    conn = sqlite3.connect(root / STORE_FILENAME)
+    with conn:
+        assignments = ", ".join(f"{column} = ?" for column in columns)
+        conn.execute(f"UPDATE predictions SET {assignments} WHERE id = ?", (*columns.values(), prediction_id))
+    conn.close()
+
+
+def test_the_driver_stores_the_samplers_inputs_hash(driver_store):
+    with ResultsStore.open_readonly(driver_store) as store:
+        frame = store.predictions_frame()
+    assert len(frame) == 6 and (frame["status"] == "ok").all()
+    for row in frame.itertuples():
+        problem = problem_of(row.problem_id, row.draw, seed=row.seed)
+        assert (row.data_hash, row.inputs_hash) == (problem.data_hash, problem.inputs_hash)
+
+
+def test_the_same_inputs_with_other_targets_are_scored_and_flagged(driver_store, tmp_path):
+    root = copy_of(driver_store, tmp_path)
+    with ResultsStore.open_readonly(root) as store:
+        frame = store.predictions_frame()
+    rounded, moved, old = frame.loc[frame["method"] == "oracle", "id"].tolist()
+    _overwrite(root, rounded, data_hash="1" * 64)  # targets rounded differently by the run's machine
+    _overwrite(root, moved, data_hash="2" * 64, inputs_hash="3" * 64)  # other points altogether
+    _overwrite(root, old, data_hash="4" * 64, inputs_hash=None)  # stored by an older srbf: no inputs hash
+    summary = score_store(root, workers=1, progress=False)
+    assert summary.scored == 4 and summary.targets_differ == 1
+    reasons = {failure.prediction_id: failure.reason for failure in summary.failed}
+    assert set(reasons) == {moved, old}
+    assert "inputs hash 3333333333333333 does not match" in reasons[moved]
+    assert "data hash 4444444444444444 does not match" in reasons[old] and "no inputs hash" in reasons[old]
+    metrics = metrics_by_id(root)
+    assert set(metrics) == set(frame["id"]) - {moved, old}
+    assert bool(metrics[rounded]["regenerated_targets_differ"]) and metrics[rounded]["nrr_validation"] == 1
+    assert all(pd.isna(m["regenerated_targets_differ"]) for i, m in metrics.items() if i != rounded)
+    text = summary.text()
+    assert text.count("warning:") == 1 and "warning: 1 prediction(s) scored on targets regenerated here" in text
 
 
 def test_the_campaigns_validation_size_is_used(tmp_path):

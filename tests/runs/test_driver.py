@@ -58,7 +58,7 @@ def test_tasks_carry_support_points_only_and_the_truth_only_for_the_oracle(tmp_p
         assert isinstance(task, FitTask)
         problem = source.problem(fit)
         assert task.X.shape == (64, 1) and np.array_equal(task.X, problem.X_support)
-        assert task.data_hash == problem.data_hash
+        assert task.data_hash == problem.data_hash and task.inputs_hash == problem.inputs_hash
         if fit.key.method == "oracle":
             assert task.options["truth"] == fit.entry.formula
         else:
@@ -87,6 +87,14 @@ def test_a_small_run_records_every_fit_and_resumes(tmp_path):
     config_record = campaign_frame.config.iloc[0]
     assert config_record["variant"]["method"] == "linear" and config_record["run"]["experiment"] == "small"
     assert campaign_frame.srbf_version.notna().all() and campaign_frame.hostname.notna().all()
+    # every fit stores the hashes of the points it was given: all arrays, and the inputs alone
+    from srbf.store import row_key
+
+    source = ProblemSource(config)
+    sampled = {fit.key: source.problem(fit) for fit in make_plan(config).fits}
+    for row in frame.itertuples():
+        problem = sampled[row_key(row)]
+        assert (row.data_hash, row.inputs_hash) == (problem.data_hash, problem.inputs_hash)
 
     again = run_config(config, progress=False)
     assert again.recorded == 0 and again.skipped == 6 and not again.campaigns
@@ -132,6 +140,10 @@ def test_placeholders_are_recorded_without_running_the_method(tmp_path, monkeypa
         ("fine", 1, "ok"), ("fine", 2, "ok"), ("nowhere", 1, "placeholder"), ("nowhere", 2, "placeholder")
     ]
     assert all(r[7] for r in stored if r[5] == "placeholder")  # the reason is recorded
+    from srbf.store import ResultsStore
+
+    with ResultsStore.open_readonly(tmp_path / "results") as store:
+        assert store.predictions_frame()["inputs_hash"].str.len().eq(64).all()  # placeholders too
     assert summary.placeholders == 2 and summary.ok == 2
     assert len(log.read_text().splitlines()) == 2  # the method ran on the fine problem only
 

@@ -20,6 +20,7 @@ def filled(store, campaign, make_key, make_result):
             make_result(i, wall_seconds=float("inf") if i == 3 else 1.0 + i),
             campaign_id=campaign,
             data_hash=f"h{i}",
+            inputs_hash=f"x{i}" if i else None,  # one row as an older srbf stored it: no inputs hash
         )
     store.record(
         make_key(9),
@@ -41,6 +42,7 @@ TEXT_COLUMNS = (
     "expression",
     "error",
     "data_hash",
+    "inputs_hash",
     "internals",
     "stderr_tail",
     "created_at",
@@ -64,6 +66,7 @@ def test_parquet_round_trip(filled, tmp_path):
     pdt.assert_frame_equal(_normalised(back), _normalised(expected))
     assert json.loads(back["internals"][0]) == filled.predictions_frame()["internals"][0]
     assert back["wall_seconds"][3] == float("inf")
+    assert list(back["inputs_hash"][1:4]) == ["x1", "x2", "x3"]
 
 
 def test_csv_round_trip(filled, tmp_path):

@@ -7,6 +7,7 @@ import math
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from srbf.store import DuplicateKeyWarning, StoreError, row_key
@@ -21,7 +22,7 @@ def test_record_reads_back_equal(store, campaign, make_key, make_result):
         trajectory=[(0.5, "x0"), (0.5, "x0 + 1"), (0.25, "sin(x0)"), (2.0, "x0 + 7")],  # order as reported
         stderr_tail="line 1\nline 2\n",
     )
-    prediction_id = store.record(key, result, campaign_id=campaign, data_hash="sha256:abc")
+    prediction_id = store.record(key, result, campaign_id=campaign, data_hash="sha256:abc", inputs_hash="sha256:x")
     frame = store.predictions_frame()
     assert len(frame) == 1
     row = frame.iloc[0]
@@ -39,7 +40,7 @@ def test_record_reads_back_equal(store, campaign, make_key, make_result):
         "stderr_tail",
     ):
         assert row[field] == getattr(result, field), field
-    assert row["data_hash"] == "sha256:abc"
+    assert row["data_hash"] == "sha256:abc" and row["inputs_hash"] == "sha256:x"
     assert row["provenance"] == "upstream_default"  # the campaign's
     steps = store.trajectories_frame(prediction_id=prediction_id)
     assert list(steps["step"]) == [0, 1, 2, 3]
@@ -54,6 +55,7 @@ def test_empty_fields_and_failures(store, campaign, make_key):
     frame = store.predictions_frame()
     assert list(frame["status"]) == ["failed", "timeout", "crashed", "placeholder"]
     assert frame["expression"].isna().all() and frame["wall_seconds"].isna().all()
+    assert frame["inputs_hash"].isna().all()  # not given: unknown, NULL
     assert list(frame["internals"]) == [{}] * 4
     assert store.trajectories_frame().empty
 
@@ -146,6 +148,8 @@ def test_invalid_input_is_refused_before_writing(store, campaign, make_key, make
         store.record(make_key(), make_result(internals={"x": object()}), campaign_id=campaign, data_hash="h")
     with pytest.raises(StoreError, match="no campaign 99"):
         store.record(make_key(), make_result(), campaign_id=99, data_hash="h")
+    with pytest.raises(TypeError, match="inputs_hash must be a string"):
+        store.record(make_key(), make_result(), campaign_id=campaign, data_hash="h", inputs_hash=b"x")
     with pytest.raises(ValueError, match="provenance 'tuned'"):
         store.start_campaign("x", {}, "cfg", "tuned")
     assert store.predictions_frame().empty
@@ -221,7 +225,7 @@ def test_record_many_commits_a_batch_in_order(store, campaign, make_key, make_re
     with pytest.warns(DuplicateKeyWarning):
         ids = store.record_many(
             [
-                Fit(make_key(2), make_result(2), campaign, "h2"),
+                Fit(make_key(2), make_result(2), campaign, "h2", inputs_hash="x2"),
                 Fit(make_key(1), make_result(1), campaign, "h"),  # already stored: its id comes back
                 Fit(make_key(3), make_result(3), campaign, "h3"),
             ]
@@ -229,6 +233,7 @@ def test_record_many_commits_a_batch_in_order(store, campaign, make_key, make_re
     assert ids[1] == first and len(set(ids)) == 3
     frame = store.predictions_frame().set_index("id")
     assert list(frame.loc[[ids[0], ids[2]], "data_hash"]) == ["h2", "h3"]
+    assert frame.loc[ids[0], "inputs_hash"] == "x2" and pd.isna(frame.loc[ids[2], "inputs_hash"])
     assert store.record_many([]) == []
 
 

@@ -4,15 +4,19 @@
 current ``JUDGE_VERSION`` yet. For each drawn problem it regenerates the points from the draw
 (catalog name and version, problem id, seed, draw index, the condition's support size and noise,
 the campaign's ``n_validation`` and ``ood``), checks them against each prediction's stored
-``data_hash``, prepares one ``Judge`` and scores the problem's predictions with it. Predictions
-whose fit did not end ``ok`` get the judge's failure record (success 0, rates 0, the rest None)
-with the status and error as ``failure_reason``, so that rates count them; a placeholder gets one
-too (reason ``placeholder: ...``) and is left out of the statistics by ``metrics_long_frame``.
+``data_hash``, prepares one ``Judge`` and scores the problem's predictions with it. When only the
+targets differ (the stored ``inputs_hash`` matches: the run's machine rounded its math functions
+differently), the prediction is scored on the targets regenerated here and its metrics say so
+(``TARGETS_DIFFER``). Predictions whose fit did not end ``ok`` get the judge's failure record
+(success 0, rates 0, the rest None) with the status and error as ``failure_reason``, so that rates
+count them; a placeholder gets one too (reason ``placeholder: ...``) and is left out of the
+statistics by ``metrics_long_frame``.
 
 Problems go to worker processes in chunks; metrics are committed chunk by chunk as they come back,
 so an interrupted pass keeps what it scored and a rerun scores only what is missing. A prediction
-that cannot be scored (its points cannot be regenerated, a data-hash mismatch, a catalog whose
-version changed) gets no metrics row: the summary lists it with the reason, and a rerun tries again.
+that cannot be scored (its points cannot be regenerated, other inputs than the method saw, a
+catalog whose version changed) gets no metrics row: the summary lists it with the reason, and a
+rerun tries again.
 
 ``metrics_long_frame(results)`` (in ``long_frame``, re-exported here) joins predictions with their
 metrics into the long table ``srbf.stats.analyze`` reads. docs/metrics.md ("Scoring a results
@@ -48,8 +52,9 @@ __all__ = ["ScoreFailure", "ScoreSummary", "ScoringError", "metrics_long_frame",
 
 HINT_KEYS = ("one_based", "by_index", "notation")  # internals["parse"]: what srbf.expr.parse accepts
 SRBENCH_KEY = "srbench_symbolic_solution"
+TARGETS_DIFFER = "regenerated_targets_differ"  # the metrics flag of a draw scored on this machine's targets
 # srbf.runs.config.SamplingConfig's defaults (not imported: pydantic costs a third of a second), used
-# for a campaign whose config does not say; a wrong guess shows as a data-hash mismatch, never silently.
+# for a campaign whose config does not say; a wrong guess shows as a hash mismatch, never silently.
 DEFAULT_N_VALIDATION = 512
 DEFAULT_OOD = False
 
@@ -69,13 +74,15 @@ class ScoreFailure:
 @dataclass
 class ScoreSummary:
     """What a scoring pass did. ``scored`` rows were written by this pass (``as_failures`` of them
-    with success 0); ``skipped`` predictions already had metrics of ``judge_version``; ``failed``
-    could not be scored, each with its reason."""
+    with success 0, ``targets_differ`` of them on targets that differ from the run's);
+    ``skipped`` predictions already had metrics of ``judge_version``; ``failed`` could not be
+    scored, each with its reason."""
 
     store: Path
     judge_version: str = JUDGE_VERSION
     scored: int = 0
     as_failures: int = 0
+    targets_differ: int = 0
     skipped: int = 0
     failed: list[ScoreFailure] = field(default_factory=list)
     workers: int = 0
@@ -101,6 +108,12 @@ class ScoreSummary:
             f"judge {self.judge_version}: {self.scored} prediction(s) scored in {self.seconds:.1f} s{rate} "
             f"({self.as_failures} as failures); {self.skipped} already scored, skipped"
         ]
+        if self.targets_differ:
+            lines.append(
+                f"warning: {self.targets_differ} prediction(s) scored on targets regenerated here, which differ from "
+                "the run's although the inputs are the same (the run's machine rounded its math functions "
+                f"differently): their metrics carry {TARGETS_DIFFER} = true"
+            )
         if self.failed:
             lines.append(f"{len(self.failed)} prediction(s) could not be scored (no metrics written):")
             for reason, ids in self.reasons().items():
@@ -124,6 +137,7 @@ class _Prediction:
     expression: str | None
     error: str | None
     data_hash: str
+    inputs_hash: str  # "" when the store has none (recorded by an older srbf)
     hints: Any  # internals["parse"], or None
 
 
@@ -222,6 +236,27 @@ def _read_prediction(prediction: _Prediction, variables: tuple[str, ...]) -> tup
         return None, f"does not parse: {error}"
 
 
+def _refusal(p: _Prediction, problem: Any) -> str | None:
+    """Why ``p`` cannot be scored on the regenerated ``problem``, or None when it can. Inputs are
+    drawn bitwise identically on every machine, targets go through the platform's math library:
+    the same inputs under another data hash are the points the method saw, targets rounded
+    differently."""
+    if p.data_hash == problem.data_hash or p.inputs_hash == problem.inputs_hash:
+        return None
+    if p.inputs_hash:
+        return (
+            f"the stored inputs hash {p.inputs_hash[:16]} does not match the regenerated inputs' "
+            f"{problem.inputs_hash[:16]} (nor does the data hash): the points the method saw are not the points "
+            "drawn here (a changed catalog entry, sampler or sampling settings)"
+        )
+    return (
+        f"the stored data hash {p.data_hash[:16] or '(empty)'} does not match the regenerated points' "
+        f"{problem.data_hash[:16]}: the points the method saw cannot be reproduced here (a changed catalog entry "
+        "or sampler, or targets rounded differently by another machine's math library; an older srbf stored no "
+        "inputs hash to tell which: score it on the kind of machine that ran it)"
+    )
+
+
 def _score_problem(work: _Problem, srbench: bool) -> list[Outcome]:
     from srbf.catalogs.sampling import ProblemSampler
     from srbf.judge.data import JudgeInputError
@@ -252,22 +287,24 @@ def _score_problem(work: _Problem, srbench: bool) -> list[Outcome]:
     if problem.is_placeholder:
         return unscorable(f"the draw cannot be regenerated here ({problem.placeholder_reason})")
 
+    def scored(p: _Prediction, record: dict[str, Any]) -> Outcome:
+        metrics = _stored(record)
+        if p.data_hash != problem.data_hash:  # let through by its inputs: the targets differ
+            metrics[TARGETS_DIFFER] = True
+        return p.id, metrics, None
+
     to_judge: list[tuple[_Prediction, Any]] = []
     for p in real:
-        if p.data_hash != problem.data_hash:
-            out.append((p.id, None, (
-                f"{work.where}: the stored data hash {p.data_hash[:16] or '(empty)'} does not match the "
-                f"regenerated points' {problem.data_hash[:16]}: the points the method saw cannot be "
-                "reproduced here (a changed catalog entry or sampler, or targets rounded differently by "
-                "another machine's math library)"
-            )))  # fmt: skip
+        refused = _refusal(p, problem)
+        if refused is not None:
+            out.append((p.id, None, f"{work.where}: {refused}"))
         elif p.status != "ok":
             reason = f"{p.status}: {p.error}" if p.error else p.status
-            out.append((p.id, _stored(_failure(reason, srbench)), None))
+            out.append(scored(p, _failure(reason, srbench)))
         else:
             given, bad = _read_prediction(p, entry.variable_names)
             if bad is not None:
-                out.append((p.id, _stored(_failure(bad, srbench)), None))
+                out.append(scored(p, _failure(bad, srbench)))
             else:
                 to_judge.append((p, given))
     if not to_judge:
@@ -289,7 +326,7 @@ def _score_problem(work: _Problem, srbench: bool) -> list[Outcome]:
         if isinstance(record, Exception):
             out.append((p.id, None, f"{work.where}: the judge failed: {type(record).__name__}: {record}"))
         else:
-            out.append((p.id, _stored(record), None))
+            out.append(scored(p, record))
     return out
 
 
@@ -397,8 +434,10 @@ def _plan(store: ResultsStore, todo: pd.DataFrame) -> tuple[list[_Problem], list
             failures.append(ScoreFailure(int(row.id), f"{catalog}/{row.problem_id}: {error}"))
             continue
         internals = row.internals if isinstance(row.internals, Mapping) else {}
+        inputs_hash = row.inputs_hash if isinstance(row.inputs_hash, str) else ""  # NULL reads as None or NaN
         prediction = _Prediction(
-            int(row.id), str(row.status), row.expression, row.error, str(row.data_hash or ""), internals.get("parse")
+            int(row.id), str(row.status), row.expression, row.error, str(row.data_hash or ""), inputs_hash,
+            internals.get("parse"),
         )
         key = (ref, catalog, version, str(row.problem_id), int(row.seed), int(row.draw), str(row.condition),
                n_support, noise, n_validation, ood)  # fmt: skip
@@ -535,6 +574,7 @@ def score_store(
             rows = [(pid, metrics) for pid, metrics, _ in batch if metrics is not None]
             summary.scored += store.record_metrics_many(rows, JUDGE_VERSION, replace=replace)
             summary.as_failures += sum(1 for _, metrics in rows if not metrics.get("success"))
+            summary.targets_differ += sum(1 for _, metrics in rows if metrics.get(TARGETS_DIFFER))
             summary.failed.extend(ScoreFailure(pid, reason) for pid, metrics, reason in batch if metrics is None)
             bar.update(len(batch))
     except KeyboardInterrupt:

@@ -385,7 +385,7 @@ class _HeldResults:
             if fit.spec.sees_truth:
                 result.internals.setdefault("sees_truth", True)  # the record says the method saw the truth
             campaign = self.campaign_of[(fit.variant.name, fit.variant.config_hash)]
-            fits.append(Fit(fit.key, result, campaign, done.data_hash))
+            fits.append(Fit(fit.key, result, campaign, done.data_hash, inputs_hash=done.inputs_hash))
         self.store.record_many(fits)
         self.summary.statuses.update(done.result.status for done in self._held)
         self._held = []

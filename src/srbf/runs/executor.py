@@ -67,11 +67,13 @@ def default_workers() -> int:
 
 @dataclass
 class Completed:
-    """One planned fit and what came of it; ``data_hash`` is the hash of the points it was given."""
+    """One planned fit and what came of it; ``data_hash`` is the hash of the points it was given,
+    ``inputs_hash`` that of their inputs alone ("" when no points were drawn)."""
 
     fit: PlannedFit
     result: FitResult
     data_hash: str
+    inputs_hash: str = ""
 
 
 class Executor(ABC):
@@ -308,7 +310,7 @@ class LocalExecutor(Executor):
                     break
                 prepared = prepare(fit)
                 if isinstance(prepared, Placeholder):
-                    self._results.put(Completed(fit, prepared.result, prepared.data_hash))
+                    self._results.put(Completed(fit, prepared.result, prepared.data_hash, prepared.inputs_hash))
                     continue
                 current = fit.spec
                 entry = self._holding(held, current)
@@ -370,7 +372,7 @@ class LocalExecutor(Executor):
             self._abnormal(fit.spec, entry, f"{result.status}: {_first_line(result.error)}")
         else:
             entry.abnormal = 0
-        self._results.put(Completed(fit, result, task.data_hash))
+        self._results.put(Completed(fit, result, task.data_hash, task.inputs_hash))
 
     def _abnormal(self, spec: WorkerSpec, entry: _Held, error: str) -> None:
         entry.abnormal += 1

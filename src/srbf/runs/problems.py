@@ -27,6 +27,7 @@ class Placeholder:
 
     result: FitResult
     data_hash: str = ""
+    inputs_hash: str = ""
 
 
 def _ident(fit: PlannedFit) -> tuple:
@@ -84,7 +85,8 @@ class ProblemSource:
             reason = f"sampling failed: {type(exc).__name__}: {exc}"
             return Placeholder(FitResult(status="placeholder", error=reason))
         if problem.placeholder_reason is not None:
-            return Placeholder(FitResult(status="placeholder", error=problem.placeholder_reason), problem.data_hash)
+            result = FitResult(status="placeholder", error=problem.placeholder_reason)
+            return Placeholder(result, problem.data_hash, problem.inputs_hash)
         options = fit.spec.options
         if fit.spec.sees_truth:
             options["truth"] = fit.entry.formula  # only oracle methods are ever given the truth
@@ -96,4 +98,5 @@ class ProblemSource:
             options=options,
             time_limit=fit.variant.method.time_limit,
             data_hash=problem.data_hash,
+            inputs_hash=problem.inputs_hash,
         )

@@ -32,7 +32,8 @@ class TaskKey:
 
 @dataclass(frozen=True)
 class FitTask:
-    """What a worker receives: the support points and their column names, the budget and options."""
+    """What a worker receives: the support points and their column names, the budget and options.
+    The sampled problem's hashes go with it to the store; they are not sent to the worker."""
 
     key: TaskKey
     X: np.ndarray
@@ -41,6 +42,7 @@ class FitTask:
     options: dict[str, Any] = field(default_factory=dict)
     time_limit: float = 600.0
     data_hash: str = ""
+    inputs_hash: str = ""
 
 
 @dataclass

@@ -34,6 +34,7 @@ PREDICTION_COLUMNS = (
     "cpu_seconds",
     "method_seconds",
     "data_hash",
+    "inputs_hash",
     "internals",
     "stderr_tail",
     "created_at",
@@ -112,7 +113,9 @@ def predictions(
         )
         params.append(unscored_by)
     where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-    columns = ", ".join(f"p.{c}" for c in PREDICTION_COLUMNS)
+    # A store of an older schema opened read-only is not migrated: its missing columns read as NULL.
+    present = {row[1] for row in conn.execute("PRAGMA table_info(predictions)")}
+    columns = ", ".join(f"p.{c}" if c in present else f"NULL AS {c}" for c in PREDICTION_COLUMNS)
     rows = conn.execute(f"SELECT {columns} FROM predictions p{where} ORDER BY p.id", params).fetchall()
     frame = _frame(rows, PREDICTION_COLUMNS)
     if decode_json:

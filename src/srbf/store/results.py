@@ -41,8 +41,8 @@ _INT64 = (-(2**63), 2**63 - 1)
 
 _INSERT_PREDICTION = f"""
 INSERT INTO predictions (campaign_id, {", ".join(KEY_COLUMNS)}, provenance, status, expression, error,
-    wall_seconds, cpu_seconds, method_seconds, data_hash, internals, stderr_tail, created_at)
-VALUES ({", ".join("?" * (len(KEY_COLUMNS) + 12))})
+    wall_seconds, cpu_seconds, method_seconds, data_hash, internals, stderr_tail, created_at, inputs_hash)
+VALUES ({", ".join("?" * (len(KEY_COLUMNS) + 13))})
 ON CONFLICT ({", ".join(KEY_COLUMNS)}) DO NOTHING
 """
 _SELECT_BY_KEY = f"SELECT id FROM predictions WHERE {' AND '.join(f'{c} = ?' for c in KEY_COLUMNS)}"
@@ -102,13 +102,16 @@ _INSERT_METRICS = "INSERT INTO metrics (prediction_id, judge_version, metrics, c
 
 
 class Fit(NamedTuple):
-    """One fit to record: its key and result, the campaign it belongs to, its data's hash."""
+    """One fit to record: its key and result, the campaign it belongs to, its data's hash, and the
+    hash of its inputs alone (which, unlike the targets, are the same on every machine: the
+    scoring pass tells rounding from other data by it; None or "" when unknown)."""
 
     key: TaskKey
     result: FitResult
     campaign_id: int
     data_hash: str
     provenance: str | None = None
+    inputs_hash: str | None = None
 
 
 class ResultsStore:
@@ -201,13 +204,14 @@ class ResultsStore:
         campaign_id: int,
         data_hash: str,
         provenance: str | None = None,
+        inputs_hash: str | None = None,
     ) -> int:
         """Store one fit (prediction and trajectory, one transaction); return its prediction id.
 
         ``provenance`` defaults to the campaign's. If ``key`` is already stored, nothing is written:
         a ``DuplicateKeyWarning`` is issued and the stored prediction's id returned.
         """
-        (prediction_id,) = self.record_many([Fit(key, result, campaign_id, data_hash, provenance)])
+        (prediction_id,) = self.record_many([Fit(key, result, campaign_id, data_hash, provenance, inputs_hash)])
         return prediction_id
 
     def record_many(self, fits: Sequence[Fit]) -> list[int]:
@@ -264,6 +268,8 @@ class ResultsStore:
             raise ValueError(f"provenance {fit.provenance!r} is not one of {', '.join(PROVENANCES)}")
         if not isinstance(fit.data_hash, str):
             raise TypeError(f"data_hash must be a string, got {fit.data_hash!r}")
+        if not isinstance(fit.inputs_hash, (str, type(None))):
+            raise TypeError(f"inputs_hash must be a string or None, got {fit.inputs_hash!r}")
         for name in ("expression", "error"):
             if not isinstance(getattr(result, name), (str, type(None))):
                 raise TypeError(f"FitResult.{name} must be a string or None, got {getattr(result, name)!r:.80}")
@@ -279,6 +285,7 @@ class ResultsStore:
             internals,
             result.stderr_tail or "",
             _now(),
+            fit.inputs_hash or None,
         )
         steps = [(step, _real(seconds), str(expression)) for step, (seconds, expression) in enumerate(result.trajectory)]
         return values, row, steps

@@ -2,8 +2,9 @@
 
 The file carries two numbers in its header: ``application_id`` marks it as an srbf results store
 and ``user_version`` is the schema version below. A file from a newer srbf (a higher version) is
-refused with a clear message rather than misread; a file from an older srbf would be migrated here
-(version 1 is the first, so there is nothing to migrate yet).
+refused with a clear message rather than misread; a file from an older srbf is migrated when it is
+opened for writing (``MIGRATIONS``), so that it ends with the same tables as a new file. A file
+opened read-only is not migrated: readers cope with the older tables (see ``frames``).
 
 The status and provenance lists are written out literally, not generated from
 ``srbf.runs.records.STATUSES``: a file's CHECK constraints are fixed when it is created, so changing
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from srbf.store.errors import StoreError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 APPLICATION_ID = 0x53524246  # "SRBF"
 
 PROVENANCES = ("upstream_default", "author_blessed", "harness_tuned")
@@ -89,6 +90,7 @@ CREATE TABLE predictions (
     internals       TEXT NOT NULL DEFAULT '{}', -- JSON object
     stderr_tail     TEXT NOT NULL DEFAULT '',
     created_at      TEXT NOT NULL,
+    inputs_hash     TEXT,                      -- of the X arrays alone, NULL if unknown
     UNIQUE (method, config_hash, catalog, catalog_version, problem_id, draw, budget, condition, seed)
 );
 CREATE INDEX predictions_by_campaign ON predictions (campaign_id);
@@ -110,6 +112,12 @@ CREATE TABLE metrics (
     UNIQUE (prediction_id, judge_version)
 );
 """
+
+# Version -> the statements that bring a store of that version to the next one. A column added by
+# ALTER TABLE goes last, so TABLES declares it last too: a migrated file and a new one are alike.
+MIGRATIONS = {
+    1: ("ALTER TABLE predictions ADD COLUMN inputs_hash TEXT",),  # 2: the inputs' own hash
+}
 
 
 def _header(conn: sqlite3.Connection) -> tuple[int, int, int]:
@@ -133,7 +141,8 @@ def check_header(conn: sqlite3.Connection, path: Path) -> int:
 
 
 def create_or_migrate(conn: sqlite3.Connection, path: Path) -> None:
-    """Create the tables in an empty file, inside the caller's write transaction.
+    """Create the tables in an empty file, or migrate an older store, inside the caller's write
+    transaction (so a migration is all or nothing).
 
     Also proves the file writable: a store whose file is read-only fails here, when it is opened,
     rather than at the first record of a run."""
@@ -149,4 +158,7 @@ def create_or_migrate(conn: sqlite3.Connection, path: Path) -> None:
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         return
-    raise StoreError(f"results store {path}: no migration from schema {version} to {SCHEMA_VERSION}")
+    for step in range(version, SCHEMA_VERSION):
+        for statement in MIGRATIONS[step]:
+            conn.execute(statement)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
