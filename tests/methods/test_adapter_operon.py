@@ -69,13 +69,40 @@ def test_trajectory_has_one_scaled_model_per_generation(case):
     assert last >= r2(trajectory[0], case["variables"], X, y) - 1e-6  # the best model never gets worse
 
 
+@pytest.mark.parametrize("case", FITTED, ids=[c["name"] for c in FITTED])
+def test_trajectory_ends_on_the_returned_model(case):
+    # each entry is scaled as the wrapper scales its final model (float32 fit, float32 constants),
+    # so with one objective the last entry is the returned expression, character for character;
+    # with two the wrapper returns the front's minimum-description-length model instead
+    last = case["trajectory"][-1]
+    if case["options"].get("params", {}).get("objectives"):
+        assert last in case["front"]
+    else:
+        assert last == case["expression"]
+
+
+def test_linear_scaling_is_appended_as_the_wrapper_appends_it():
+    f = [["variable", 0, 0.5, 0]]
+    # scale then offset, both as float32 node values: (offset + (scale*f))
+    expected = "((-0.20000000298023224) + (0.10000000149011612*(0.5*a)))"
+    assert op.to_infix(op.scaled_nodes(f, 0.1, -0.2), ["a"]) == expected
+    assert op.scaled_nodes(f, 1.0, 0.0) == f  # exactly 1 and exactly 0 are left out, as the wrapper does
+    assert op.to_infix(op.scaled_nodes(f, 1.0, 2.0), ["a"]) == "(2.0 + (0.5*a))"
+    # a float32 rounding-noise intercept (a fit of the true formula) is Operon's and stays
+    noisy = op.scaled_nodes(f, 2.0, 1.6053212913881121e-06)
+    assert op.to_infix(noisy, ["a"]) == "(1.6053212448241538e-06 + (2.0*(0.5*a)))"
+    # the scaling nodes of a recorded model are the wrapper's: stripped and re-appended, the same
+    raw = FITTED[0]["raw"]
+    (_, _, scale, _), _, (_, _, offset, _), _ = raw[-4:]
+    assert op.scaled_nodes(raw[:-4], scale, offset) == raw
+
+
 def test_conversion_reads_operons_postfix_layout():
     v = ["a", "b"]
     # postfix, a node's first argument is the subtree just before it: [b-term, a-term, -] is a - b
     nodes = [["variable", 0, 2.0, 1], ["variable", 0, 0.5, 0], ["-", 2, 1.0, None]]
     assert op.to_infix(nodes, v) == "((0.5*a) - (2.0*b))"
     assert op.to_infix([["constant", 0, -1.5, None]], v) == "(-1.5)"
-    assert op.scaled("a", 2.0, -1.0) == "((-1.0) + 2.0*a)"
     with pytest.raises(ValueError, match="no srbf spelling"):
         op.to_infix([["variable", 0, 1.0, 0], ["floor", 1, 1.0, None]], v)
 
@@ -128,6 +155,7 @@ def test_real_fits_through_the_worker():
         assert result.status == "ok", result.error
     assert first.expression == again.expression  # the seed fixes the run
     assert 2 <= len(first.trajectory) <= 11
+    assert first.trajectory[-1][1] == first.expression  # one objective: the trajectory ends on model_
     internals = first.internals
     assert internals["size_limit"] == {"max_length": 50, "max_depth": 10}
     assert internals["generations_run"] == 10 and internals["objectives"] == ["r2"]

@@ -17,7 +17,19 @@ method alike:
 **Trajectory**: the sklearn wrapper runs the algorithm with no callback, so the adapter hands
 the algorithm a callback for the wrapper's own ``Run`` call (by wrapping the algorithm the
 wrapper constructs; everything else is the wrapper's code). Each generation it reports the best
-model with its least-squares scale and offset, as the wrapper applies them to the final model.
+model with its least-squares scale and offset exactly as the wrapper applies them to the final
+model (``scaled_nodes``): fitted on Operon's float32 predictions (so in float32), stored as
+float32 constants, a scale of exactly 1 and an offset of exactly 0 left out. With one objective
+the last entry is therefore the returned expression, character for character.
+
+**Linear scaling stays.** Operon's models are ``offset + scale*f`` (the wrapper forces both terms
+for its error objectives, r2 included) and every variable carries a weight (``w*x``). Computed in
+float32, the offset is about 1e-7 of the targets' spread even when ``f`` is the true formula, and
+the product of the scale and the weights is 1 only to about 1e-7. The adapter writes them as they
+are (dropping them would change Operon's model), so by srbf's rules (docs/canonical.md: ``<c> + f``
+is not ``f``, ``c*x`` is not ``x``) a recovered ``f`` scores as ``<c> + <c>*f`` (and a weighted
+variable inside a function as ``sin(<c>*x)``): it matches the truth's structure only where the
+truth has constants in those places too.
 
 **Conversion**: Operon prints infix with 1-based columns ``X1, X2, ...`` and fixed decimals
 (6 by default), which loses digits. The adapter reads the tree's nodes instead (postfix; a
@@ -48,6 +60,7 @@ standard library, NumPy and pyoperon are imported.
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 
@@ -133,9 +146,22 @@ def _format(kind: str, args: list) -> str:
     raise ValueError(f"{NAME}: no srbf spelling for Operon node {kind} with {len(args)} argument(s)")
 
 
-def scaled(expression: str, scale: float, offset: float) -> str:
-    """``offset + scale*(expression)``, as the wrapper applies linear scaling to its models."""
-    return f"({number(offset)} + {number(scale)}*{expression})"
+def float32(value: float) -> float:
+    """``value`` as Operon stores it in a node (a C++ float, rounded to nearest)."""
+    return float(np.float32(value))
+
+
+def scaled_nodes(nodes, scale: float, offset: float) -> list:
+    """``nodes`` (``tree_nodes``, postfix) with linear scaling appended as the wrapper's
+    ``get_solution_stats`` appends it to its models: ``[scale, *]`` unless the scale is exactly 1,
+    then ``[offset, +]`` unless the offset is exactly 0, each constant rounded to float32 as a
+    node stores it. ``to_infix`` of the result is ``(offset + (scale*f))``."""
+    nodes = [list(node) for node in nodes]
+    if scale != 1:
+        nodes += [["constant", 0, float32(scale), None], ["*", 2, 1.0, None]]
+    if offset != 0:
+        nodes += [["constant", 0, float32(offset), None], ["+", 2, 1.0, None]]
+    return nodes
 
 
 # --- options -------------------------------------------------------------------------------------
@@ -216,6 +242,18 @@ class _OperonModule:
 # --- the method ----------------------------------------------------------------------------------
 
 
+def scaling_terms(model) -> tuple[bool, bool]:
+    """(scale term, intercept term) as the wrapper's ``fit`` resolves them: it turns both on for
+    the objectives that need linear scaling (r2 among them) whatever the parameters say."""
+    resolve = getattr(model, "_resolve_params", None)  # pyoperon 0.6.2; no side effects for an int seed
+    if resolve is not None:
+        with warnings.catch_warnings():  # its override warning comes again from fit
+            warnings.simplefilter("ignore")
+            resolved = resolve()
+        return bool(resolved["add_model_scale_term"]), bool(resolved["add_model_intercept_term"])
+    return bool(model.add_model_scale_term), bool(model.add_model_intercept_term)
+
+
 def setup(options):
     """Import pyoperon once per worker (never inside a timed fit)."""
     import pyoperon.sklearn  # noqa: F401
@@ -245,8 +283,7 @@ def run(X, y, *, budget, seed, variables, options, report):
     ds = op.Dataset(np.asfortranarray(X))
     rows = op.Range(0, X.shape[0])
     dtable = op.DispatchTable()
-    scale_model = model.add_model_scale_term
-    offset_model = model.add_model_intercept_term
+    scale_model, offset_model = scaling_terms(model)
     state = {"columns": None, "error": None}
 
     def on_generation(algorithm):
@@ -256,10 +293,12 @@ def run(X, y, *, budget, seed, variables, options, report):
             if state["columns"] is None:
                 state["columns"] = {h: i for i, h in enumerate(model.variables_)}
             tree = algorithm.BestModel.Genotype
-            expression = to_infix(tree_nodes(tree, state["columns"]), variables)
-            predicted = np.asarray(op.Evaluate(dtable, tree, ds, rows), dtype=float)
+            # as the wrapper's get_solution_stats: Operon's float32 predictions, so its float32 fit
+            predicted = op.Evaluate(dtable, tree, ds, rows)
             scale, offset = op.FitLeastSquares(predicted, y)
-            report(scaled(expression, scale if scale_model else 1.0, offset if offset_model else 0.0))
+            nodes = scaled_nodes(tree_nodes(tree, state["columns"]), scale if scale_model else 1.0,
+                                 offset if offset_model else 0.0)  # fmt: skip
+            report(to_infix(nodes, variables))
         except Exception as exc:  # the fit goes on; the record says why the trajectory stopped
             state["error"] = f"{type(exc).__name__}: {exc}"
 
