@@ -96,8 +96,75 @@ def test_options_are_checked():
     assert sr.check_options({"params": {"alg": "OnlyRandom"}})["params"] == {"alg": "OnlyRandom"}
     with pytest.raises(ValueError, match="may not set nonterminals"):
         sr.check_options({"params": {"nonterminals": "add"}})
-    with pytest.raises(ValueError, match="positive integer"):
+    with pytest.raises(ValueError, match="number of evaluated expressions, a positive integer"):
         sr.generations(0)
+    with pytest.raises(ValueError, match="positive integer"):
+        sr.generations(1.5)
+    assert sr.generations(64.0) == 64
+
+
+# --- the budget: SymRegg's gen, recorded at 1, 2, 4, ..., 128 (recorded/record_symregg_budgets.py) ---------
+
+BUDGET_FITS = recording("symregg_budgets")["fits"]
+
+
+def by_problem():
+    groups = {}
+    for fit in BUDGET_FITS:
+        groups.setdefault(fit["problem"], []).append(fit)
+    return groups
+
+
+def test_budget_recording_comes_from_the_pinned_release():
+    assert recording("symregg_budgets")["version"] == "1.0.4"
+    assert {f["budget"] for f in BUDGET_FITS} == {1, 2, 4, 8, 16, 32, 64, 128} and len(by_problem()) == 3
+
+
+@pytest.mark.parametrize("fit", BUDGET_FITS, ids=[f"{f['problem']} gen={f['budget']}" for f in BUDGET_FITS])
+def test_budget_is_passed_as_gen_and_the_trace_is_split_into_initial_and_search(fit):
+    table, result = fit["table"], fit["result"]
+    assert result["knob"] == {"gen": fit["budget"]}
+    n = sr.initial_count(table["id"])
+    assert n is not None and result["n_initial"] == n and result["n_visited"] == len(table["id"])
+    assert result["n_inserted"] == len(table["id"]) - n
+    # every fit of the recording ran in one process, so each started from the same initial e-graph:
+    # the one a budget of 1 (at which SymRegg never searches) returns whole
+    first = next(f for f in by_problem()[fit["problem"]] if f["budget"] == 1)
+    assert first["result"]["n_inserted"] == 0
+    assert table["display"][:n] == first["table"]["display"]
+    searched = table["id"][n:]
+    assert searched == list(range(fit["budget"] - len(searched), fit["budget"]))  # counted up to gen
+    X, y = np.asarray(fit["X"]), np.asarray(fit["y"])
+    with np.errstate(all="ignore"):
+        loss = float(np.mean((evaluate(result["expression"], fit["variables"], X) - y) ** 2))
+    assert loss == pytest.approx(result["loss_train"], rel=1e-9)
+    assert result["loss_train"] == min(v for v in table["loss_train"] if np.isfinite(v))
+
+
+@pytest.mark.parametrize("problem", sorted(by_problem()))
+def test_a_budget_at_or_below_symreggs_initial_count_runs_no_search(problem):
+    """gen counts evaluated expressions from the initial e-graph's count on (Search.hs, egraphSearch):
+    the search inserts gen - start of them, and none when gen <= start; below that the fit is
+    the initial e-graph whatever the budget (why budgets 1 and 4 scored alike in the roster)."""
+    fits = by_problem()[problem]
+    starts = {f["table"]["id"][f["result"]["n_initial"]] for f in fits if f["result"]["n_inserted"]}
+    assert len(starts) == 1  # the count at which the search began: the same in every fit
+    start = starts.pop()
+    first = fits[0]
+    for fit in fits:
+        assert fit["result"]["n_inserted"] == max(0, fit["budget"] - start)
+        if fit["budget"] <= start:
+            assert fit["table"] == first["table"] and fit["result"]["expression"] == first["result"]["expression"]
+    assert fits[-1]["result"]["n_inserted"] > 100  # 128 is a search
+
+
+def test_initial_count_reads_the_table_order():
+    assert sr.initial_count([2, 1, 0, 5, 6]) == 3
+    assert sr.initial_count([0]) == 1
+    assert sr.initial_count([7, 6, 5, 4, 3, 2, 1, 0, 4, 5]) == 8  # the search's first ids may repeat
+    assert sr.initial_count([7, 6, 5, 4, 3, 2, 1, 4, 5]) == 7  # id 0 printed no row (seen in real fits)
+    assert sr.initial_count([1, 2]) == 1 and sr.initial_count([]) is None
+    assert sr.initial_count([1.0, 0.0]) == 2 and sr.initial_count([0, float("nan")]) is None
 
 
 def test_adapter_file_imports_only_numpy_and_symregg():
@@ -106,7 +173,7 @@ def test_adapter_file_imports_only_numpy_and_symregg():
 
 def test_config_runs_the_adapter_at_upstream_defaults():
     data = check_config(NAME)
-    assert data["budgets"] == {"powers_of_two": [0, 12]}
+    assert data["budgets"] == {"powers_of_two": [5, 12]}  # every rung searches (see the config)
 
 
 # --- the real package ----------------------------------------------------------------------------
@@ -131,3 +198,19 @@ def test_real_fits_through_the_worker(tmp_path, monkeypatch):
     loss = np.mean((evaluate(first.expression, ("u", "v"), X_np) - y_np) ** 2)
     assert loss == pytest.approx(first.internals["loss_train"], rel=1e-9)
     assert list(tmp_path.iterdir()) == []
+
+
+@needs_env
+def test_real_budgets_below_the_initial_count_do_not_search(tmp_path, monkeypatch):
+    """One worker process, one problem: budgets 1 and 2 (below the initial e-graph of a
+    two-variable problem, which holds at least x0, x1 and a parameter) give the same fit without
+    a search step; 64 searches."""
+    monkeypatch.chdir(tmp_path)
+    X, y = toy(0)
+    fits = worker_fits(NAME, PYTHON, [(X, y, ("u", "v"), budget, 0) for budget in (1, 2, 64)])
+    assert all(r.status == "ok" for r in fits), [r.error for r in fits]
+    one, two, many = (r.internals for r in fits)
+    assert one["n_inserted"] == two["n_inserted"] == 0
+    assert fits[0].expression == fits[1].expression and one["n_visited"] == two["n_visited"] == one["n_initial"]
+    assert many["n_initial"] == one["n_initial"] and 0 < many["n_inserted"] < 64
+    assert many["n_visited"] == many["n_initial"] + many["n_inserted"]

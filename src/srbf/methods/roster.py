@@ -109,7 +109,7 @@ _ENTRIES = (
     ),
     _spec(
         "symregg", "symregg", "1.0.4",
-        budget_knob="generations",
+        budget_knob="evaluated expressions (gen)",
         trajectory="trace=True (in insertion order, no timestamps)",
         reproducible=False,
         notes="takes no seed: its fits are not reproducible",
