@@ -335,9 +335,9 @@ def test_config_provenance_is_read_from_the_method_config(tmp_path, monkeypatch)
     monkeypatch.setattr(roster, "CONFIGS_DIR", tmp_path)
     (tmp_path / "gplearn.yaml").write_text("method:\n  name: gplearn\n  config_provenance: upstream_default\n"
                                            "  options: {population_size: 50}\nbudgets: [4, 8]\n")  # fmt: skip
-    assert doctor.config_provenance(roster.get("gplearn")) == "upstream_default"
-    assert doctor.config_provenance(roster.get("ffx")) is None
-    config = doctor._config_method(roster.get("gplearn"))
+    assert roster.get("gplearn").config_provenance == "upstream_default"
+    assert roster.get("ffx").config_provenance is None
+    config = roster.get("gplearn").shipped_method()
     assert config["options"] == {"population_size": 50} and doctor.smallest_budget(config["_budgets"]) == 4
 
 

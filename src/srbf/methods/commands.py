@@ -31,7 +31,6 @@ def _select(name: str):
 def method_rows() -> list[dict]:
     """One row per roster method: what ``srbf methods list`` shows."""
     from srbf.methods import envs, roster
-    from srbf.methods.doctor import config_provenance
 
     rows = []
     for spec in roster.ROSTER.values():
@@ -46,7 +45,7 @@ def method_rows() -> list[dict]:
             "python": str(envs.env_python(spec.name)) if installed else None,
             "install_seconds": manifest.get("install_seconds") if installed else None,
             "disk_bytes": manifest.get("disk_bytes") if installed else None,
-            "config_provenance": config_provenance(spec),
+            "config_provenance": spec.config_provenance,
             "budget_knob": spec.budget_knob,
             "trajectory": spec.trajectory,
             "adapter": spec.adapter_path.is_file(),

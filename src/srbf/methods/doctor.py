@@ -76,27 +76,6 @@ class DoctorReport:
         return out
 
 
-def _config_method(spec: MethodSpec) -> dict[str, Any]:
-    """The ``method`` section and budgets of the method's shipped config, read raw ({} if none)."""
-    path = spec.config_path
-    if not path.is_file():
-        return {}
-    try:
-        import yaml
-
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except Exception:  # a broken config is the config check's business, not the doctor's
-        return {}
-    method = data.get("method") if isinstance(data.get("method"), dict) else {}
-    return {**method, "_budgets": method.get("budgets", data.get("budgets"))}
-
-
-def config_provenance(spec: MethodSpec) -> str | None:
-    """The ``config_provenance`` label of the method's shipped config (None: no config or no label)."""
-    value = _config_method(spec).get("config_provenance")
-    return value if isinstance(value, str) else None
-
-
 def smallest_budget(budgets: Any, default: int = 1) -> Any:
     """The first rung of a config's budget ladder (a number, a list, or {powers_of_two: [a, b]})."""
     if isinstance(budgets, (int, float)) and not isinstance(budgets, bool):
@@ -159,7 +138,7 @@ def _toy_fit(spec: MethodSpec, report: DoctorReport, python: Path, time_limit: f
     from srbf.methods.worker import Worker, WorkerStartError
     from srbf.runs.records import FitTask, TaskKey
 
-    config = _config_method(spec)
+    config = spec.shipped_method()
     options = config.get("options") if isinstance(config.get("options"), dict) else {}
     env = config.get("env") if isinstance(config.get("env"), dict) else {}
     env = {str(k): (None if v is None else str(v)) for k, v in env.items()}

@@ -15,6 +15,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ADAPTERS_DIR = Path(__file__).resolve().with_name("adapters")
 CONFIGS_DIR = Path(__file__).resolve().parents[3] / "configs" / "methods"  # in a source checkout
@@ -57,6 +58,27 @@ class MethodSpec:
     def config_path(self) -> Path:
         """The method's config, ``configs/methods/NAME.yaml`` in a source checkout."""
         return CONFIGS_DIR / f"{self.name}.yaml"
+
+    def shipped_method(self) -> dict[str, Any]:
+        """The ``method`` section of the shipped config, read raw, with its ladder under
+        ``_budgets`` ({} without a config; a broken config is the config check's business)."""
+        path = self.config_path
+        if not path.is_file():
+            return {}
+        try:
+            import yaml
+
+            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except Exception:
+            return {}
+        method = data.get("method") if isinstance(data.get("method"), dict) else {}
+        return {**method, "_budgets": method.get("budgets", data.get("budgets"))}
+
+    @property
+    def config_provenance(self) -> str | None:
+        """The ``config_provenance`` label of the shipped config (None: no config or no label)."""
+        value = self.shipped_method().get("config_provenance")
+        return value if isinstance(value, str) else None
 
     @property
     def pinned(self) -> str:
