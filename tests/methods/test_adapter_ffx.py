@@ -99,7 +99,7 @@ def test_real_fit_through_the_worker():
     assert r2(result.expression, ("u", "v"), X, y) > 0.99
 
 
-# --- why FFX's models stop at an FVU of about 1e-3 (recorded by recorded/ffx_stopping.py) ----------
+# --- why FFX's models stop at an FVU of about 1e-3 (recorded by recorded/record_ffx_stopping.py) ----------
 
 STOPPING = recording("ffx_stopping")
 EPS32 = 2.0**-23  # nrr's threshold (docs/metrics.md)

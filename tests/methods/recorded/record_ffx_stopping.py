@@ -2,7 +2,7 @@
 
 Run under the interpreter of FFX's own environment (which has ffx, not srbf)::
 
-    $SRBF_HOME/envs/ffx/bin/python tests/methods/recorded/ffx_stopping.py
+    $SRBF_HOME/envs/ffx/bin/python tests/methods/recorded/record_ffx_stopping.py
 
 On small problems whose truth is a linear combination of FFX's own bases (``x0*x1``, a linear
 function) and on one that is not (``sqrt(x0)``: ffx 2.1.0 never builds its power bases), it runs
@@ -124,7 +124,7 @@ def main() -> None:
         "version": importlib.metadata.version("ffx"),
         "numpy": np.__version__,
         "python": platform.python_version(),
-        "recorded_with": "tests/methods/recorded/ffx_stopping.py",
+        "recorded_with": "tests/methods/recorded/record_ffx_stopping.py",
         "strategy": constants,
         "cases": cases,
     }
