@@ -1,9 +1,10 @@
 """``ResultsStore``: one SQLite file per results root, written by the driver, read by anyone.
 
-The driver opens the store (``ResultsStore(root)``), starts a campaign, and records each fit as it
-comes back. ``record`` writes the prediction and its trajectory in one transaction and commits at
-once, so a crash or a ``kill -9`` loses at most the fits still in flight, and a rerun resumes by
-skipping ``done_keys()``. A key already stored is never written twice.
+The driver opens the store (``ResultsStore(root)``), starts a campaign, and records the fits as
+they come back (``record_many``: those finishing within 50 ms of each other in one transaction).
+``record`` writes one prediction and its trajectory in one transaction and commits at once, so
+whatever a call has returned survives a crash or a ``kill -9``, and a rerun resumes by skipping
+``done_keys()``. A key already stored is never written twice.
 
 Readers (``ResultsStore.open_readonly``: ``srbf status``, notebooks, the report) may be other
 processes and may read while a run writes: the file is in WAL mode, so a reader sees the last
@@ -215,8 +216,8 @@ class ResultsStore:
         return prediction_id
 
     def record_many(self, fits: Sequence[Fit]) -> list[int]:
-        """Store fits that arrived together in ONE transaction (one sync to disk instead of one
-        each); return their prediction ids in order. All or none are written."""
+        """Store several fits in ONE transaction (one sync to disk instead of one each); return
+        their prediction ids in order. All or none are written."""
         rows = [self._row(fit) for fit in fits]  # every check before anything is written
         if not rows:
             return []
