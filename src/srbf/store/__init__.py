@@ -2,8 +2,8 @@
 
 One SQLite file (WAL mode) per results root, ``./srbf-results/srbf.sqlite`` by default. The
 driver is its only writer and commits the fits as they arrive (those finishing within 50 ms of
-each other in one transaction); any number of readers (other
-processes too) may read at the same time. See docs/store.md for the tables and how to query them.
+each other in one transaction); any number of readers (other processes too) may read at the same
+time. See docs/store.md for the tables and how to query them.
 
     store = ResultsStore("runs/2024-feynman")
     campaign = store.start_campaign("feynman-pysr", config, config_hash, "upstream_default")
