@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -21,7 +20,9 @@ def _completed(tmp_path, n: int):
     return config, plan, [Completed(fit, FitResult(status="ok", expression="x"), "hash") for fit in plan.fits]
 
 
-def test_held_fits_are_committed_together_once_the_window_has_passed(tmp_path):
+def test_held_fits_are_committed_together_once_the_window_has_passed(tmp_path, monkeypatch):
+    clock = [100.0]
+    monkeypatch.setattr("srbf.runs.driver.time.monotonic", lambda: clock[0])
     config, plan, done = _completed(tmp_path, 4)
     store = ResultsStore(config.results)
     variant = plan.variants[0]
@@ -32,15 +33,17 @@ def test_held_fits_are_committed_together_once_the_window_has_passed(tmp_path):
     held.add(done[1:3])
     assert not held.due()  # the window started with the first fit held
     assert held.arrived == Counter(ok=3) and summary.recorded == 0
-    time.sleep(COMMIT_WINDOW_SECONDS * 1.5)
+    clock[0] += COMMIT_WINDOW_SECONDS * 0.9
+    held.add(done[3:])  # arrives within the window: it does not restart it
+    assert not held.due()
+    clock[0] += COMMIT_WINDOW_SECONDS * 0.2
     assert held.due()
     held.commit()
-    assert summary.recorded == 3 and len(rows(Path(config.results))) == 3
+    assert summary.recorded == 4 and len(rows(Path(config.results))) == 4
     held.add([])  # an empty batch (nothing arrived) starts no window
+    clock[0] += COMMIT_WINDOW_SECONDS * 2
     assert not held.due()
     held.commit()  # nothing held: nothing written
-    held.add(done[3:])
-    held.commit()
     store.close()
     assert summary.recorded == 4 and len(rows(Path(config.results))) == 4
 
