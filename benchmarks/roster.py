@@ -1,12 +1,14 @@
 """Every installed roster method on nguyen and the first 20 Feynman formulas, at two budgets.
 
-    python benchmarks/roster.py [--results DIR] [--methods gplearn,operon,...] [--time-limit 60]
+    python benchmarks/roster.py [--results DIR] [--methods gplearn,operon,...] [--time-limit 60] [--srbench]
 
 Each method runs from its shipped config (configs/methods/NAME.yaml: its upstream defaults, its
 own environment) with two rungs of its ladder (the first and the third; ffx has one), 2 draws per
 problem, 2 workers, then the store is scored. Printed per method and budget: the median fit time
 (wall seconds of the fits that returned), and the share of problems with nrr_validation = 1 and
-with srr_structure = 1 (each problem's draws averaged, failures counting as 0). Not part of
+with srr_structure = 1 (each problem's draws averaged, failures counting as 0); with --srbench
+also the share SRBench's looser symbolic check counts as solved (srbf's strict structure counts a
+fitted 0.9999999 or 1e-9 as another structure; SRBench's check does not). Not part of
 `make test`: it needs `srbf methods install NAME` and takes tens of minutes. Figures printed, not
 asserted.
 """
@@ -59,6 +61,8 @@ def main(argv=None) -> int:
     parser.add_argument("--results", default="srbf-results-roster", help="results directory (resumable)")
     parser.add_argument("--methods", help="comma-separated roster names (default: every installed one)")
     parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per fit (default 60)")
+    parser.add_argument("--srbench", action="store_true",
+                        help="also run SRBench's symbolic check (minutes) and print the share it counts as solved")
     args = parser.parse_args(argv)
     names = args.methods.split(",") if args.methods else [n for n in roster.ROSTER if is_installed(n)]
     results = Path(args.results)
@@ -69,17 +73,17 @@ def main(argv=None) -> int:
         started = time.perf_counter()
         summary = run_config(config_for(name, results, args.time_limit), progress=False)
         print(f"{name}: {summary.statuses} in {time.perf_counter() - started:.0f} s", file=sys.stderr)
-    score_store(results, progress=False)
+    score_store(results, progress=False, srbench=args.srbench)
     frame = metrics_long_frame(results)
     frame = frame[~frame["placeholder"]]
-    print(f"\n{'method':<10} {'budget':>8} {'fits':>5} {'median fit s':>13} {'nrr_validation=1':>17} {'srr_structure=1':>16}")
+    rates = ["nrr_validation", "srr_structure"] + (["srbench_symbolic_solution"] if args.srbench else [])
+    print(f"\n{'method':<10} {'budget':>8} {'fits':>5} {'median fit s':>13} " + " ".join(f"{r + '=1':>17}" for r in rates))
     for (method, budget), group in frame.groupby(["method_name", "budget"], sort=True):
-        per_problem = group.groupby(["catalog", "problem_id"])[["nrr_validation", "srr_structure"]].mean()
+        per_problem = group[["catalog", "problem_id"] + rates].astype({r: float for r in rates})
+        per_problem = per_problem.groupby(["catalog", "problem_id"])[rates].mean()
         seconds = group.loc[group["status"] == "ok", "seconds"].median()
-        print(
-            f"{method:<10} {budget:>8g} {len(group):>5} {seconds:>13.3g} "
-            f"{per_problem['nrr_validation'].mean():>17.2f} {per_problem['srr_structure'].mean():>16.2f}"
-        )
+        shares = " ".join(f"{per_problem[r].mean():>17.2f}" for r in rates)
+        print(f"{method:<10} {budget:>8g} {len(group):>5} {seconds:>13.3g} {shares}")
     print(f"\n{frame['problem_id'].nunique()} problems (nguyen + first 20 Feynman), 2 draws each; results in {results}")
     return 0
 
