@@ -37,9 +37,10 @@ from srbf.judge.length import (
     prefix_tokens,
     raw_exponent_skeleton,
 )
+from srbf.judge.pruning import prune
 from srbf.judge.srbench import DEFAULT_TIME_LIMIT, SYMBOLIC_R2, SymbolicPool, shared_pool
 
-JUDGE_VERSION = "1.0"  # bump whenever a metric's definition or computation changes
+JUDGE_VERSION = "1.1"  # bump whenever a metric's definition or computation changes
 
 FIT_KEYS = (
     "success",
@@ -57,6 +58,8 @@ COMPARISON_KEYS = (
     "srr_exponents",
     "srr_all",
     "srr_raw",
+    "srr_structure_pruned",
+    "srr_exponents_pruned",
     "numeric_equivalence",
     "token_precision",
     "token_recall",
@@ -94,6 +97,8 @@ RATE_KEYS = frozenset(
         "srr_exponents",
         "srr_all",
         "srr_raw",
+        "srr_structure_pruned",
+        "srr_exponents_pruned",
         "numeric_equivalence",
         "srbench_accuracy_solution",
         "srbench_symbolic_solution",
@@ -144,16 +149,16 @@ def clear_cache() -> None:
         _cache.clear()
 
 
-def _describe(expr: Expr, n_variables: int, time_limit: float) -> _Formula:
+def _describe(expr: Expr, n_variables: int, time_limit: float, positive: frozenset[str]) -> _Formula:
     """The judge's view of one formula, cached by tree when its canonical form is complete (a
     form cut short by the time limit is recomputed next time rather than kept)."""
-    key = (expr, n_variables)
+    key = (expr, n_variables, positive)
     with _cache_lock:
         found = _cache.get(key)
         if found is not None:
             _cache.move_to_end(key)
             return found
-    formula = _build_formula(expr, n_variables, time_limit)
+    formula = _build_formula(expr, n_variables, time_limit, positive)
     if formula.complete:
         with _cache_lock:
             _cache[key] = formula
@@ -162,11 +167,11 @@ def _describe(expr: Expr, n_variables: int, time_limit: float) -> _Formula:
     return formula
 
 
-def _build_formula(expr: Expr, n_variables: int, time_limit: float) -> _Formula:
-    form = canonicalize(expr, time_limit=time_limit)
+def _build_formula(expr: Expr, n_variables: int, time_limit: float, positive: frozenset[str]) -> _Formula:
+    form = canonicalize(expr, time_limit=time_limit, positive=positive)
     canonical = form.expr
-    structure = mask(expr, "structure", time_limit=time_limit)
-    exponents = mask(expr, "exponents", time_limit=time_limit)
+    structure = mask(expr, "structure", time_limit=time_limit, positive=positive)
+    exponents = mask(expr, "exponents", time_limit=time_limit, positive=positive)
     tokens = tuple(prefix_tokens(exponents))
     return _Formula(
         canonical=canonical,
@@ -207,7 +212,11 @@ class Judge:
     the data's ``variables`` entry, else ``x0..x{d-1}``). ``srbench=True`` adds SRBench's symbolic
     solution (SymPy, in worker processes with ``time_limit`` seconds per prediction).
     ``numeric_only=True`` computes the fit metrics (and the SRBench accuracy solution) only.
-    Raises JudgeInputError for bad data or an unreadable truth.
+    ``positive`` names variables that are never negative on the problem's domain (a list, or one
+    comma-separated string; the scoring pass takes them from the catalog's ranges): both forms
+    are canonicalised under the rules that hold for them (docs/canonical.md).
+    Raises JudgeInputError for bad data, an unreadable truth, or a ``positive`` variable that is
+    not a column or has a negative value.
     """
 
     def __init__(
@@ -221,6 +230,7 @@ class Judge:
         canonical_time_limit: float = DEFAULT_CANONICAL_TIME_LIMIT,
         numeric_only: bool = False,
         pool: SymbolicPool | None = None,
+        positive: Iterable[str] | str = (),
     ):
         if isinstance(variables, str):
             variables = [v.strip() for v in variables.split(",")]
@@ -231,6 +241,7 @@ class Judge:
         self.canonical_time_limit = float(canonical_time_limit)
         self.numeric_only = bool(numeric_only)
         self._pool = pool
+        self.positive = self._read_positive(positive)
         self.truth = self._read_truth(truth)
         self._truth_formula: _Formula | None = None
         self._truth_points: TruthPoints | None = None
@@ -240,6 +251,22 @@ class Judge:
         self._target_validation = fit.Target(self.data.y_validation)
 
     # -- preparation -------------------------------------------------------------------------
+
+    def _read_positive(self, positive: Iterable[str] | str) -> frozenset[str]:
+        if isinstance(positive, str):
+            positive = [name.strip() for name in positive.split(",") if name.strip()]
+        names = frozenset(str(name) for name in positive)
+        unknown = sorted(names - set(self.variables))
+        if unknown:
+            raise JudgeInputError(
+                f"positive names {', '.join(unknown)}, not among the data's columns ({', '.join(self.variables)})"
+            )
+        for name in sorted(names):
+            column = self.variables.index(name)
+            lowest = min(float(self.data.X_support[:, column].min()), float(self.data.X_validation[:, column].min()))
+            if lowest < 0:
+                raise JudgeInputError(f"variable {name} is declared positive but has a negative value ({lowest:g})")
+        return names
 
     def _read_truth(self, truth: str | Expr) -> Expr:
         if isinstance(truth, str):
@@ -260,7 +287,7 @@ class Judge:
     @property
     def truth_formula(self) -> _Formula:
         if self._truth_formula is None:
-            self._truth_formula = _describe(self.truth, len(self.variables), self.canonical_time_limit)
+            self._truth_formula = _describe(self.truth, len(self.variables), self.canonical_time_limit, self.positive)
         return self._truth_formula
 
     @property
@@ -365,16 +392,16 @@ class Judge:
         )
         if not self.numeric_only:
             try:
-                self._compare(expr, result)
+                self._compare(expr, result, y_validation)
             except RecursionError:  # nested beyond what the tree code can walk: leave them missing
                 for key in COMPARISON_KEYS + LENGTH_KEYS:
                     result[key] = None
                 result["canonical_complete"] = False
         return result, expr
 
-    def _compare(self, expr: Expr, result: dict[str, Any]) -> None:
+    def _compare(self, expr: Expr, result: dict[str, Any], y_validation: np.ndarray) -> None:
         truth = self.truth_formula
-        pred = _describe(expr, len(self.variables), self.canonical_time_limit)
+        pred = _describe(expr, len(self.variables), self.canonical_time_limit, self.positive)
         result["canonical_complete"] = truth.complete and pred.complete
 
         structure = pred.structure == truth.structure or pred.raw_structure == truth.raw_structure
@@ -384,6 +411,11 @@ class Judge:
         result["srr_exponents"] = int(exponents)
         result["srr_all"] = int(exponents and nrr == 1)
         result["srr_raw"] = int(pred.raw_structure == truth.raw_structure)
+        pruned_structure, pruned_exponents = structure, exponents
+        if nrr == 1 and not exponents:
+            pruned_structure, pruned_exponents = self._pruned_matches(pred, y_validation, structure)
+        result["srr_structure_pruned"] = int(pruned_structure)
+        result["srr_exponents_pruned"] = int(pruned_exponents)
 
         if nrr != 1:
             equivalent = 0
@@ -417,6 +449,21 @@ class Judge:
             constant_count_difference=pred.constants - truth.constants,
             nesting_difference=pred.nesting - truth.nesting,
         )
+
+    def _pruned_matches(self, pred: _Formula, y_validation: np.ndarray, structure: bool) -> tuple[bool, bool]:
+        """Whether the pruned prediction (judge/pruning.py) matches the truth's structure and
+        exponents; only when its own validation FVU still meets Numeric Recovery."""
+        pruned = prune(pred.canonical, self.variables, self.data.X_validation, y_validation)
+        if pruned is None:
+            return structure, False
+        values = compile_expr(pruned, self.variables)(self.data.X_validation)
+        if not np.isfinite(values).all() or not fit.numeric_recovery(self._target_validation.fvu(values)):
+            return structure, False
+        truth = self.truth_formula
+        limit, positive = self.canonical_time_limit, self.positive
+        exponents = mask(pruned, "exponents", time_limit=limit, positive=positive) == truth.exponents
+        structure = structure or exponents or mask(pruned, "structure", time_limit=limit, positive=positive) == truth.structure
+        return structure, exponents
 
     def _add_symbolic(self, scored: list[tuple[dict[str, Any], Expr | None]]) -> None:
         pairs, targets = [], []
