@@ -38,7 +38,7 @@ from srbf.judge.length import (
     raw_exponent_skeleton,
 )
 from srbf.judge.pruning import prune
-from srbf.judge.srbench import DEFAULT_TIME_LIMIT, SYMBOLIC_R2, SymbolicPool, shared_pool
+from srbf.judge.srbench import DEFAULT_TIME_LIMIT, DEFAULT_WORK_LIMIT, SYMBOLIC_R2, SymbolicPool, shared_pool
 
 JUDGE_VERSION = "1.1"  # bump whenever a metric's definition or computation changes
 
@@ -210,7 +210,8 @@ class Judge:
 
     ``truth``: a formula string or tree over ``variables`` (names of the data's columns; default:
     the data's ``variables`` entry, else ``x0..x{d-1}``). ``srbench=True`` adds SRBench's symbolic
-    solution (SymPy, in worker processes with ``time_limit`` seconds per prediction).
+    solution (SymPy, in worker processes, at most ``work_limit`` Python calls per prediction, with
+    a wall-clock backstop of ``time_limit`` seconds).
     ``numeric_only=True`` computes the fit metrics (and the SRBench accuracy solution) only.
     ``positive`` names variables that are never negative on the problem's domain (a list, or one
     comma-separated string; the scoring pass takes them from the catalog's ranges): both forms
@@ -227,6 +228,7 @@ class Judge:
         variables: Sequence[str] | None = None,
         srbench: bool = False,
         time_limit: float = DEFAULT_TIME_LIMIT,
+        work_limit: int = DEFAULT_WORK_LIMIT,
         canonical_time_limit: float = DEFAULT_CANONICAL_TIME_LIMIT,
         numeric_only: bool = False,
         pool: SymbolicPool | None = None,
@@ -238,6 +240,7 @@ class Judge:
         self.variables = self.data.variables
         self.srbench = bool(srbench)
         self.time_limit = float(time_limit)
+        self.work_limit = work_limit
         self.canonical_time_limit = float(canonical_time_limit)
         self.numeric_only = bool(numeric_only)
         self._pool = pool
@@ -479,7 +482,7 @@ class Judge:
         if not pairs:
             return
         pool = self._pool if self._pool is not None else shared_pool()
-        for result, outcome in zip(targets, pool.run(pairs, time_limit=self.time_limit)):
+        for result, outcome in zip(targets, pool.run(pairs, time_limit=self.time_limit, work_limit=self.work_limit)):
             result["srbench_symbolic_solution"] = None if outcome.solution is None else int(outcome.solution)
             result["srbench_symbolic_undecided"] = outcome.undecided
             result["srbench_symbolic_note"] = outcome.note

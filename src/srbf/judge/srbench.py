@@ -10,9 +10,12 @@ SRBench (La Cava et al. 2021) calls a ground-truth prediction
   simplified (``simplify(..., ratio=1)``) when it is not visibly constant; a prediction that is
   0 or NaN is never a solution. The rule itself is in ``sympy_check.py``.
 
-SymPy can take unbounded time, so the check runs in worker processes with a hard wall-clock
-limit per prediction: a worker that overruns is killed (by its own process id) and replaced, and
-the prediction is recorded as undecided (``None``) rather than guessed. A worker is a plain
+SymPy can take unbounded time, so the check runs in worker processes and is limited by *work*:
+a check that makes more than ``work_limit`` Python calls stops, and the prediction is recorded as
+undecided (``None``) rather than guessed; the same pair gets the same answer on any machine with
+the same SymPy (``sympy_check.py`` says how). A generous wall-clock backstop (``time_limit``)
+remains for a check stuck inside one C call: that worker is killed (by its own process id) and
+replaced, and its prediction is undecided too, with a note that says which limit it reached. A worker is a plain
 ``python sympy_check.py`` subprocess speaking pickled messages over its stdin and stdout: it
 imports only SymPy and never re-runs the caller's main module. Trees are sent as a flat
 postorder list (no recursion anywhere, whatever the depth) and converted to SymPy node by node,
@@ -36,8 +39,9 @@ from typing import Sequence
 
 from srbf.expr.tree import Const, Expr, Num, Var
 from srbf.judge import sympy_check
+from srbf.judge.sympy_check import DEFAULT_WORK_LIMIT
 
-DEFAULT_TIME_LIMIT = 2.0  # seconds per prediction
+DEFAULT_TIME_LIMIT = 60.0  # seconds per prediction: a backstop, far above what the work limit allows
 SYMBOLIC_R2 = 0.5  # SRBench checks symbolic equality only above this test R^2
 STARTUP_LIMIT = 120.0  # seconds a new worker may take to import SymPy
 _MAX_FAILED_STARTS = 3
@@ -89,6 +93,7 @@ class _Worker:
     def __init__(self):
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if isinstance(p, str) and p)
+        env["PYTHONHASHSEED"] = "0"  # SymPy's work on a pair must not depend on string hashes
         self.process = subprocess.Popen(
             [sys.executable, _WORKER_SCRIPT],
             stdin=subprocess.PIPE,
@@ -134,18 +139,24 @@ class SymbolicPool:
     worker). ``close()`` stops them; every pool is closed at interpreter exit.
     """
 
-    def __init__(self, workers: int | None = None, time_limit: float = DEFAULT_TIME_LIMIT):
+    def __init__(
+        self, workers: int | None = None, time_limit: float = DEFAULT_TIME_LIMIT, work_limit: int = DEFAULT_WORK_LIMIT
+    ):
         self.max_workers = max(1, workers if workers is not None else (os.cpu_count() or 1))
         self.time_limit = float(time_limit)
+        self.work_limit = _check_work_limit(work_limit)
         self._workers: list[_Worker] = []
         self._lock = threading.Lock()
         self._failed_starts = 0
         atexit.register(self.close)
 
-    def run(self, pairs: Sequence[tuple[Expr, Expr]], time_limit: float | None = None) -> list[SymbolicOutcome]:
+    def run(
+        self, pairs: Sequence[tuple[Expr, Expr]], time_limit: float | None = None, work_limit: int | None = None
+    ) -> list[SymbolicOutcome]:
         """Check every (truth, prediction) pair, in parallel; results in the order given."""
         limit = self.time_limit if time_limit is None else float(time_limit)
-        encoded = [(encode(truth), encode(prediction)) for truth, prediction in pairs]
+        work = self.work_limit if work_limit is None else _check_work_limit(work_limit)
+        encoded = [(encode(truth), encode(prediction), work) for truth, prediction in pairs]
         with self._lock:
             return self._run(encoded, limit)
 
@@ -209,13 +220,16 @@ class SymbolicPool:
                 elif kind == "ok":
                     results[worker.task] = SymbolicOutcome(bool(value))
                     worker.task = None
+                elif kind == "undecided":
+                    results[worker.task] = SymbolicOutcome(None, True, str(value))
+                    worker.task = None
                 else:
                     results[worker.task] = SymbolicOutcome(False, False, f"SymPy raised {value}")
                     worker.task = None
             now = time.monotonic()
             for worker in list(self._workers):
                 if worker.task is not None and now >= worker.deadline:
-                    results[worker.task] = SymbolicOutcome(None, True, f"time limit of {limit:g} s reached")
+                    results[worker.task] = SymbolicOutcome(None, True, f"wall-clock backstop of {limit:g} s reached")
                     self._replace(worker)
         return [r if r is not None else SymbolicOutcome(None, True, "not run") for r in results]
 
@@ -238,6 +252,12 @@ class SymbolicPool:
                         pass
                 worker.kill()
             self._workers = []
+
+
+def _check_work_limit(value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"work_limit must be a positive number of calls, got {value!r}")
+    return value
 
 
 _SHARED: SymbolicPool | None = None

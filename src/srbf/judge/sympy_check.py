@@ -8,8 +8,18 @@ flat postorder list of nodes (see ``srbf.judge.srbench.encode``):
     applied to the k values before it.
 
 Protocol on stdin/stdout: pickled messages. The worker first writes ("ready", None); then for
-each (truth, prediction) pair it reads it writes ("ok", bool) or ("error", text); None or end of
-input stops it. Anything SymPy prints goes to stderr, never into the protocol stream.
+each (truth, prediction, work_limit) it reads it writes ("ok", bool), ("undecided", text) or
+("error", text); None or end of input stops it. Anything SymPy prints goes to stderr, never into
+the protocol stream.
+
+**Work, not time.** A check is limited by the number of Python function calls it makes
+(``work_limit``), counted with ``sys.settrace``: the same pair gets the same answer on a fast or
+a loaded machine. So that the count depends on the pair alone, every check starts from an empty
+SymPy cache and a freshly seeded SymPy random generator (``is_constant`` evaluates at random
+points), the worker runs with a fixed hash seed, and it warms up SymPy's lazily imported modules
+before it says it is ready. What remains is SymPy ordering a few internal sets by memory address:
+the count of one pair varies by a few hundredths of a percent between processes, so only a
+check finishing that close to the limit could change its answer.
 """
 
 from __future__ import annotations
@@ -18,6 +28,13 @@ import math
 import os
 import pickle
 import sys
+
+DEFAULT_WORK_LIMIT = 1_000_000  # Python calls per check: about 1 s of SymPy on one core, untraced
+
+
+class WorkLimitReached(BaseException):
+    """Raised inside SymPy when a check has made ``work_limit`` calls (a BaseException, so that
+    SymPy's own ``except Exception`` blocks let it through)."""
 
 _UNARY = {
     "neg": lambda s, a: -a,
@@ -132,6 +149,41 @@ def check(truth_nodes, prediction_nodes) -> bool:
     return _is_constant(sympy.simplify(difference, ratio=1))
 
 
+def counted_check(truth_nodes, prediction_nodes, work_limit: int = DEFAULT_WORK_LIMIT) -> bool | None:
+    """``check`` stopped after ``work_limit`` Python calls: its answer, or None (undecided)."""
+    from sympy.core.cache import clear_cache
+    from sympy.core.random import seed
+
+    clear_cache()
+    seed(0)
+    calls = 0
+    reached = False
+
+    def count(frame, event, arg):
+        nonlocal calls, reached
+        calls += 1
+        if calls > work_limit:
+            reached = True
+            raise WorkLimitReached
+        return None  # no per-line tracing: only calls are counted
+
+    sys.settrace(count)
+    try:
+        answer = check(truth_nodes, prediction_nodes)
+    except WorkLimitReached:
+        return None
+    finally:
+        sys.settrace(None)
+    return None if reached else answer  # reached but swallowed somewhere inside SymPy: undecided all the same
+
+
+_WARM_UP = (  # cheap pairs whose checks go through simplify: SymPy imports most of what it loads lazily
+    ([("v", "x"), ("n", 2.0), ("f", "pow", 2)], [("v", "x"), ("n", 3.0), ("f", "pow", 2)]),
+    ([("v", "x"), ("f", "sin", 1), ("v", "x"), ("f", "exp", 1), ("f", "add", 2)],
+     [("v", "x"), ("f", "cos", 1), ("v", "x"), ("f", "log", 1), ("f", "mul", 2)]),
+)
+
+
 def main() -> None:
     protocol = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # whatever SymPy or Python prints goes to stderr
@@ -139,6 +191,8 @@ def main() -> None:
     requests = sys.stdin.buffer
     import sympy  # noqa: F401 - paid once, before the worker says it is ready
 
+    for truth, prediction in _WARM_UP:
+        check(truth, prediction)
     pickle.dump(("ready", None), protocol)
     protocol.flush()
     while True:
@@ -148,9 +202,10 @@ def main() -> None:
             return
         if message is None:
             return
-        truth, prediction = message
+        truth, prediction, work_limit = message
         try:
-            outcome = ("ok", check(truth, prediction))
+            answer = counted_check(truth, prediction, work_limit)
+            outcome = ("ok", answer) if answer is not None else ("undecided", f"work limit of {work_limit:,} calls reached")
         except RecursionError:
             outcome = ("error", "RecursionError: the formula is nested too deeply for SymPy")
         except Exception as error:  # noqa: BLE001 - SRBench counts SymPy exceptions as misses
