@@ -164,7 +164,8 @@ def _judge(args: argparse.Namespace) -> int:
     from srbf.judge import JudgeInputError, format_metrics, judge_from_files, jsonable
 
     try:
-        metrics = judge_from_files(args.truth, args.prediction, args.data, variables=args.variables, srbench=args.srbench)
+        metrics = judge_from_files(args.truth, args.prediction, args.data, variables=args.variables, srbench=args.srbench,
+                                   positive=args.positive)  # fmt: skip
     except JudgeInputError as error:
         raise UserError(str(error)) from None
     print(json.dumps(jsonable(metrics), indent=2) if args.json else format_metrics(metrics))
@@ -217,6 +218,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--prediction", required=True, help="the predicted formula (any spelling the parser reads)")
     p.add_argument("--data", required=True, help=".npz written by `srbf sample` (X_support, y_support, X_validation, y_validation)")
     p.add_argument("--variables", help="comma-separated column names (default: from the file, else x0, x1, ...)")
+    p.add_argument("--positive", metavar="NAMES",
+                   help="comma-separated variables never negative on the domain ('' for none; default: from the "
+                        "file's catalog entry when it names a shipped one, else none)")  # fmt: skip
     p.add_argument("--srbench", action="store_true", help="also run SRBench's SymPy symbolic-solution check (slow)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(run=_judge)

@@ -268,3 +268,34 @@ def test_unreadable_truth_is_an_input_error():
         score("x1 +* x2", "x1", make_data("x1+x2", V2))
     with pytest.raises(JudgeInputError, match="truth"):
         score("x1 + q", "x1", make_data("x1+x2", V2))
+
+
+# ---- positive-domain rules ----------------------------------------------------------------
+
+
+def test_positive_variables_enable_the_domain_rules():
+    V = ["V1", "V2"]
+    data = make_data("log(V2/V1)", V)  # both on [1, 3]
+    plain = score("log(V2/V1)", "log(V2) - log(V1)", data)
+    assert plain["nrr_validation"] == 1 and plain["srr_structure"] == 0  # V1, V2 may be negative: log(a/b) stays
+    for positive in (["V1", "V2"], "V1, V2", ("V2", "V1")):
+        r = score("log(V2/V1)", "log(V2) - log(V1)", data, positive=positive)
+        assert r["srr_structure"] == r["srr_exponents"] == r["srr_all"] == 1, positive
+    assert score("sqrt(x)", "sqrt(abs(x))", make_data("sqrt(x)", ["x"]), positive=["x"])["srr_exponents"] == 1
+
+
+@pytest.mark.parametrize(
+    "positive, message",
+    [
+        (["x3"], "positive names x3, not among the data's columns (x1, x2)"),
+        ("x1,zz", "positive names zz, not among the data's columns (x1, x2)"),
+        (["x2"], "variable x2 is declared positive but has a negative value (-0.5)"),
+    ],
+)
+def test_positive_variables_are_checked_against_the_data(positive, message):
+    data = make_data("x1*x2", V2)
+    data["X_validation"] = data["X_validation"].copy()
+    data["X_validation"][3, 1] = -0.5
+    with pytest.raises(JudgeInputError) as error:
+        Judge("x1*x2", data, positive=positive)
+    assert str(error.value) == message

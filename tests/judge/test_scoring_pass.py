@@ -372,3 +372,64 @@ def test_failure_records_match_the_judges_own(tmp_path):
     own.pop("judge_version")
     own["failure_reason"] = "failed: boom"
     assert stored == own
+
+
+def test_the_catalogs_ranges_give_the_positive_variables(tmp_path):
+    # Nguyen-8 is sqrt(x1) on [0, 4]: x1 is never negative there, so abs(x1) is x1
+    root = tmp_path / "results"
+    ids = write_store(root, [("abs", "Nguyen-8", 0, FitResult("ok", "sqrt(abs(x1))"))])
+    assert score_store(root, workers=1, progress=False).ok
+    assert metrics_by_id(root)[ids[("abs", "Nguyen-8", 0)]]["srr_exponents"] == 1
+
+
+def test_a_damaged_internals_value_is_reported_not_a_crash(tmp_path):
+    root = tmp_path / "results"
+    ids = write_store(root, [
+        ("oracle", "Nguyen-1", 0, FitResult("ok", "x1**3 + x1**2 + x1")),
+        ("damaged", "Nguyen-1", 0, FitResult("ok", "x1**3 + x1**2 + x1", internals={"parse": {"one_based": False}})),
+    ])  # fmt: skip
+    damaged = ids[("damaged", "Nguyen-1", 0)]
+    with sqlite3.connect(root / STORE_FILENAME) as connection:
+        connection.execute("UPDATE predictions SET internals = ? WHERE id = ?", ('{"parse": {"one_b', damaged))
+    summary = score_store(root, workers=1, progress=False)
+    assert not summary.ok and summary.scored == 1
+    (failure,) = summary.failed
+    assert failure.prediction_id == damaged
+    assert failure.reason.startswith("nguyen/Nguyen-1: its stored internals are not valid JSON (")
+    assert "parse hints cannot be read" in failure.reason
+    assert list(metrics_by_id(root)) == [ids[("oracle", "Nguyen-1", 0)]]
+    assert main(["score", "--results", str(root), "--quiet"]) == 1  # the CLI says so too, no traceback
+
+
+def test_judge_command_positive_variables(capsys, tmp_path):
+    data = tmp_path / "p.npz"
+    assert main(["sample", "feynman", "I.44.4", "-o", str(data)]) == 0  # n*kb*T*log(V2/V1), all ranges positive
+    truth, prediction = "n*kb*T*log(V2/V1)", "n*kb*T*(log(V2) - log(V1))"
+
+    def structure(*extra):
+        capsys.readouterr()
+        assert main(["judge", "--truth", truth, "--prediction", prediction, "--data", str(data), "--json", *extra]) == 0
+        import json
+
+        return json.loads(capsys.readouterr().out)["srr_structure"]
+
+    assert structure() == 1  # from the catalog entry the file names
+    assert structure("--positive", "") == 0  # none
+    assert structure("--positive", "V1,V2") == 1
+    assert main(["judge", "--truth", truth, "--prediction", prediction, "--data", str(data), "--positive", "V3"]) == 2
+    assert "positive names V3, not among the data's columns" in capsys.readouterr().err
+
+
+def test_positive_variables_of_a_catalog_entry():
+    from srbf.catalogs.model import VariableSpec
+    from srbf.judge.data import positive_variables
+
+    specs = [
+        VariableSpec("a", 0.0, 1.0),
+        VariableSpec("b", -1.0, 1.0),
+        VariableSpec("c", 1.0, 2.0, sign="negative"),
+        VariableSpec("d", 1.0, 2.0, sign="both"),
+        VariableSpec("e", 0.5, 2.0, distribution="log_uniform"),
+        VariableSpec("f", 0.0, 5.0, distribution="integer"),
+    ]
+    assert positive_variables(specs) == ("a", "e", "f")

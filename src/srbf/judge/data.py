@@ -8,7 +8,7 @@ with the attributes ``X_support, y_support, X_validation, y_validation`` (such a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -101,3 +101,10 @@ class JudgeData:
         for array in arrays.values():
             array.setflags(write=False)
         return cls(variables=variables, **arrays)
+
+
+def positive_variables(specs: Iterable[Any]) -> tuple[str, ...]:
+    """The names of the variables a catalog entry declares never negative (its ``VariableSpec``s):
+    drawn as their range gives them (sign ``range``) from a range starting at 0 or above. Out-of-range
+    points keep that side of zero (``srbf.catalogs.draws.ood_range``), so the rules hold there too."""
+    return tuple(spec.name for spec in specs if spec.sign == "range" and spec.low >= 0)

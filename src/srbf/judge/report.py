@@ -13,7 +13,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from srbf.judge.data import ARRAYS, JudgeInputError
+from srbf.judge.data import ARRAYS, JudgeInputError, positive_variables
 from srbf.judge.npz import read_npz
 from srbf.judge.scoring import COMPARISON_KEYS, FIT_KEYS, LENGTH_KEYS, SRBENCH_KEYS, Judge
 
@@ -24,12 +24,16 @@ def judge_from_files(
     data_path: str | Path,
     variables: Sequence[str] | str | None = None,
     srbench: bool = False,
+    positive: Sequence[str] | str | None = None,
     **options: Any,
 ) -> dict[str, Any]:
     """Score ``prediction`` against ``truth`` on the arrays of the .npz file ``data_path``.
 
     ``variables``: the column names (a list, or one comma-separated string); default: the file's
-    ``variables`` array, else x0..x{d-1}. Raises JudgeInputError (one line, starting with the
+    ``variables`` array, else x0..x{d-1}. ``positive``: the variables never negative on the
+    problem's domain (see ``Judge``); default: those the file's catalog entry declares so, when
+    the file was written by ``srbf sample`` from a shipped catalog of the same version with the
+    same variables, else none. Raises JudgeInputError (one line, starting with the
     path) for a file that is not a readable .npz archive, missing arrays, mismatched shapes or
     an unreadable truth. An unreadable prediction is not an input error: it is scored as a
     failure and ``failure_reason`` says why.
@@ -44,11 +48,32 @@ def judge_from_files(
         )
     if isinstance(variables, str):
         variables = [name.strip() for name in variables.split(",") if name.strip()]
+    if positive is None:
+        positive = _declared_positive(path, variables if variables is not None else arrays.get("variables"))
     try:
-        judge = Judge(truth, arrays, variables=variables, srbench=srbench, **options)
+        judge = Judge(truth, arrays, variables=variables, srbench=srbench, positive=positive, **options)
     except JudgeInputError as error:
         raise JudgeInputError(f"{path}: {error}") from None
     return judge.score(prediction)
+
+
+def _declared_positive(path: Path, variables: Any) -> tuple[str, ...]:
+    """The positive variables of the shipped catalog entry the file names (``srbf sample``
+    records catalog, version and problem id), or none when it names none that matches."""
+    from srbf.catalogs.loader import list_catalogs, load_catalog
+
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            name, version, problem_id = (str(data[key]) for key in ("catalog", "catalog_version", "problem_id"))
+        if variables is None or name not in list_catalogs():
+            return ()
+        catalog = load_catalog(name)
+        entry = catalog.entry(problem_id)
+    except (KeyError, ValueError, OSError):
+        return ()
+    if str(catalog.version) != version or list(entry.variable_names) != [str(v) for v in np.ravel(variables)]:
+        return ()
+    return positive_variables(entry.variables)
 
 
 def jsonable(metrics: Mapping[str, Any]) -> dict[str, Any]:

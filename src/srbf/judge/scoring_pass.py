@@ -4,7 +4,8 @@
 current ``JUDGE_VERSION`` yet. For each drawn problem it regenerates the points from the draw
 (catalog name and version, problem id, seed, draw index, the condition's support size and noise,
 the campaign's ``n_validation`` and ``ood``), checks them against each prediction's stored
-``data_hash``, prepares one ``Judge`` and scores the problem's predictions with it. When only the
+``data_hash``, prepares one ``Judge`` (its ``positive`` variables from the entry's declared
+ranges) and scores the problem's predictions with it. When only the
 targets differ (the stored ``inputs_hash`` matches: the run's machine rounded its math functions
 differently), the prediction is scored on the targets regenerated here and its metrics say so
 (``TARGETS_DIFFER``). Predictions whose fit did not end ``ok`` get the judge's failure record
@@ -26,6 +27,7 @@ store") is the long form.
 from __future__ import annotations
 
 import gc
+import json
 import math
 import multiprocessing
 import os
@@ -259,7 +261,7 @@ def _refusal(p: _Prediction, problem: Any) -> str | None:
 
 def _score_problem(work: _Problem, srbench: bool) -> list[Outcome]:
     from srbf.catalogs.sampling import ProblemSampler
-    from srbf.judge.data import JudgeInputError
+    from srbf.judge.data import JudgeInputError, positive_variables
 
     out: list[Outcome] = []
     real = [p for p in work.predictions if p.status != "placeholder"]
@@ -310,7 +312,8 @@ def _score_problem(work: _Problem, srbench: bool) -> list[Outcome]:
     if not to_judge:
         return out
     try:
-        judge = Judge(entry.formula, problem, variables=entry.variable_names, srbench=srbench, pool=_pool(srbench))
+        judge = Judge(entry.formula, problem, variables=entry.variable_names, srbench=srbench, pool=_pool(srbench),
+                      positive=positive_variables(entry.variables))  # fmt: skip
     except JudgeInputError as error:
         return out + [(p.id, None, f"{work.where}: {error}") for p, _ in to_judge]
     try:
@@ -433,7 +436,13 @@ def _plan(store: ResultsStore, todo: pd.DataFrame) -> tuple[list[_Problem], list
         except ValueError as error:
             failures.append(ScoreFailure(int(row.id), f"{catalog}/{row.problem_id}: {error}"))
             continue
-        internals = row.internals if isinstance(row.internals, Mapping) else {}
+        try:
+            internals = json.loads(row.internals) if isinstance(row.internals, str) else {}
+        except ValueError as error:  # a damaged store: this prediction's parse hints are unknown
+            failures.append(ScoreFailure(int(row.id), f"{catalog}/{row.problem_id}: its stored internals are not "
+                                         f"valid JSON ({error}), so its parse hints cannot be read"))  # fmt: skip
+            continue
+        internals = internals if isinstance(internals, Mapping) else {}
         inputs_hash = row.inputs_hash if isinstance(row.inputs_hash, str) else ""  # NULL reads as None or NaN
         prediction = _Prediction(
             int(row.id), str(row.status), row.expression, row.error, str(row.data_hash or ""), inputs_hash,
@@ -551,16 +560,13 @@ def score_store(
     summary = ScoreSummary(store.path.resolve())
     bar = dispatch = None
     try:
-        todo = store.unscored_predictions(JUDGE_VERSION)
         scored = store.metrics_frame(JUDGE_VERSION, expand=False)
         replace: set[int] = set()
         if srbench and len(scored):  # rows scored without the SymPy check: score them again, in place
             replace = {int(i) for i, m in zip(scored["prediction_id"], scored["metrics"]) if SRBENCH_KEY not in m}
-            if replace:
-                import pandas as pd
-
-                again = store.predictions_frame()
-                todo = pd.concat([todo, again[again["id"].isin(list(replace))]], ignore_index=True)
+        done = {int(i) for i in scored["prediction_id"]} - replace
+        predictions = store.predictions_frame(decode_json=False)  # internals decoded row by row, in _plan
+        todo = predictions[~predictions["id"].isin(list(done))]
         summary.skipped = len(scored) - len(replace)
         if todo.empty:
             return summary
