@@ -1,16 +1,20 @@
 """Every installed roster method on nguyen and the first 20 Feynman formulas, at two budgets.
 
-    python benchmarks/roster.py [--results DIR] [--methods gplearn,operon,...] [--time-limit 60] [--srbench]
+    python benchmarks/roster.py [--results DIR] [--methods gplearn,operon,...] [--time-limit 60]
+                                [--workers 1] [--srbench]
 
 Each method runs from its shipped config (configs/methods/NAME.yaml: its upstream defaults, its
 own environment) with two rungs of its ladder (the first and the third; ffx has one), 2 draws per
-problem, 2 workers, then the store is scored. Printed per method and budget: the median fit time
-(wall seconds of the fits that returned), and the share of problems with nrr_validation = 1 and
-with srr_structure = 1 (each problem's draws averaged, failures counting as 0); with --srbench
-also the share SRBench's looser symbolic check counts as solved (srbf's strict structure counts a
-fitted 0.9999999 or 1e-9 as another structure; SRBench's check does not). Not part of
-`make test`: it needs `srbf methods install NAME` and takes tens of minutes. Figures printed, not
-asserted.
+problem, one worker unless told, then the store is scored (a rerun on the same results directory
+skips the fits already stored and scores what the current judge has not). Printed per method and
+budget: the median fit time (wall seconds of the fits that returned), and the share of problems
+with nrr_validation = 1 and with each structural rate = 1, strict and pruned side by side
+(srr_structure, srr_structure_pruned, srr_exponents, srr_exponents_pruned; each problem's draws
+averaged, failures counting as 0). The strict rates count a fitted 0.9999999 or 1e-9 as another
+structure; the pruned ones drop and snap such float noise first (docs/metrics.md). With --srbench
+also the share SRBench's looser symbolic check counts as solved, an undecided check left out of
+that share and counted in its own column. Not part of `make test`: it needs
+`srbf methods install NAME` and takes tens of minutes. Figures printed, not asserted.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ def two_budgets(ladder: list[float]) -> list[float]:
     return sorted({ladder[0], ladder[min(2, len(ladder) - 1)]})
 
 
-def config_for(name: str, results: Path, time_limit: float):
+def config_for(name: str, results: Path, time_limit: float, workers: int = 1):
     from srbf.catalogs.loader import load_catalog
     from srbf.runs.config import config_from_dict
 
@@ -44,7 +48,7 @@ def config_for(name: str, results: Path, time_limit: float):
         problems={"feynman": list(load_catalog("feynman").ids[:20])},
         sampling={"draws": 2},
         budgets=two_budgets(ladder),
-        workers=2,
+        workers=workers,
         results=str(results),
     )
     document["method"]["time_limit"] = time_limit
@@ -61,6 +65,7 @@ def main(argv=None) -> int:
     parser.add_argument("--results", default="srbf-results-roster", help="results directory (resumable)")
     parser.add_argument("--methods", help="comma-separated roster names (default: every installed one)")
     parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per fit (default 60)")
+    parser.add_argument("--workers", type=int, default=1, help="fits at a time (default 1)")
     parser.add_argument("--srbench", action="store_true",
                         help="also run SRBench's symbolic check (minutes) and print the share it counts as solved")
     args = parser.parse_args(argv)
@@ -71,19 +76,22 @@ def main(argv=None) -> int:
             print("pysr: skipped (needs Julia)", file=sys.stderr)
             continue
         started = time.perf_counter()
-        summary = run_config(config_for(name, results, args.time_limit), progress=False)
+        summary = run_config(config_for(name, results, args.time_limit, args.workers), progress=False)
         print(f"{name}: {summary.statuses} in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     score_store(results, progress=False, srbench=args.srbench)
     frame = metrics_long_frame(results)
     frame = frame[~frame["placeholder"]]
-    rates = ["nrr_validation", "srr_structure"] + (["srbench_symbolic_solution"] if args.srbench else [])
-    print(f"\n{'method':<10} {'budget':>8} {'fits':>5} {'median fit s':>13} " + " ".join(f"{r + '=1':>17}" for r in rates))
+    rates = ["nrr_validation", "srr_structure", "srr_structure_pruned", "srr_exponents", "srr_exponents_pruned"]
+    rates += ["srbench_symbolic_solution"] if args.srbench else []
+    header = " ".join(f"{r.replace('srbench_symbolic_solution', 'srbench_symbolic'):>20}" for r in rates)
+    print(f"\n{'method':<10} {'budget':>8} {'fits':>5} {'median fit s':>13} {header}" + (" undecided" if args.srbench else ""))
     for (method, budget), group in frame.groupby(["method_name", "budget"], sort=True):
         per_problem = group[["catalog", "problem_id"] + rates].astype({r: float for r in rates})
-        per_problem = per_problem.groupby(["catalog", "problem_id"])[rates].mean()
+        per_problem = per_problem.groupby(["catalog", "problem_id"])[rates].mean()  # an undecided check is NaN: left out
         seconds = group.loc[group["status"] == "ok", "seconds"].median()
-        shares = " ".join(f"{per_problem[r].mean():>17.2f}" for r in rates)
-        print(f"{method:<10} {budget:>8g} {len(group):>5} {seconds:>13.3g} {shares}")
+        shares = " ".join(f"{per_problem[r].mean():>20.2f}" for r in rates)
+        undecided = f" {int(group['srbench_symbolic_undecided'].fillna(False).sum()):>9}" if args.srbench else ""
+        print(f"{method:<10} {budget:>8g} {len(group):>5} {seconds:>13.3g} {shares}{undecided}")
     print(f"\n{frame['problem_id'].nunique()} problems (nguyen + first 20 Feynman), 2 draws each; results in {results}")
     return 0
 

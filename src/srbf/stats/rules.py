@@ -82,6 +82,8 @@ def _table() -> dict[str, MetricRule]:
         _rate("srr_exponents"),
         _rate("srr_all"),
         _rate("srr_raw"),
+        _rate("srr_structure_pruned"),
+        _rate("srr_exponents_pruned"),
         _rate("numeric_equivalence"),
         _rate("srbench_accuracy_solution"),
         _rate("srbench_symbolic_solution"),
