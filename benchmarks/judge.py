@@ -112,7 +112,8 @@ def main() -> None:
     for k, kind in enumerate(kinds):
         print(summary(f"  of which: {kind}", full[k::4]))
 
-    for key in ("nrr_validation", "srr_structure", "srr_exponents", "srr_all", "srr_raw", "numeric_equivalence"):
+    for key in ("nrr_validation", "srr_structure", "srr_structure_pruned", "srr_exponents", "srr_exponents_pruned",
+                "srr_all", "srr_raw", "numeric_equivalence"):
         by_kind = [np.mean([r[key] or 0 for r in results[k::4]]) for k in range(4)]
         print(f"  mean {key:<22}" + "".join(f"{kind}: {v:5.2f}   " for kind, v in zip(kinds, by_kind)))
 
