@@ -65,7 +65,7 @@ def main(argv=None) -> int:
     parser.add_argument("--results", default="srbf-results-roster", help="results directory (resumable)")
     parser.add_argument("--methods", help="comma-separated roster names (default: every installed one)")
     parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per fit (default 60)")
-    parser.add_argument("--workers", type=int, default=1, help="fits at a time (default 1)")
+    parser.add_argument("--workers", type=int, default=1, help="fits (and scoring processes) at a time (default 1)")
     parser.add_argument("--srbench", action="store_true",
                         help="also run SRBench's symbolic check (minutes) and print the share it counts as solved")
     args = parser.parse_args(argv)
@@ -78,7 +78,7 @@ def main(argv=None) -> int:
         started = time.perf_counter()
         summary = run_config(config_for(name, results, args.time_limit, args.workers), progress=False)
         print(f"{name}: {summary.statuses} in {time.perf_counter() - started:.0f} s", file=sys.stderr)
-    score_store(results, progress=False, srbench=args.srbench)
+    score_store(results, progress=False, srbench=args.srbench, workers=args.workers)
     frame = metrics_long_frame(results)
     frame = frame[~frame["placeholder"]]
     rates = ["nrr_validation", "srr_structure", "srr_structure_pruned", "srr_exponents", "srr_exponents_pruned"]
