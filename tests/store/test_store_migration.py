@@ -7,19 +7,41 @@ import sqlite3
 import pandas as pd
 
 from srbf.store import SCHEMA_VERSION, STORE_FILENAME, ResultsStore
-from srbf.store.schema import APPLICATION_ID, MIGRATIONS, TABLES
+from srbf.store.schema import APPLICATION_ID, METHOD_STACK_COLUMNS, MIGRATIONS, TABLES
 
 INPUTS_HASH_LINE = "    inputs_hash     TEXT,                      -- of the X arrays alone, NULL if unknown\n"
+JUDGE_STACKS_TABLE = TABLES[TABLES.index("\nCREATE TABLE judge_stacks") :]
 
 
-def _schema_1_store(folder):
-    """A store as srbf wrote it at schema version 1 (no ``inputs_hash``), with one prediction."""
-    assert INPUTS_HASH_LINE in TABLES  # schema 2 added exactly this column
+def _schema_3_lines() -> list[str]:
+    """The lines of TABLES that schema 3 added: the method's stack on campaigns, the metrics row's
+    judge stack, and the judge_stacks table."""
+    added = (*METHOD_STACK_COLUMNS, "judge_stack_id", "-- the method's own stack")
+    lines = [line + "\n" for line in TABLES.splitlines() if line.strip().startswith(added)]
+    assert len(lines) == 8  # a comment, six campaign columns, one metrics column
+    return lines + [JUDGE_STACKS_TABLE]
+
+
+def _tables_of(version: int) -> str:
+    """TABLES as srbf wrote them at schema ``version``."""
+    tables = TABLES
+    if version < 3:
+        for text in _schema_3_lines():
+            assert text in tables
+            tables = tables.replace(text, "")
+    if version < 2:
+        assert INPUTS_HASH_LINE in tables  # schema 2 added exactly this column
+        tables = tables.replace(INPUTS_HASH_LINE, "")
+    return tables
+
+
+def _schema_1_store(folder, version: int = 1):
+    """A store as srbf wrote it at schema ``version`` (1: no ``inputs_hash``), with one prediction."""
     folder.mkdir()
     conn = sqlite3.connect(folder / STORE_FILENAME)
-    conn.executescript(TABLES.replace(INPUTS_HASH_LINE, ""))
+    conn.executescript(_tables_of(version))
     conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-    conn.execute("PRAGMA user_version = 1")
+    conn.execute(f"PRAGMA user_version = {version}")
     conn.execute(
         "INSERT INTO campaigns (name, config, config_hash, provenance, srbf_version, created_at)"
         " VALUES ('old', '{}', 'cfg-1', 'harness_tuned', '0.1', 'then')"
