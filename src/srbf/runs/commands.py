@@ -98,6 +98,8 @@ def _status(args: argparse.Namespace) -> int:
     config, variants = _load(args)
     rows, path, exists = collect_status(config, variants=variants)
     print(f"{config.experiment}: results {path}" + ("" if exists else " (nothing recorded yet)"))
+    if exists:
+        _print_stack(config, variants)
     header = ("method", "catalog", "budget", "planned", "ok", "failed", "timeout", "crashed", "placeholder", "pending")
     table = [header]
     totals = [0] * 7
@@ -116,6 +118,17 @@ def _status(args: argparse.Namespace) -> int:
     done = planned - pending
     print(f"{done} of {planned} fits stored ({100.0 * done / planned if planned else 100.0:.1f}%), {pending} pending")
     return 0
+
+
+def _print_stack(config, variants) -> None:
+    """The stack behind the stored fits of these variants, per method (``srbf.store.stacks``)."""
+    from srbf.store import ResultsStore
+    from srbf.store.stacks import stack_lines
+
+    with ResultsStore.open_readonly(config.results) as store:
+        lines = stack_lines(store.stack_frame(config_hash=list(dict.fromkeys(v.config_hash for v in variants))))
+    if lines:
+        print("stack (per method; ? = not recorded):", *(f"  {line}" for line in lines), "", sep="\n")
 
 
 @_user_errors

@@ -24,7 +24,8 @@ from srbf.store.frames import _where
 from srbf.store.schema import JUDGE_STACK_COLUMNS, METHOD_STACK_COLUMNS
 
 RUN_STACK_COLUMNS = ("srbf_version", "git_commit", "git_dirty", "python_version", *METHOD_STACK_COLUMNS)
-STACK_FRAME_COLUMNS = ("method", *RUN_STACK_COLUMNS, "judge_version", *JUDGE_STACK_COLUMNS, "fits", "scored")
+JUDGE_FRAME_COLUMNS = tuple(f"judge_{column}" for column in JUDGE_STACK_COLUMNS)  # judge_python_version, ...
+STACK_FRAME_COLUMNS = ("method", *RUN_STACK_COLUMNS, "judge_version", *JUDGE_FRAME_COLUMNS, "fits", "scored")
 STACK_HEADER = ("method", "fits", "srbf", "python", "package", "numpy", "scipy", "lock", "judge")
 _SHORT = {"python_version": "python", "numpy_version": "numpy", "scipy_version": "scipy",
           "sympy_version": "sympy", "mpmath_version": "mpmath"}  # fmt: skip
@@ -127,12 +128,12 @@ def stack_frame(conn: sqlite3.Connection, filters: Mapping[str, Any]) -> pd.Data
 
 
 def _text(value: Any) -> str:
-    return _MISSING if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
+    return _MISSING if value is None else str(value)
 
 
 def _srbf(row: Mapping[str, Any]) -> str:
     commit = row["git_commit"]
-    if commit is None or pd.isna(commit):
+    if commit is None:
         return _text(row["srbf_version"])
     return f"{_text(row['srbf_version'])} {str(commit)[:10]}{' dirty' if row['git_dirty'] else ''}"
 
@@ -145,37 +146,36 @@ def _python(row: Mapping[str, Any]) -> str:
 
 def _package(row: Mapping[str, Any]) -> str:
     name, version = row["method_package"], row["method_package_version"]
-    if name is None or pd.isna(name):
+    if name is None:
         return _MISSING
     return f"{name} {_text(version)}"
 
 
-def judge_text(row: Mapping[str, Any]) -> str:
-    """``judge 1.0: python 3.11.9, numpy 2.1.3, ...`` (the libraries unknown for rows scored before schema 3)."""
-    libraries = ", ".join(f"{_SHORT[c]} {_text(row[c])}" for c in JUDGE_STACK_COLUMNS)
-    if all(row[c] is None or pd.isna(row[c]) for c in JUDGE_STACK_COLUMNS):
-        libraries = "libraries not recorded"
-    return f"judge {row['judge_version']}: {libraries}"
+def _judge_text(version: str, libraries: Sequence[Any]) -> str:
+    """``judge 1.0: python 3.11.9, numpy 2.1.3, ...`` (libraries unknown: scored before schema 3)."""
+    if all(value is None for value in libraries):
+        return f"judge {version}: libraries not recorded"
+    return f"judge {version}: " + ", ".join(f"{_SHORT[c]} {_text(v)}" for c, v in zip(JUDGE_STACK_COLUMNS, libraries))
 
 
 def stack_table(frame: pd.DataFrame) -> tuple[list[tuple[str, ...]], list[str]]:
     """The rows (``STACK_HEADER``) of ``frame`` (``stack_frame``): one per method and run stack, the
     judge column naming its judge stacks by number; and the numbered judge stacks, one line each."""
+    groups: dict[tuple, list[dict]] = {}
+    for record in frame.astype(object).where(frame.notna(), None).to_dict("records"):
+        groups.setdefault(tuple(record[c] for c in ("method", *RUN_STACK_COLUMNS)), []).append(record)
     judges: dict[str, int] = {}
     rows: list[tuple[str, ...]] = []
-    if frame.empty:
-        return rows, []
-    frame = frame.astype(object).where(frame.notna(), None)
-    for keys, group in frame.groupby(["method", *RUN_STACK_COLUMNS], dropna=False, sort=True):
-        first = dict(zip(["method", *RUN_STACK_COLUMNS], keys))
+    for records in groups.values():
+        first = records[0]
         labels = []
-        for _, row in group[group["judge_version"].notna()].iterrows():
-            text = judge_text(row)
-            number = judges.setdefault(text, len(judges) + 1)
-            labels.append(f"{row['judge_version']} #{number}")
+        for record in records:
+            if record["judge_version"] is not None:
+                text = _judge_text(record["judge_version"], [record[c] for c in JUDGE_FRAME_COLUMNS])
+                labels.append(f"{record['judge_version']} #{judges.setdefault(text, len(judges) + 1)}")
         rows.append((
             str(first["method"]),
-            str(int(group["fits"].iloc[0])),
+            str(first["fits"]),
             _srbf(first),
             _python(first),
             _package(first),
@@ -183,6 +183,17 @@ def stack_table(frame: pd.DataFrame) -> tuple[list[tuple[str, ...]], list[str]]:
             _text(first["method_scipy_version"]),
             _text(first["method_lock_hash"])[:12],
             ", ".join(dict.fromkeys(labels)) or "not scored",
-        ))
-    legend = [f"#{number} {text}" for text, number in judges.items()]
-    return rows, legend
+        ))  # fmt: skip
+    return rows, [f"#{number} {text}" for text, number in judges.items()]
+
+
+def stack_lines(frame: pd.DataFrame) -> list[str]:
+    """``stack_table`` as aligned lines for a terminal, its judge stacks below (none if empty)."""
+    rows, legend = stack_table(frame)
+    if not rows:
+        return []
+    table = [STACK_HEADER, *rows]
+    widths = [max(len(row[i]) for row in table) for i in range(len(STACK_HEADER))]
+    lines = ["  ".join(cell.rjust(w) if i == 1 else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths))).rstrip()
+             for row in table]  # fmt: skip
+    return lines + legend
