@@ -19,6 +19,7 @@ from srbf.report import tables as T
 from srbf.report.cd import cd_figure
 from srbf.report.data import check_metrics, confirmatory_pairs, metric_columns, provenance_labels, require_scores
 from srbf.report.figures import cd_panels, curves_figure, verdict_figure
+from srbf.report.stack import stack_markdown
 from srbf.stats import DECLARED_TIMES, Analysis, analyze, rule_for
 
 BUDGET_FALLBACK = ("**No method could be placed at the declared time marks** (no usable timings, or every method "
@@ -82,7 +83,8 @@ def run_analysis(frame: pd.DataFrame, metrics, *, times=DECLARED_TIMES, statisti
 
 def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DECLARED_TIMES,
                  statistic: str = "meta", show_incomplete: bool = False, source: str = "",
-                 confirmatory=(), seed: int = 0, n_resamples: int = 1000) -> Report:
+                 confirmatory=(), seed: int = 0, n_resamples: int = 1000,
+                 stack: pd.DataFrame | None = None) -> Report:
     """Analyse ``frame`` and write the report into directory ``out``.
 
     metrics: the metrics to show (default: the headline metrics, nrr_validation first). times: the
@@ -90,7 +92,8 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
     combined, the default) or "bootstrap". show_incomplete: also show values of budgets where some
     problem has no finished draw (flagged §); by default they are withheld. confirmatory: the
     pairs of method labels declared confirmatory (Holm-corrected, marked ◆); the rest are
-    exploratory (Benjamini-Hochberg).
+    exploratory (Benjamini-Hochberg). stack: the results' ``srbf.store.stacks.stack_frame``, shown in
+    a section of its own and written to tables/stack.csv (None: no section).
     """
     frame = require_scores(frame, source or "the frame")
     metrics = choose_metrics(frame, metrics)
@@ -111,8 +114,10 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
         ranks = pd.concat([m.select(ranks) for m in marks] or [ranks.iloc[:0]], ignore_index=True)
     frames = {"aggregates": analysis.aggregates, "leaderboard": board, "per_set": sets, "comparisons": verdicts,
               "ranks": ranks, "time_axis": analysis.time_axis}
+    if stack is not None:
+        frames["stack"] = stack[stack["method"].astype(str).isin(methods)]
     written = {}
-    for name in TABLES:
+    for name in frames:
         path = out / "tables" / f"{name}.csv"
         frames[name].to_csv(path, index=False)
         written[name] = path
@@ -133,7 +138,8 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
             sections.setdefault("ranks", []).append(metric)
 
     report = Report(out, out / "index.md", figures, written, analysis, metrics, marks, headline)
-    text = _index(report, frame, board, sets, verdicts, ranks, methods, sections, statistic, show_incomplete, source)
+    text = _index(report, frame, board, sets, verdicts, ranks, methods, sections, statistic, show_incomplete, source,
+                  frames)
     report.index.write_text(text, encoding="utf-8")
     return report
 
@@ -150,7 +156,7 @@ def _rank_order(metrics) -> list[str]:
 
 
 def _index(report: Report, frame, board, sets, verdicts, ranks, methods, sections, statistic, show_incomplete,
-           source) -> str:
+           source, frames) -> str:
     a = report.analysis.aggregates
     n_universe = int(a["n_universe"].iloc[0]) if not a.empty else 0
     catalogs = sorted(frame["catalog"].astype(str).unique())
@@ -174,7 +180,8 @@ def _index(report: Report, frame, board, sets, verdicts, ranks, methods, section
         "",
         *([BUDGET_FALLBACK, ""] if report.marks and report.marks[0].axis == "budget" else []),
         "Contents: [Leaderboard](#leaderboard) · [Curves](#curves) · [Per problem set](#per-problem-set) · "
-        "[Paired verdicts](#paired-verdicts) · [Ranks](#ranks-and-critical-differences) · [Files](#files)",
+        "[Paired verdicts](#paired-verdicts) · [Ranks](#ranks-and-critical-differences) · "
+        + ("[Stack](#stack) · " if "stack" in frames else "") + "[Files](#files)",
         "",
         "## Leaderboard",
         "",
@@ -242,6 +249,8 @@ def _index(report: Report, frame, board, sets, verdicts, ranks, methods, section
             if headline is not None:
                 out += [f"At {headline.label}:", "", T.ranks_markdown(T.rank_rows(ranks, metric, headline))]
 
+    if "stack" in frames:
+        out += ["## Stack", "", *stack_markdown(frames["stack"])]
     out += ["## Files", ""]
     out += [f"- `tables/{name}.csv`" for name in report.tables]
     out += [f"- `figures/{path.name}`" for path in report.figures]
