@@ -116,3 +116,12 @@ def test_an_interpreter_that_cannot_answer_leaves_the_stack_unknown(tmp_path):
     stack = method_stack("builtin", "linear", str(broken))
     assert stack["method_package"] == "srbf" and stack["method_package_version"] == srbf.__version__
     assert [stack[k] for k in ("method_python_version", "method_numpy_version", "method_scipy_version")] == [None] * 3
+
+
+def test_the_probe_reads_the_same_versions_as_importlib_metadata():
+    from srbf.methods.stack_probe import versions
+
+    names = sorted({dist.metadata["Name"] for dist in metadata.distributions()})
+    assert len(names) > 20  # srbf's environment: NumPy, SciPy, pandas, pytest, ...
+    assert versions(names) == {name: metadata.version(name) for name in names}
+    assert versions(["no-such-distribution"]) == {"no-such-distribution": None}

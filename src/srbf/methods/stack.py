@@ -2,8 +2,8 @@
 
 A method runs under its own interpreter (``python:`` in its config, ``env:NAME`` for a roster
 method's environment), so its Python, NumPy and SciPy may differ from srbf's. ``method_stack``
-asks that interpreter once (``stack_probe.py``, which reads package metadata without importing
-anything: one short child process per interpreter and run), and reads the environment's lock hash
+asks that interpreter once (``stack_probe.py``, which reads the installers' records without
+importing anything: one short child process per interpreter and run), and reads the environment's lock hash
 from its ``srbf-manifest.json``. A built-in method under srbf's own interpreter is answered in
 this process. What cannot be known is None: the package of a user's method file, the lock of an
 interpreter that is no srbf environment, anything a probe that fails cannot tell (the run goes on).
@@ -22,6 +22,7 @@ from typing import Any, Mapping
 import srbf
 from srbf.methods.envs import env_name, is_env_spec, read_manifest, resolve_python
 from srbf.methods.roster import ROSTER
+from srbf.methods.stack_probe import versions
 
 PROBE = Path(__file__).resolve().with_name("stack_probe.py")
 PROBE_TIMEOUT_SECONDS = 30.0
@@ -61,15 +62,7 @@ def probe(python: str, names: tuple[str, ...], env: Mapping[str, str | None] = {
     worker's environment changes ``env``; in this process when ``python`` is srbf's own and ``env``
     leaves Python's own variables alone; {} when the interpreter cannot answer."""
     if _same_interpreter(python) and not any(key.startswith("PYTHON") for key in env):
-        from importlib import metadata
-
-        def version(name: str) -> str | None:
-            try:
-                return metadata.version(name)
-            except metadata.PackageNotFoundError:
-                return None
-
-        return {"python": platform.python_version(), "versions": {name: version(name) for name in names}}
+        return {"python": platform.python_version(), "versions": versions(names)}
     environ = dict(os.environ)
     for key, value in env.items():
         if value is None:
