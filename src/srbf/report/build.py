@@ -117,7 +117,7 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
     if stack is not None:
         frames["stack"] = stack[stack["method"].astype(str).isin(methods)]
     written = {}
-    for name in frames:
+    for name in (*TABLES, *(("stack",) if stack is not None else ())):
         path = out / "tables" / f"{name}.csv"
         frames[name].to_csv(path, index=False)
         written[name] = path
@@ -139,7 +139,7 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
 
     report = Report(out, out / "index.md", figures, written, analysis, metrics, marks, headline)
     text = _index(report, frame, board, sets, verdicts, ranks, methods, sections, statistic, show_incomplete, source,
-                  frames)
+                  frames.get("stack"))
     report.index.write_text(text, encoding="utf-8")
     return report
 
@@ -156,7 +156,7 @@ def _rank_order(metrics) -> list[str]:
 
 
 def _index(report: Report, frame, board, sets, verdicts, ranks, methods, sections, statistic, show_incomplete,
-           source, frames) -> str:
+           source, stack) -> str:
     a = report.analysis.aggregates
     n_universe = int(a["n_universe"].iloc[0]) if not a.empty else 0
     catalogs = sorted(frame["catalog"].astype(str).unique())
@@ -181,7 +181,7 @@ def _index(report: Report, frame, board, sets, verdicts, ranks, methods, section
         *([BUDGET_FALLBACK, ""] if report.marks and report.marks[0].axis == "budget" else []),
         "Contents: [Leaderboard](#leaderboard) · [Curves](#curves) · [Per problem set](#per-problem-set) · "
         "[Paired verdicts](#paired-verdicts) · [Ranks](#ranks-and-critical-differences) · "
-        + ("[Stack](#stack) · " if "stack" in frames else "") + "[Files](#files)",
+        + ("[Stack](#stack) · " if stack is not None else "") + "[Files](#files)",
         "",
         "## Leaderboard",
         "",
@@ -249,8 +249,8 @@ def _index(report: Report, frame, board, sets, verdicts, ranks, methods, section
             if headline is not None:
                 out += [f"At {headline.label}:", "", T.ranks_markdown(T.rank_rows(ranks, metric, headline))]
 
-    if "stack" in frames:
-        out += ["## Stack", "", *stack_markdown(frames["stack"])]
+    if stack is not None:
+        out += ["## Stack", "", *stack_markdown(stack)]
     out += ["## Files", ""]
     out += [f"- `tables/{name}.csv`" for name in report.tables]
     out += [f"- `figures/{path.name}`" for path in report.figures]
