@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
-from srbf.store.frames import _where
 from srbf.store.schema import JUDGE_STACK_COLUMNS, METHOD_STACK_COLUMNS
+
+if TYPE_CHECKING:  # pandas is imported by the readers only, not by the driver that writes
+    import pandas as pd
 
 RUN_STACK_COLUMNS = ("srbf_version", "git_commit", "git_dirty", "python_version", *METHOD_STACK_COLUMNS)
 JUDGE_FRAME_COLUMNS = tuple(f"judge_{column}" for column in JUDGE_STACK_COLUMNS)  # judge_python_version, ...
@@ -84,6 +84,8 @@ def _judge_select(conn: sqlite3.Connection) -> tuple[str, str]:
 def metric_stacks(conn: sqlite3.Connection, judge_version: str | None) -> pd.DataFrame:
     """Per metrics row (of one judge version, or all): prediction_id, judge_version and the
     libraries that scored it (None where the store does not know)."""
+    import pandas as pd
+
     select, join = _judge_select(conn)
     where, params = ("", []) if judge_version is None else (" WHERE m.judge_version = ?", [judge_version])
     rows = conn.execute(
@@ -101,6 +103,10 @@ def stack_frame(conn: sqlite3.Connection, filters: Mapping[str, Any]) -> pd.Data
     nothing scored has one row, its judge columns None and ``scored`` 0).
 
     ``filters`` select predictions as in ``frames`` (``method=``, ``config_hash=``, ...)."""
+    import pandas as pd
+
+    from srbf.store.frames import _where
+
     clauses, params = _where(filters, "p.")
     present = _columns(conn, "campaigns")
     run = ", ".join(f"c.{c}" if c in present else f"NULL AS {c}" for c in RUN_STACK_COLUMNS)
