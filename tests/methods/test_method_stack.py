@@ -125,3 +125,13 @@ def test_the_probe_reads_the_same_versions_as_importlib_metadata():
     assert len(names) > 20  # srbf's environment: NumPy, SciPy, pandas, pytest, ...
     assert versions(names) == {name: metadata.version(name) for name in names}
     assert versions(["no-such-distribution"]) == {"no-such-distribution": None}
+
+
+def test_only_the_configs_python_variables_reach_the_probe(other_env, tmp_path, monkeypatch):
+    extra = tmp_path / "extra"
+    install_record(extra, "gplearn", "9.9.9")  # found first on a PYTHONPATH naming this folder
+    adapter = str(ROSTER["gplearn"].adapter_path)
+    monkeypatch.setenv("PYTHONPATH", str(extra))  # srbf's own: a worker's clean environment drops it
+    assert method_stack("file", adapter, str(other_env))["method_package_version"] == "0.4.3"
+    configured = method_stack("file", adapter, str(other_env), env={"PYTHONPATH": str(extra)})
+    assert configured["method_package_version"] == "9.9.9"  # the config's env: the worker gets it

@@ -63,7 +63,9 @@ def probe(python: str, names: tuple[str, ...], env: Mapping[str, str | None] = {
     leaves Python's own variables alone; {} when the interpreter cannot answer."""
     if _same_interpreter(python) and not any(key.startswith("PYTHON") for key in env):
         return {"python": platform.python_version(), "versions": versions(names)}
-    environ = dict(os.environ)
+    # Python's own variables (PYTHONPATH, ...) come from the method's config only, as in the
+    # worker's clean environment: srbf's own must not change what the method's interpreter finds.
+    environ = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
     for key, value in env.items():
         if value is None:
             environ.pop(key, None)
