@@ -27,8 +27,6 @@ RUN_STACK_COLUMNS = ("srbf_version", "git_commit", "git_dirty", "python_version"
 JUDGE_FRAME_COLUMNS = tuple(f"judge_{column}" for column in JUDGE_STACK_COLUMNS)  # judge_python_version, ...
 STACK_FRAME_COLUMNS = ("method", *RUN_STACK_COLUMNS, "judge_version", *JUDGE_FRAME_COLUMNS, "fits", "scored")
 STACK_HEADER = ("method", "fits", "srbf", "python", "package", "numpy", "scipy", "lock", "judge")
-_SHORT = {"python_version": "python", "numpy_version": "numpy", "scipy_version": "scipy",
-          "sympy_version": "sympy", "mpmath_version": "mpmath"}  # fmt: skip
 _MISSING = "?"  # a value the store does not know
 
 
@@ -161,7 +159,8 @@ def _judge_text(version: str, libraries: Sequence[Any]) -> str:
     """``judge 1.0: python 3.11.9, numpy 2.1.3, ...`` (libraries unknown: scored before schema 3)."""
     if all(value is None for value in libraries):
         return f"judge {version}: libraries not recorded"
-    return f"judge {version}: " + ", ".join(f"{_SHORT[c]} {_text(v)}" for c, v in zip(JUDGE_STACK_COLUMNS, libraries))
+    named = (f"{column.removesuffix('_version')} {_text(value)}" for column, value in zip(JUDGE_STACK_COLUMNS, libraries))
+    return f"judge {version}: " + ", ".join(named)
 
 
 def stack_table(frame: pd.DataFrame) -> tuple[list[tuple[str, ...]], list[str]]:
@@ -187,7 +186,7 @@ def stack_table(frame: pd.DataFrame) -> tuple[list[tuple[str, ...]], list[str]]:
             _package(first),
             _text(first["method_numpy_version"]),
             _text(first["method_scipy_version"]),
-            _text(first["method_lock_hash"])[:12],
+            _text(first["method_lock_hash"]).removeprefix("sha256:")[:12],  # enough to tell locks apart
             ", ".join(dict.fromkeys(labels)) or "not scored",
         ))  # fmt: skip
     return rows, [f"#{number} {text}" for text, number in judges.items()]
