@@ -31,12 +31,14 @@ def _select(name: str):
 
 def method_rows() -> list[dict]:
     """One row per roster method: what ``srbf methods list`` shows."""
-    from srbf.methods import envs, roster
+    from srbf.methods import envs, lockfile, roster
 
     rows = []
+    python = f"{sys.version_info[0]}.{sys.version_info[1]}"
     for spec in roster.ROSTER.values():
         manifest = envs.read_manifest(spec.name)
         installed = manifest is not None and envs.env_python(spec.name).exists()
+        lock = lockfile.lock_path(spec.name, python)
         rows.append({
             "name": spec.name,
             "package": spec.package,
@@ -45,6 +47,8 @@ def method_rows() -> list[dict]:
             "installed_version": manifest.get("installed_version") if installed else None,
             "python": str(envs.env_python(spec.name)) if installed else None,
             "install_seconds": manifest.get("install_seconds") if installed else None,
+            "lock": str(lock) if lock.is_file() else None,  # the committed lock for srbf's Python
+            "lock_hash": manifest.get("lock_hash") if installed else None,  # the one the env was installed from
             "disk_bytes": manifest.get("disk_bytes") if installed else None,
             "config_provenance": spec.config_provenance,
             "budget_knob": spec.budget_knob,
@@ -134,7 +138,7 @@ def _lock(args: argparse.Namespace) -> int:
                 continue
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
-            changes = f"{len(diff.lines())} version changes" if old else "new"
+            changes = f"{len(diff.lines())} changed" if old else "new"
             print(f"{spec.name}: wrote {path} ({len(new)} packages; {changes})")
             for line in diff.lines() if old else []:
                 print(f"    {line}")
