@@ -30,6 +30,9 @@ from srbf.methods.roster import MethodSpec
 INSTALL_LOG = "srbf-install.log"
 ENV_LOCK = "srbf-lock.txt"  # the lock an environment was installed from, kept inside it
 PRE_LOCK = "srbf-pre-install.txt"  # the locked lines of the packages installed first
+# ``pip freeze --all`` without pip (an environment uv made has none): every distribution, name==version
+FREEZE_CODE = ("import importlib.metadata as m; "
+               "print('\\n'.join(sorted({f\"{d.metadata['Name']}=={d.version}\" for d in m.distributions()})))")
 TAIL_LINES = 25  # installer output lines shown when a step fails
 _PROGRESS = re.compile(r"^\s*(Collecting|Building wheel|Installing collected|Successfully|Resolved|Prepared|"
                        r"Installed|Built)\b")  # fmt: skip
@@ -67,7 +70,7 @@ def disk_usage(path: Path) -> int:
 
 
 def parse_freeze(text: str) -> dict[str, str]:
-    """``pip freeze`` output as {distribution: version} (``name @ url`` lines keep the url)."""
+    """``pip freeze`` output (or ``FREEZE_CODE``'s) as {distribution: version} (``name @ url`` lines keep the url)."""
     packages = {}
     for line in text.splitlines():
         line = line.strip()
@@ -313,11 +316,11 @@ def install(
     for i, step in enumerate(steps, 1):
         echo(f"[{spec.name}] step {i}/{len(steps) + 1}: {step.label}")
         done.append({"step": step.label, "seconds": round(_run_step(step, log, echo, spec.name, env=env), 2)})
-    echo(f"[{spec.name}] step {len(steps) + 1}/{len(steps) + 1}: record versions ({'uv ' if uv else ''}pip freeze)")
-    freeze = run_captured([uv, "pip", "freeze", "--python", str(python)] if uv else
-                          [str(python), "-m", "pip", "freeze", "--all"])  # fmt: skip
+    echo(f"[{spec.name}] step {len(steps) + 1}/{len(steps) + 1}: record the versions installed")
+    freeze = run_captured([str(python), "-c", FREEZE_CODE])
     if freeze.returncode != 0:
-        raise InstallError(f"{spec.name}: pip freeze failed: {freeze.stderr.strip()[-500:]}", step="pip freeze")
+        raise InstallError(f"{spec.name}: listing the installed versions failed: {freeze.stderr.strip()[-500:]}",
+                           step="freeze")  # fmt: skip
     installed = parse_freeze(freeze.stdout)
     if lock.text is not None:
         check_installed(spec.name, lock.text, installed)
