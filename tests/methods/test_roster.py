@@ -235,6 +235,24 @@ def test_install_writes_the_manifest_last(home, tmp_path, monkeypatch, unlocked_
     assert "already installed" in again[0]
 
 
+def test_latest_with_pip_diffs_the_installed_versions_against_the_lock(home, tmp_path, monkeypatch, unlocked_pip):
+    """Without uv, --latest lets pip resolve and compares what it installed with the committed lock."""
+    import numpy
+
+    python = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    locks = tmp_path / "no-locks"
+    locks.mkdir()
+    h = "--hash=sha256:" + "0" * 64
+    (locks / f"ffx-py{python}.txt").write_text(f"numpy==0.0.1 {h}\nnot-in-this-env==1.0 {h}\n")
+    monkeypatch.setattr(install, "install_steps", lambda spec, python, **kw: [py_step("pip install ...", "pass")])
+    lines = []
+    manifest = install.install(roster.get("ffx"), base_python=fake_base_python(tmp_path), latest=True, echo=lines.append)
+    assert f"    ~ numpy 0.0.1 -> {numpy.__version__}" in lines and "    - not-in-this-env 1.0" in lines
+    assert any(line.startswith(f"[ffx] --latest: ") and f"differ from the lock ffx-py{python}.txt" in line for line in lines)
+    assert manifest["lock_source"] == "none" and manifest["lock_hash"] is None
+    assert f"~ numpy 0.0.1 -> {numpy.__version__}" in manifest["lock_diff"]
+
+
 def test_failed_install_names_step_and_package_and_leaves_no_manifest(home, tmp_path, monkeypatch, unlocked_pip):
     spec = roster.get("gplearn")
     failing = "import sys; print('Collecting gplearn'); [print('line', i) for i in range(40)]; " \

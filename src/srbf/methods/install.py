@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -255,7 +255,8 @@ def _echo_diff(spec: MethodSpec, lock: LockUse, echo: Echo) -> None:
     elif not lock.diff:
         echo(f"[{spec.name}] --latest: the same versions as the lock {lock.file}")
     else:
-        echo(f"[{spec.name}] --latest: {len(lock.diff)} changes against the lock {lock.file}:")
+        n = len(lock.diff)
+        echo(f"[{spec.name}] --latest: {n} package{'s differ' if n > 1 else ' differs'} from the lock {lock.file}:")
         for line in lock.diff:
             echo(f"    {line}")
 
@@ -324,16 +325,17 @@ def install(
     installed = parse_freeze(freeze.stdout)
     if lock.text is not None:
         check_installed(spec.name, lock.text, installed)
-    elif latest:
-        lock = LockUse("none", None, lock.file, lock_diff(spec, lockfile.lock_path(spec.name, lockfile.python_minor(
-            str(python))), installed))  # fmt: skip
+    elif latest and lock.file:
+        lock = replace(lock, diff=lock_diff(spec, lockfile.LOCKS_DIR / lock.file, installed))
+    if latest and lock.text is None:
         _echo_diff(spec, lock, echo)
     version = run_captured([str(python), "-c", "import sys; print(sys.version.split()[0])"]).stdout.strip()
     manifest = make_manifest(spec, python_version=version, freeze=freeze.stdout, steps=done,
                              seconds=time.monotonic() - t0, disk_bytes=disk_usage(root),
                              licence_accepted=accept_licence, installer="uv" if uv else "pip", lock=lock)  # fmt: skip
     write_manifest(root / MANIFEST, manifest)
-    how = f"from {lock.file}" if lock.source == "committed" else f"({lock.source} resolution, no committed lock used)"
+    how = {"committed": f"from {lock.file}", "latest": "from a fresh resolution (--latest)",
+           "resolved": "from a fresh resolution (no lock for this Python)", "none": "without a lock"}[lock.source]
     echo(f"[{spec.name}] installed {spec.package} {manifest['installed_version']} {how} in "
          f"{manifest['install_seconds']:.0f} s, {format_bytes(manifest['disk_bytes'])}, at {root}")  # fmt: skip
     return manifest
