@@ -191,6 +191,20 @@ def test_the_manifest_carries_the_lock_and_env_stack_reads_it(home):
     assert old["lock_hash"] is None and old["scipy"] is None and old["numpy"] == "1.26"
 
 
+def test_doctor_notes_an_environment_not_installed_from_the_shipped_lock():
+    from srbf.methods.doctor import lock_notes
+
+    spec = roster.get("gplearn")
+    shipped = lockfile.lock_hash(lockfile.lock_path("gplearn", "3.12").read_text())
+    assert lock_notes(spec, {"python": "3.12.1", "lock_hash": shipped, "lock_source": "committed"}) == []
+    assert lock_notes(spec, {"python": "3.12.1", "lock_hash": "sha256:0", "lock_source": "latest"}) == [
+        "note: installed with --latest, not from the shipped lock gplearn-py3.12.txt; "
+        "`srbf methods install gplearn --force` reinstalls from it"
+    ]
+    assert "installed without a lock" in lock_notes(spec, {"python": "3.12.1"})[0]
+    assert lock_notes(spec, {"python": "3.10.4"}) == []  # no lock for that Python: nothing to compare
+
+
 # --- the CLI ------------------------------------------------------------------------------------
 
 

@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
@@ -156,10 +157,11 @@ def subset(text: str, names: list[str], source: str = "lock") -> str:
 
 
 def find_uv() -> str | None:
-    """The ``uv`` program, unless ``SRBF_INSTALLER=pip`` asks for pip; None when there is none."""
+    """The ``uv`` program on PATH or beside srbf's interpreter (``pip install uv`` puts it there),
+    unless ``SRBF_INSTALLER=pip`` asks for pip; None when there is none."""
     if os.environ.get("SRBF_INSTALLER", "").strip().lower() == "pip":
         return None
-    return shutil.which("uv")
+    return shutil.which("uv") or shutil.which("uv", path=str(Path(sys.executable).parent))
 
 
 def header(spec: MethodSpec, python: str) -> str:
