@@ -46,7 +46,8 @@ def main(names: list[str]) -> None:
     if shutil.which("uv") is None:
         sys.exit("method_install.py: needs uv on PATH")
     scratch = Path(tempfile.mkdtemp(prefix="srbf-install-bench-"))
-    sources = {"PIP_FIND_LINKS", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_NO_INDEX", "PIP_CONSTRAINT", "PIP_CONFIG_FILE"}
+    sources = {"PIP_FIND_LINKS", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_NO_INDEX", "PIP_CONSTRAINT",
+               "PIP_CONFIG_FILE"}
     base = {k: v for k, v in os.environ.items() if k not in sources and not k.startswith("UV_")}
     base["SRBF_HOME"] = str(scratch / "home")
     pip = dict(base, SRBF_INSTALLER="pip", PIP_NO_CACHE_DIR="1", PIP_CONFIG_FILE=os.devnull)

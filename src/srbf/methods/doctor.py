@@ -123,9 +123,10 @@ def lock_notes(spec: MethodSpec, manifest: dict[str, Any]) -> list[str]:
 
     python = ".".join(str(manifest.get("python", "")).split(".")[:2])
     committed = lockfile.lock_path(spec.name, python)
-    if not committed.is_file() or manifest.get("lock_hash") == lockfile.lock_hash(committed.read_text(encoding="utf-8")):
+    if not committed.is_file() or manifest.get("lock_hash") == lockfile.lock_hash(committed.read_text("utf-8")):
         return []
-    how = {"latest": "with --latest", "resolved": "from a fresh resolution"}.get(manifest.get("lock_source"), "without a lock")
+    hows = {"latest": "with --latest", "resolved": "from a fresh resolution"}
+    how = hows.get(manifest.get("lock_source"), "without a lock")
     return [f"note: installed {how}, not from the shipped lock {committed.name}; "
             f"`srbf methods install {spec.name} --force` reinstalls from it"]
 

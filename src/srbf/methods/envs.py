@@ -8,8 +8,8 @@ installed into srbf's own environment and two methods never fight over a depende
 
 An environment counts as installed once its ``srbf-manifest.json`` exists: ``install`` writes it
 last, with the hash of the lock it installed from; ``env_stack(NAME)`` reads from it what a result
-records about the environment that produced it. ``resolve_python("env:NAME")`` turns a config's ``python:`` value into an interpreter path.
-Installing is ``srbf.methods.install``, checking ``srbf.methods.doctor``.
+records about the environment that produced it. ``resolve_python("env:NAME")`` turns a config's
+``python:`` value into an interpreter path. Installing is ``srbf.methods.install``, checking ``srbf.methods.doctor``.
 """
 
 from __future__ import annotations

@@ -176,8 +176,8 @@ def install_steps(spec: MethodSpec, python: str | Path, *, uv: str | None = None
     steps = []
     if spec.pre_install:
         pre = " ".join(req for reqs in spec.pre_install for req in reqs)
-        steps.append(Step(f"{name} install {pre} from the lock (before {spec.package})",
-                          install + ("--require-hashes", "--no-deps", "-r", str(lock.with_name(PRE_LOCK))), pre))  # fmt: skip
+        args = install + ("--require-hashes", "--no-deps", "-r", str(lock.with_name(PRE_LOCK)))
+        steps.append(Step(f"{name} install {pre} from the lock (before {spec.package})", args, pre))
     if uv:
         main = (uv, "pip", "sync", "--python", str(python), "--require-hashes", str(lock)) + flags
         return steps + [Step(f"uv pip sync the lock ({spec.pinned} and its dependencies)", main, spec.pinned)]
@@ -344,8 +344,9 @@ def install(
 def check_installed(name: str, lock_text: str, installed: dict[str, str]) -> None:
     """InstallError unless every locked package is installed at its locked version."""
     have = {lockfile.canonical_name(k): v for k, v in installed.items()}
+    locked = lockfile.versions(lockfile.parse_lock(lock_text))
     wrong = [f"{key} {have.get(key, 'missing')} (locked {version})"
-             for key, version in lockfile.versions(lockfile.parse_lock(lock_text)).items() if have.get(key) != version]  # fmt: skip
+             for key, version in locked.items() if have.get(key) != version]  # fmt: skip
     if wrong:
         raise InstallError(f"{name}: the environment does not match its lock: {', '.join(wrong[:5])}", step="check")
 
