@@ -214,6 +214,10 @@ def test_methods_lock_without_uv_is_a_user_error(monkeypatch, capsys):
     assert main(["methods", "lock", "gplearn"]) == 2
     assert "srbf methods lock needs uv on PATH" in capsys.readouterr().err
     assert main(["methods", "lock", "gplern"]) == 2
+    monkeypatch.delenv("SRBF_INSTALLER")
+    if lockfile.find_uv():
+        assert main(["methods", "lock", "gplearn", "--python-version", "312"]) == 2
+        assert "--python-version '312': write a Python version as X.Y" in capsys.readouterr().err
 
 
 def test_install_latest_and_lock_parse():

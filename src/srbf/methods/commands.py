@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 
 
@@ -120,6 +121,9 @@ def _lock(args: argparse.Namespace) -> int:
         raise _user_error("srbf methods lock needs uv on PATH (pip cannot write a lock with hashes); "
                           "install it with `pip install uv`")  # fmt: skip
     pythons = args.python_version or [f"{sys.version_info[0]}.{sys.version_info[1]}"]
+    for python in pythons:
+        if not re.fullmatch(r"3\.\d+", python):
+            raise _user_error(f"--python-version {python!r}: write a Python version as X.Y, e.g. 3.12")
     failed = []
     for spec in _select(args.name):
         for python in pythons:
@@ -131,7 +135,11 @@ def _lock(args: argparse.Namespace) -> int:
                 failed.append(f"{spec.name} (Python {python})")
                 continue
             new = lockfile.parse_lock(text)
-            old = lockfile.parse_lock(path.read_text(encoding="utf-8"), str(path)) if path.is_file() else {}
+            try:
+                old = lockfile.parse_lock(path.read_text(encoding="utf-8"), str(path)) if path.is_file() else {}
+            except lockfile.LockError as exc:
+                print(f"{spec.name}: replacing a lock that does not read ({exc})")
+                old = {}
             diff = lockfile.diff_packages(lockfile.versions(old), lockfile.versions(new))
             if path.is_file() and path.read_text(encoding="utf-8") == text:
                 print(f"{spec.name}: {path.name} unchanged ({len(new)} packages)")

@@ -243,7 +243,10 @@ def lock_diff(spec: MethodSpec, committed: Path, resolved: dict[str, str]) -> tu
     """The changes of a fresh resolution against the committed lock, as LockDiff lines."""
     if not committed.is_file():
         return ()
-    locked = lockfile.versions(lockfile.parse_lock(committed.read_text(encoding="utf-8"), str(committed)))
+    try:
+        locked = lockfile.versions(lockfile.parse_lock(committed.read_text(encoding="utf-8"), str(committed)))
+    except lockfile.LockError as exc:
+        raise InstallError(str(exc), step="lock") from exc
     ignored = {"pip", "setuptools", "wheel"} - set(locked)  # what pip's venv brings, not the method
     resolved = {k: v for k, v in resolved.items() if lockfile.canonical_name(k) not in ignored}
     return tuple(lockfile.diff_packages(locked, resolved).lines())
