@@ -184,7 +184,8 @@ def _number(text: str):
 
 def add_method_commands(commands: argparse._SubParsersAction) -> None:
     """Register ``srbf methods ...`` on the top-level ``srbf`` parser."""
-    methods = commands.add_parser("methods", help="the SR method roster: list, install into own environments, check")
+    methods = commands.add_parser("methods", help="the SR method roster: list, install into own environments "
+                                  "from their locks, lock, check")  # fmt: skip
     sub = methods.add_subparsers(dest="methods_command", metavar="ACTION")
     sub.required = True
 
@@ -192,7 +193,7 @@ def add_method_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(run=_list)
 
-    p = sub.add_parser("install", help="create a method's own environment and install its pinned package there")
+    p = sub.add_parser("install", help="create a method's own environment and install its committed lock there")
     p.add_argument("name", metavar="NAME|all", help="a roster method, or all")
     p.add_argument("--accept-licence", "--accept-license", dest="accept_licence", action="store_true",
                    help="accept the licence notice a method shows (qlattice)")  # fmt: skip
