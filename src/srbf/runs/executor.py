@@ -33,16 +33,15 @@ from __future__ import annotations
 
 import os
 import queue
-import signal
 import threading
 import time
 from abc import ABC, abstractmethod
 from collections import OrderedDict, deque
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import suppress
 from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
 
+from srbf.methods import isolation
 from srbf.methods.worker import Worker, WorkerStartError
 from srbf.runs.plan import PlannedFit, WorkerSpec
 from srbf.runs.problems import Placeholder
@@ -484,9 +483,6 @@ class LocalExecutor(Executor):
 
 
 def _kill_worker(worker: Worker) -> None:
-    """Kill a worker's process group from another thread; its ``fit`` then returns ``crashed``."""
-    pid = worker.pid
-    if pid is None or not worker.alive:
-        return
-    with suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
+    """Stop a worker and its processes from another thread; its ``fit`` then returns ``crashed``."""
+    if worker.alive:
+        isolation.signal_stop(worker.pid)
