@@ -103,8 +103,8 @@ class Sandbox:
 
     hidden: tuple[str, ...] = ()
 
-    def command(self, private: Path, visible: Sequence[Path]) -> tuple[list[str], bytes]:
-        """bubblewrap's options (NUL-separated, for ``--args FD``) for one worker process.
+    def options(self, private: Path, visible: Sequence[Path]) -> list[str]:
+        """bubblewrap's options for one worker process.
 
         ``visible``: folders the worker needs even where they lie under /tmp (the method's folder,
         the interpreter's prefix); they are bound read-only before the hidden paths are emptied,
@@ -113,17 +113,27 @@ class Sandbox:
         args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
         if Path("/run").is_dir():
             args += ["--tmpfs", "/run"]
-        for path in dict.fromkeys(str(p) for p in visible if Path(p).is_dir()):
-            args += ["--ro-bind", path, path]
-        args += ["--bind", str(private), str(private)]
-        for text in dict.fromkeys(self.hidden):
-            path = Path(text)
-            if path.is_dir():
-                args += ["--tmpfs", text, "--remount-ro", text]
-            elif path.exists():
-                args += ["--ro-bind", "/dev/null", text]
+        shown = [Path(p).resolve() for p in dict.fromkeys(visible) if Path(p).is_dir()]
+        hidden = [Path(p).resolve() for p in dict.fromkeys(self.hidden) if Path(p).exists()]
+        args += _binds(shown) + ["--bind", str(private), str(private)] + _hides(hidden)
+        # A method folder inside a hidden one (results: ".") shows through again, and whatever
+        # hidden lies inside that folder (the config beside the method) is hidden again.
+        inner = [p for p in shown if any(h in p.parents for h in hidden if h.is_dir())]
+        args += _binds(inner) + _hides([h for h in hidden if any(p in h.parents for p in inner)])
         args += ["--chdir", str(private)]
-        return args, b"".join(a.encode() + b"\0" for a in args)
+        return args
+
+
+def _binds(paths: Sequence[Path]) -> list[str]:
+    return [arg for p in paths for arg in ("--ro-bind", str(p), str(p))]
+
+
+def _hides(paths: Sequence[Path]) -> list[str]:
+    """A folder becomes an empty read-only one, a file an empty one."""
+    args: list[str] = []
+    for p in paths:
+        args += ["--tmpfs", str(p), "--remount-ro", str(p)] if p.is_dir() else ["--ro-bind", "/dev/null", str(p)]
+    return args
 
 
 _PROBLEM: list[str | None] = []
@@ -214,9 +224,9 @@ def start_process(
         if bwrap is None:
             raise OSError("bubblewrap (bwrap) is not installed")
         visible = [method_file.parent, Path(python).parent.parent]
-        _, data = sandbox.command(private, visible)
-        args_fd = os.memfd_create("srbf-bwrap-args", 0)
-        os.write(args_fd, data)
+        options = sandbox.options(private, visible)
+        args_fd = os.memfd_create("srbf-bwrap-args", 0)  # read by bwrap, closed before the worker runs
+        os.write(args_fd, b"".join(a.encode() + b"\0" for a in options))
         os.lseek(args_fd, 0, os.SEEK_SET)
         argv = [bwrap, "--args", str(args_fd), *argv]
         pass_fds += (args_fd,)

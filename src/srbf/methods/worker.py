@@ -480,7 +480,7 @@ def _fit_message(task: FitTask) -> tuple[np.ndarray, np.ndarray, dict]:
         "type": "fit",
         "id": 0,
         "budget": budget,
-        "seed": int(task.key.seed),
+        "seed": int(task.key.seed if task.method_seed is None else task.method_seed),
         "variables": [str(v) for v in task.variables],
         "options": task.options,
         "arrays": [{"name": "X", "shape": list(X.shape)}, {"name": "y", "shape": list(y.shape)}],
