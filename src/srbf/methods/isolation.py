@@ -12,8 +12,8 @@ A method is untrusted code. Every worker (``Worker._spawn``) starts through ``st
   started a process ends, so starting workers from short-lived threads would kill them early.
 
 With a ``Sandbox`` (``srbf run --sandbox``), the process runs under bubblewrap: the filesystem
-read-only except the private directory, ``/tmp`` and ``/run`` empty, the ``hidden`` paths (results
-directory, config, catalogs) replaced by empty read-only ones, no network, and its own PID, IPC
+read-only except the private directory, ``/tmp`` and ``/run`` empty and read-only, the ``hidden`` paths (results
+directory, config, catalogs) replaced by empty or unreadable ones, no network, and its own PID, IPC
 and UTS namespaces, so srbf's memory, command line and environment are out of reach. bubblewrap
 reads those arguments from a memory file, so they do not show in the sandbox's ``/proc/1/cmdline``.
 
@@ -120,6 +120,7 @@ class Sandbox:
         # hidden lies inside that folder (the config beside the method) is hidden again.
         inner = [p for p in shown if any(h in p.parents for h in hidden if h.is_dir())]
         args += _binds(inner) + _hides([h for h in hidden if any(p in h.parents for p in inner)])
+        args += ["--remount-ro", "/tmp"] + (["--remount-ro", "/run"] if Path("/run").is_dir() else [])
         args += ["--chdir", str(private)]
         return args
 
@@ -129,7 +130,7 @@ def _binds(paths: Sequence[Path]) -> list[str]:
 
 
 def _hides(paths: Sequence[Path]) -> list[str]:
-    """A folder becomes an empty read-only one, a file an empty one."""
+    """A folder becomes an empty read-only one; a file becomes /dev/null, unreadable in there."""
     args: list[str] = []
     for p in paths:
         args += ["--tmpfs", str(p), "--remount-ro", str(p)] if p.is_dir() else ["--ro-bind", "/dev/null", str(p)]
