@@ -202,6 +202,10 @@ def test_sandbox_hides_paths_blocks_network_and_writes_and_has_its_own_pids(tmp_
         sandbox = Sandbox(hidden=(str(secret_dir), str(config)))
         with Worker(probe, sandbox=sandbox) as boxed:
             boxed_result = boxed.fit(task(options))
+        # results: "." hides the method's own folder: the method shows through, nothing else
+        around = Sandbox(hidden=(str(tmp_path), str(secret_dir), str(config)))
+        with Worker(probe, sandbox=around) as boxed:
+            around_result = boxed.fit(task(options)).internals
     finally:
         server.close()
         for path in options["write"]:
@@ -218,6 +222,7 @@ def test_sandbox_hides_paths_blocks_network_and_writes_and_has_its_own_pids(tmp_
     assert "wrote" not in got and got["connected"] is False
     assert len(got["pids"]) <= 4 and os.getpid() not in got["pids"]  # bwrap's init, guard, worker
     assert got["env"]["TMPDIR"] == got["cwd"]
+    assert around_result["read"] == got["read"]
 
 
 @needs_bwrap

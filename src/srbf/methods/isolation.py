@@ -106,19 +106,21 @@ class Sandbox:
     def options(self, private: Path, visible: Sequence[Path]) -> list[str]:
         """bubblewrap's options for one worker process.
 
-        ``visible``: folders the worker needs even where they lie under /tmp (the method's folder,
-        the interpreter's prefix); they are bound read-only before the hidden paths are emptied,
-        so a config or results folder inside them stays hidden."""
+        ``visible``: folders the worker needs even where they lie under /tmp or a hidden folder
+        (srbf's worker scripts, the method's folder, the interpreter's prefix); they are bound
+        read-only before the hidden paths are emptied, so a config or results folder inside them
+        stays hidden."""
         args = ["--die-with-parent", "--new-session", "--unshare-all", "--ro-bind", "/", "/"]
         args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
         if Path("/run").is_dir():
             args += ["--tmpfs", "/run"]
         shown = [Path(p).resolve() for p in dict.fromkeys(visible) if Path(p).is_dir()]
         hidden = [Path(p).resolve() for p in dict.fromkeys(self.hidden) if Path(p).exists()]
-        args += _binds(shown) + ["--bind", str(private), str(private)] + _hides(hidden)
+        outer = [h for h in hidden if not any(o in h.parents for o in hidden)]
+        args += _binds(shown) + ["--bind", str(private), str(private)] + _hides(outer)
         # A method folder inside a hidden one (results: ".") shows through again, and whatever
         # hidden lies inside that folder (the config beside the method) is hidden again.
-        inner = [p for p in shown if any(h in p.parents for h in hidden if h.is_dir())]
+        inner = [p for p in shown if any(h == p or h in p.parents for h in outer if h.is_dir())]
         args += _binds(inner) + _hides([h for h in hidden if any(p in h.parents for p in inner)])
         args += ["--remount-ro", "/tmp"] + (["--remount-ro", "/run"] if Path("/run").is_dir() else [])
         args += ["--chdir", str(private)]
@@ -224,7 +226,7 @@ def start_process(
         bwrap = shutil.which("bwrap")
         if bwrap is None:
             raise OSError("bubblewrap (bwrap) is not installed")
-        visible = [method_file.parent, Path(python).parent.parent]
+        visible = [GUARD.parent, method_file.parent, Path(python).parent.parent]
         options = sandbox.options(private, visible)
         args_fd = os.memfd_create("srbf-bwrap-args", 0)  # read by bwrap, closed before the worker runs
         os.write(args_fd, b"".join(a.encode() + b"\0" for a in options))
