@@ -312,3 +312,16 @@ def test_a_second_run_on_the_same_results_refuses_with_the_first_ones_pid(tmp_pa
     assert len(rows(tmp_path / "results")) == 2
     third = run_config(load_config(config), progress=False)  # the lock went with the first run
     assert third.skipped == 2
+
+
+def test_the_config_key_sandbox_is_a_flag(tmp_path):
+    from srbf.runs.config import ConfigError, config_from_dict
+
+    base = {"experiment": "s", "catalogs": "nguyen", "method": "linear"}
+    assert config_from_dict(base).sandbox is False
+    assert config_from_dict({**base, "sandbox": True}).sandbox is True
+    with pytest.raises(ConfigError) as error:
+        config_from_dict({**base, "sandbox": "yes please"}, source="run.yaml")
+    message = str(error.value)
+    assert "run.yaml" in message and "sandbox" in message and "true or false" in message
+    assert message.count("\n") == 0
