@@ -173,9 +173,11 @@ def test_sandbox_that_cannot_run_is_one_line(tmp_path, monkeypatch):
     from srbf.methods import isolation
 
     config = load_config(swiss_config(tmp_path, n=1))
-    monkeypatch.setattr(isolation, "_PROBLEM", ["bubblewrap (bwrap) is not installed; on Debian: apt-get install bubblewrap"])
-    with pytest.raises(RunError, match=r"^--sandbox: bubblewrap \(bwrap\) is not installed"):
+    monkeypatch.setattr(isolation, "_PROBLEM", [])  # probe again, with no bwrap on PATH
+    monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))
+    with pytest.raises(RunError, match=r"^--sandbox: bubblewrap \(bwrap\) is not installed") as error:
         run_config(apply_overrides(config, sandbox=True), progress=False)
+    assert "\n" not in str(error.value)
     assert not (tmp_path / "results").exists()  # nothing was started or written
 
 

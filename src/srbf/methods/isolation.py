@@ -12,10 +12,10 @@ A method is untrusted code. Every worker (``Worker._spawn``) starts through ``st
   started a process ends, so starting workers from short-lived threads would kill them early.
 
 With a ``Sandbox`` (``srbf run --sandbox``), the process runs under bubblewrap: the filesystem
-read-only except the private directory, ``/tmp`` and ``/run`` empty and read-only, the ``hidden`` paths (results
-directory, config, catalogs) replaced by empty or unreadable ones, no network, and its own PID, IPC
-and UTS namespaces, so srbf's memory, command line and environment are out of reach. bubblewrap
-reads those arguments from a memory file, so they do not show in the sandbox's ``/proc/1/cmdline``.
+read-only except the private directory, ``/tmp`` and ``/run`` empty, the ``hidden`` paths (results
+directory, config, catalogs) replaced by empty or unreadable ones, no network, and its own PID,
+IPC and UTS namespaces, so srbf's memory, command line and environment are out of reach.
+bubblewrap reads its arguments from a memory file, so they do not show in ``/proc/1/cmdline``.
 
 ``method_seed`` derives the seed a method receives from the fit's key under the store's secret.
 docs/fairness.md says what each level guarantees and what none can.
@@ -99,7 +99,7 @@ def remove_private_dir(path: Path | None) -> None:
 
 @dataclass(frozen=True)
 class Sandbox:
-    """Run workers under bubblewrap, with ``hidden`` paths (files or folders) made empty."""
+    """Run workers under bubblewrap, with ``hidden`` paths (files or folders) out of reach."""
 
     hidden: tuple[str, ...] = ()
 
