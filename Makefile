@@ -43,7 +43,7 @@ test-matrix:
 		[ -n "$$py" ] || py=$$(command -v python$$v); \
 		if [ -z "$$py" ]; then echo "== Python $$v: not found" >&2; failed="$$failed $$v"; continue; fi; \
 		rm -rf .venv-$$v && tools/install_from_lock.sh .venv-$$v $$py && \
-		.venv-$$v/bin/python -m pytest -q -p no:cacheprovider > .venv-$$v/pytest.log 2>&1; \
+		.venv-$$v/bin/python -m pytest -p no:cacheprovider > .venv-$$v/pytest.log 2>&1; \
 		rc=$$?; echo "== Python $$v ($$py): $$(tail -1 .venv-$$v/pytest.log)"; \
 		[ $$rc -eq 0 ] || failed="$$failed $$v"; \
 	done; \
