@@ -16,11 +16,13 @@ import os
 import platform
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
 import srbf
 from srbf.methods.envs import env_name, is_env_spec, read_manifest, resolve_python
+from srbf.methods.isolation import clean_environment
 from srbf.methods.roster import ROSTER
 from srbf.methods.stack_probe import versions
 
@@ -58,19 +60,12 @@ def _same_interpreter(python: str) -> bool:
 
 
 def probe(python: str, names: tuple[str, ...], env: Mapping[str, str | None] = {}) -> dict[str, Any]:
-    """``{"python": version, "versions": {name: version or None}}`` as ``python`` sees them, with the
-    worker's environment changes ``env``; in this process when ``python`` is srbf's own and ``env``
-    leaves Python's own variables alone; {} when the interpreter cannot answer."""
-    if _same_interpreter(python) and not any(key.startswith("PYTHON") for key in env):
+    """``{"python": version, "versions": {name: version or None}}`` as ``python`` sees them in a
+    worker's clean environment with the config's ``env``; in this process when ``python`` is
+    srbf's own and no ``PYTHON*`` variable is set; {} when the interpreter cannot answer."""
+    if _same_interpreter(python) and not any(key.startswith("PYTHON") for key in (*env, *os.environ)):
         return {"python": platform.python_version(), "versions": versions(names)}
-    # Python's own variables (PYTHONPATH, ...) come from the method's config only, as in the
-    # worker's clean environment: srbf's own must not change what the method's interpreter finds.
-    environ = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
-    for key, value in env.items():
-        if value is None:
-            environ.pop(key, None)
-        else:
-            environ[key] = str(value)
+    environ = clean_environment(env, Path(tempfile.gettempdir()))  # the environment a worker gets
     try:
         done = subprocess.run([python, str(PROBE), *names], capture_output=True, text=True, errors="replace",
                               stdin=subprocess.DEVNULL, env=environ, timeout=PROBE_TIMEOUT_SECONDS)  # fmt: skip
