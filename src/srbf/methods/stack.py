@@ -3,8 +3,10 @@
 A method runs under its own interpreter (``python:`` in its config, ``env:NAME`` for a roster
 method's environment), so its Python, NumPy and SciPy may differ from srbf's. ``method_stack``
 asks that interpreter once (``stack_probe.py``, which reads the installers' records without
-importing anything: one short child process per interpreter and run), and reads the environment's lock hash
-from its ``srbf-manifest.json``. A built-in method under srbf's own interpreter is answered in
+importing anything: one short child process per interpreter and run), in the clean environment a
+worker gets, and reads the environment's lock hash from its manifest (``envs.env_stack``). The
+versions are the live ones, not the manifest's: an environment changed since its install shows as
+it is. A built-in method under srbf's own interpreter is answered in
 this process. What cannot be known is None: the package of a user's method file, the lock of an
 interpreter that is no srbf environment, anything a probe that fails cannot tell (the run goes on).
 """
@@ -21,14 +23,13 @@ from pathlib import Path
 from typing import Any, Mapping
 
 import srbf
-from srbf.methods.envs import env_name, is_env_spec, read_manifest, resolve_python
+from srbf.methods.envs import env_name, env_stack, is_env_spec, resolve_python
 from srbf.methods.isolation import clean_environment
 from srbf.methods.roster import ROSTER
 from srbf.methods.stack_probe import versions
 
 PROBE = Path(__file__).resolve().with_name("stack_probe.py")
 PROBE_TIMEOUT_SECONDS = 30.0
-LOCK_HASH_KEY = "lock_hash"  # in an environment's srbf-manifest.json, written by its install
 
 
 def method_package(adapter_type: str, adapter: str | None, python: str | None) -> str | None:
@@ -46,10 +47,11 @@ def method_package(adapter_type: str, adapter: str | None, python: str | None) -
 
 
 def lock_hash(python: str | None) -> str | None:
-    """The lock hash an ``env:NAME`` environment's manifest records (None: no manifest or no hash)."""
+    """The hash of the lock an ``env:NAME`` environment was installed from, as its manifest records
+    it (``envs.env_stack``); None: no such environment, or one installed before locks."""
     if not (python and is_env_spec(python)):
         return None
-    value = (read_manifest(env_name(python)) or {}).get(LOCK_HASH_KEY)
+    value = (env_stack(python) or {}).get("lock_hash")
     return value if isinstance(value, str) and value else None
 
 
