@@ -65,6 +65,14 @@ def test_budget_times_are_medians_of_usable_predictions():
     assert budget_times(seconds, success, axis=1).tolist() == [1.5, 4.0]
 
 
+def test_a_budget_without_usable_predictions_is_timed_by_all_of_them():
+    # the second budget never returned a usable formula: the seconds it spent producing nothing
+    seconds = np.array([[1.0, 2.0, 100.0], [0.2, 0.4, 0.3], [np.nan, np.nan, np.nan]])
+    success = np.array([[1, 1, 0], [0, 0, 0], [0, 0, 0]])
+    times = budget_times(seconds, success, axis=1)
+    assert times[:2].tolist() == [1.5, 0.3] and np.isnan(times[2])  # no seconds at all: not timed
+
+
 def test_bad_input():
     with pytest.raises(ValueError, match="positive"):
         time_weights(TIMES, 0.0)
