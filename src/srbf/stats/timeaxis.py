@@ -1,8 +1,8 @@
 """Equal time: a method's per-problem values at t seconds, interpolated in log time between budgets.
 
 Each budget of a method has one time coordinate: the median seconds per problem of its usable
-predictions (of all its predictions when none is usable). At a time t, each problem's value is
-interpolated linearly in log t between the two measured budgets whose times bracket t. Never extrapolated: below the cheapest budget's time the
+predictions (of all its predictions for a method that never returned a usable one). At a time t, each problem's value is interpolated linearly in log t between the two
+measured budgets whose times bracket t. Never extrapolated: below the cheapest budget's time the
 method is "n/a" (it cannot run within t); above the dearest, its last value is carried forward and
 flagged "max_tested" (a lower bound: more compute could only help). A t equal to a measured time
 is "measured"; otherwise "interpolated".
@@ -74,17 +74,25 @@ def blend(low, high, fraction):
 
 
 def budget_times(seconds, success=None, axis=None):
-    """The time coordinate of a budget: the median seconds of its usable predictions (NaN left out).
-
-    A budget without any usable prediction is timed by all its predictions instead: the seconds
-    it spent producing nothing. A method that always fails thus still stands at equal time, with
-    rates 0, instead of vanishing from every mark as if it had never run.
-    """
+    """The time coordinate of a budget: the median seconds of its usable predictions (NaN left out)."""
     s = np.asarray(seconds, dtype=float)
+    if success is not None:
+        s = np.where(np.asarray(success, dtype=float) == 1, s, np.nan)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices give NaN: not timed
-        every = np.nanmedian(s, axis=axis)
-        if success is None:
-            return every
-        usable = np.nanmedian(np.where(np.asarray(success, dtype=float) == 1, s, np.nan), axis=axis)
-    return np.where(np.isnan(usable), every, usable)
+        return np.nanmedian(s, axis=axis)
+
+
+def ladder_times(seconds, success=None):
+    """Each method's budget times, (M, B), from seconds and success of shape (M, B, problems, draws).
+
+    A method without a single usable prediction is timed by all its predictions (the seconds it
+    spent producing nothing), so it still stands at equal time with its rates 0 instead of
+    vanishing from every mark as if it had never run. A method with some usable predictions keeps
+    ``budget_times``: its budgets without one stay untimed.
+    """
+    times = budget_times(seconds, success, axis=(2, 3))
+    never = np.isnan(times).all(axis=1)
+    if success is not None and never.any():
+        times[never] = budget_times(np.asarray(seconds, dtype=float)[never], axis=(2, 3))
+    return times
