@@ -142,9 +142,8 @@ def test_a_grid_of_ten_million_variants_is_refused_fast(tmp_path):
 def test_the_grid_limit_counts_every_method_and_allow_large_lifts_it():
     at_limit = {**BASE, "method": {"name": "prior", "sweeps": sweeps(100, 100)}}
     assert config_from_dict(at_limit).methods[0].sweeps  # 10,000: allowed (not expanded here)
-    two = {**BASE, "method": None, "methods": [{"name": "prior", "sweeps": sweeps(60, 100)},
-                                               {"name": "enumeration", "sweeps": sweeps(50, 100)}]}
-    two.pop("method")
+    methods = [{"name": "prior", "sweeps": sweeps(60, 100)}, {"name": "enumeration", "sweeps": sweeps(50, 100)}]
+    two = {"experiment": "q", "catalogs": "nguyen", "methods": methods}
     with pytest.raises(ConfigError) as caught:
         config_from_dict(two, "q.yaml")
     assert str(caught.value) == ("q.yaml: methods[0].sweeps: the sweeps make 11,000 method configurations; the "
