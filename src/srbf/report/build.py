@@ -18,6 +18,7 @@ import srbf
 from srbf.report import tables as T
 from srbf.report.cd import cd_figure
 from srbf.report.data import check_metrics, confirmatory_pairs, metric_columns, provenance_labels, require_scores
+from srbf.report.escape import md
 from srbf.report.figures import cd_panels, curves_figure, verdict_figure
 from srbf.report.stack import stack_markdown
 from srbf.stats import DECLARED_TIMES, Analysis, analyze, rule_for
@@ -170,7 +171,7 @@ def _index(report: Report, frame, board, sets, verdicts, ranks, methods, section
         "# srbf report",
         "",
         f"srbf {srbf.__version__}, {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}"
-        + (f", results: `{source}`" if source else "") + ".",
+        + (f", results: {md(source)}" if source else "") + ".",
         f"{n_predictions} scored predictions: {len(methods)} methods, {len(catalogs)} problem sets "
         f"({n_universe} problems), {draws} draw(s) per problem, budgets {', '.join(f'{b:g}' for b in budgets)}.",
         f"Values: {how}; every interval is a 95 % interval. Marks: "
@@ -265,7 +266,7 @@ def families_text(verdicts: pd.DataFrame) -> str:
     bh = "p-values Benjamini–Hochberg-corrected per metric across the marks"
     if not pairs:
         return f"No comparison was declared confirmatory: every comparison is **exploratory**, its {bh}."
-    listed = ", ".join(f"{a} vs {b}" for a, b in pairs)
+    listed = ", ".join(f"{md(a)} vs {md(b)}" for a, b in pairs)
     text = (f"**Confirmatory** (declared, marked {T.CONFIRMATORY_MARK}): {listed}; p-values Holm-corrected per metric "
             "across the marks.")
     if (~verdicts["confirmatory"].astype(bool)).any():
@@ -294,11 +295,11 @@ def _verdict_details(verdicts: pd.DataFrame, metric: str, mark: T.Mark) -> str:
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for _, r in rows.iterrows():
         if r["verdict"] == "n/a":
-            lines.append(f"| {r['method_a']} | {r['method_b']} | — | — | — | — | — | n/a |")
+            lines.append(f"| {md(r['method_a'])} | {md(r['method_b'])} | — | — | — | — | — | n/a |")
             continue
         d = int(r["decimals"])
         note = f" ({r['verdict_note']})" if isinstance(r["verdict_note"], str) and r["verdict_note"] else ""
-        lines.append(f"| {r['method_a']} | {r['method_b']} | {r['delta_shown']} | "
+        lines.append(f"| {md(r['method_a'])} | {md(r['method_b'])} | {r['delta_shown']} | "
                      f"{T.format_fixed(r['margin'], d)} | {T.format_fixed(r['mde80'], d)} | "
                      f"{r['p_adjusted_shown']} ({T.correction_label(r)}) | "
                      f"{int(r['n_pairs'])} | {r['verdict']}{note} |")

@@ -8,11 +8,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from srbf.report.escape import md
 from srbf.store.stacks import STACK_HEADER, stack_table
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
 
 
 def stack_markdown(stack: pd.DataFrame) -> list[str]:
@@ -27,8 +24,8 @@ def stack_markdown(stack: pd.DataFrame) -> list[str]:
         "before srbf recorded it, or a method whose package srbf cannot name).",
         "",
         "| " + " | ".join(STACK_HEADER) + " |",
-        "| " + " | ".join("---:" if name == "fits" else "---" for name in STACK_HEADER) + " |",
+        "|" + " --- |" * len(STACK_HEADER),
     ]
-    lines += ["| " + " | ".join(_cell(cell) for cell in row) + " |" for row in rows]
-    lines += ["", *(f"- {_cell(line)}" for line in legend), ""] if legend else [""]
+    lines += ["| " + " | ".join(md(cell) for cell in row) + " |" for row in rows]
+    lines += ["", *(f"- {md(line)}" for line in legend), ""] if legend else [""]
     return lines
