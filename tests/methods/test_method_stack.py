@@ -67,8 +67,23 @@ def test_a_builtin_under_srbfs_interpreter_is_answered_here():
         "method_package_version": srbf.__version__,
         "method_numpy_version": metadata.version("numpy"),
         "method_scipy_version": metadata.version("scipy"),
-        "method_lock_hash": None,
+        "method_lock_hash": method_stack("builtin", "linear", None)["method_lock_hash"],
     }
+
+
+def test_srbfs_own_lock_copy_gives_the_builtins_lock_hash(tmp_path, monkeypatch):
+    """tools/install_from_lock.sh leaves requirements.lock in srbf's environment; a built-in's
+    stack carries its sha256, and None where srbf was installed some other way."""
+    import hashlib
+
+    monkeypatch.setattr(sys, "prefix", str(tmp_path))
+    assert method_stack("builtin", "linear", None)["method_lock_hash"] is None
+    assert method_stack("builtin", "linear", sys.executable)["method_lock_hash"] is None
+    text = (Path(__file__).resolve().parents[2] / "requirements.lock").read_text()
+    (tmp_path / "srbf-lock.txt").write_text(text)
+    expected = "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+    assert method_stack("builtin", "linear", None)["method_lock_hash"] == expected
+    assert method_stack("builtin", "linear", sys.executable)["method_lock_hash"] == expected
 
 
 def test_another_interpreter_reports_its_own_packages(other_env, tmp_path):

@@ -7,7 +7,8 @@ importing anything: one short child process per interpreter and run), in the cle
 worker gets, and reads the environment's lock hash from its manifest (``envs.env_stack``). The
 versions are the live ones, not the manifest's: an environment changed since its install shows as
 it is. A built-in method under srbf's own interpreter is answered in
-this process. What cannot be known is None: the package of a user's method file, the lock of an
+this process, with the lock srbf's own environment was installed from (``make`` leaves a copy in
+it). What cannot be known is None: the package of a user's method file, the lock of an
 interpreter that is no srbf environment, anything a probe that fails cannot tell (the run goes on).
 """
 
@@ -25,6 +26,7 @@ from typing import Any, Mapping
 import srbf
 from srbf.methods.envs import env_name, env_stack, is_env_spec, resolve_python
 from srbf.methods.isolation import clean_environment
+from srbf.methods.lockfile import lock_hash as file_lock_hash
 from srbf.methods.roster import ROSTER
 from srbf.methods.stack_probe import versions
 
@@ -46,10 +48,17 @@ def method_package(adapter_type: str, adapter: str | None, python: str | None) -
     return None
 
 
+OWN_LOCK = "srbf-lock.txt"  # the copy of requirements.lock tools/install_from_lock.sh leaves in srbf's env
+
+
 def lock_hash(python: str | None) -> str | None:
     """The hash of the lock an ``env:NAME`` environment was installed from, as its manifest records
-    it (``envs.env_stack``); None: no such environment, or one installed before locks."""
-    if not (python and is_env_spec(python)):
+    it (``envs.env_stack``); for srbf's own interpreter (``None``), the hash of the lock copy the
+    installer left in its environment. None: no such environment, or one installed before locks."""
+    if python is None or _same_interpreter(python):
+        own = Path(sys.prefix) / OWN_LOCK
+        return file_lock_hash(own.read_text()) if own.is_file() else None
+    if not is_env_spec(python):
         return None
     value = (env_stack(python) or {}).get("lock_hash")
     return value if isinstance(value, str) and value else None
