@@ -18,6 +18,7 @@ import yaml
 
 import srbf
 from srbf.cli import main
+from srbf.judge import JUDGE_VERSION
 from srbf.store import ResultsStore
 
 SHADOW_NUMPY = "0.0.1"  # the NumPy version the other environment's metadata records
@@ -120,7 +121,7 @@ def test_status_shows_the_stack_per_method(scored_run, capsys):
     table = {line.split()[0]: line for line in lines[header + 1 : header + 3]}
     assert set(table) == {"linear", "elsewhere"}
     assert f"srbf {srbf.__version__}" in table["linear"] and metadata.version("numpy") in table["linear"]
-    assert f" {SHADOW_NUMPY} " in table["elsewhere"] and "1.0 #1" in table["elsewhere"]
+    assert f" {SHADOW_NUMPY} " in table["elsewhere"] and f"{JUDGE_VERSION} #1" in table["elsewhere"]
     libraries = judge_libraries()
     assert lines[header + 3].strip() == (
         f"#1 judge 1.0: python {libraries['python_version']}, numpy {libraries['numpy_version']}, "
