@@ -124,7 +124,7 @@ def test_status_shows_the_stack_per_method(scored_run, capsys):
     assert f" {SHADOW_NUMPY} " in table["elsewhere"] and f"{JUDGE_VERSION} #1" in table["elsewhere"]
     libraries = judge_libraries()
     assert lines[header + 3].strip() == (
-        f"#1 judge 1.0: python {libraries['python_version']}, numpy {libraries['numpy_version']}, "
+        f"#1 judge {JUDGE_VERSION}: python {libraries['python_version']}, numpy {libraries['numpy_version']}, "
         f"scipy {libraries['scipy_version']}, sympy {libraries['sympy_version']}, mpmath {libraries['mpmath_version']}")
     assert lines[-1] == "4 of 4 fits stored (100.0%), 0 pending"  # the summary stays last
 
@@ -158,7 +158,7 @@ def test_a_rescore_on_another_judge_stack_is_skipped_with_a_warning_unless_force
     assert code == 0 and "0 prediction(s) scored" in out
     warning = [line for line in out.splitlines() if line.startswith("warning:")]
     assert warning == [
-        f"warning: 4 prediction(s) keep metrics of judge 1.0 computed with another stack (sympy 1.0.0 -> "
+        f"warning: 4 prediction(s) keep metrics of judge {JUDGE_VERSION} computed with another stack (sympy 1.0.0 -> "
         f"{judge_libraries()['sympy_version']}, 1 with no stack recorded), skipped; `srbf score --force` "
         "re-scores them with this one"
     ]
