@@ -136,6 +136,7 @@ def new_worker(spec: WorkerSpec, *, start_timeout: float | None, tail_bytes: int
         env=worker_env(spec),
         start_timeout=start_timeout,
         tail_bytes=tail_bytes,
+        limits=spec.limits,
     )
 
 
