@@ -50,7 +50,7 @@ from srbf.runs.records import FitResult, FitTask
 
 __all__ = ["DEFAULT_MAX_RESTARTS", "Completed", "Executor", "LocalExecutor", "WorkerStartError", "default_workers"]
 
-DEFAULT_MAX_RESTARTS = 5
+DEFAULT_MAX_RESTARTS = 4  # a thread stops running a method after 5 abnormal ends in a row (docs/running.md)
 _IDLE_SECONDS = 0.2  # how long run() waits for a result before yielding an empty batch
 _JOIN_SECONDS = 10.0
 
