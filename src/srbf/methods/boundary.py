@@ -147,6 +147,7 @@ class Trajectory:
         self._received = 0
         self._bytes = 0
         self._oversized = 0
+        self._full = False  # once a limit is reached, each new report replaces the last row
 
     def add(self, message: dict) -> None:
         """Take one ``report`` message; BadMessage if it is not ``{t: seconds, expression: str}``."""
@@ -161,8 +162,10 @@ class Trajectory:
             self._oversized += 1
             return
         _note(self.notes, "trajectory", replaced)
-        full = len(self.rows) >= self.limits.trajectory_rows or self._bytes + size > self.limits.trajectory_bytes
-        if full and self.rows:
+        self._full = self._full or (
+            len(self.rows) >= self.limits.trajectory_rows or self._bytes + size > self.limits.trajectory_bytes
+        )
+        if self._full and self.rows:
             self._bytes -= _bytes(self.rows[-1][1])
             self.rows[-1] = (seconds, expression)  # the last row is always the latest incumbent
         else:
@@ -238,11 +241,12 @@ def _checked_result(message: dict, trajectory: Trajectory, limits: Limits) -> Fi
         return failed(wire.over_limit("the internals' JSON", size, limits.internals_bytes, "internals_bytes"), trajectory)
     error = None
     if status == "failed":
-        error = clean_text(_text(message, "error", "result") or "the worker sent a failed result without a reason",
-                           notes, "error")[:ERROR_CHARS]  # fmt: skip
-        traceback = _text(message, "traceback", "result")
+        reason = _text(message, "error", "result") or "the worker sent a failed result without a reason"
+        error, replaced = _replace_surrogates(reason[:ERROR_CHARS])
+        traceback, more = _replace_surrogates((_text(message, "traceback", "result") or "")[-ERROR_CHARS:])
+        _note(notes, "error", replaced + more)
         if traceback:
-            error = f"{error}\n\n{clean_text(traceback, notes, 'error')[-ERROR_CHARS:]}"
+            error = f"{error}\n\n{traceback}"
     return FitResult(
         status=status,
         expression=expression,
