@@ -8,6 +8,7 @@ import pytest
 
 from srbf.methods import worker_main as wire
 from srbf.methods.boundary import (
+    ERROR_CHARS,
     MAX_DEPTH,
     SANITIZED_KEY,
     BadMessage,
@@ -116,10 +117,10 @@ def test_an_honest_result_passes_unchanged():
         ({"internals": {"t": nested(MAX_DEPTH + 1)}}, f"internals nested deeper than {MAX_DEPTH} levels"),
     ],
 )
-def test_a_result_of_the_wrong_shape_fails_the_fit_naming_the_field(fields, reason):
-    got = fit_result(result(**fields), Trajectory(Limits()), Limits())
-    assert got.status == "failed" and got.expression is None
-    assert got.error == f"the worker sent a malformed result: {reason}"
+def test_a_result_of_the_wrong_shape_is_refused_naming_the_field(fields, reason):
+    with pytest.raises(BadMessage) as refused:
+        fit_result(result(**fields), Trajectory(Limits()), Limits())
+    assert str(refused.value) == f"the worker sent a malformed result: {reason}"
 
 
 def test_sizes_over_the_limits_fail_the_fit_with_both_sizes():
@@ -154,7 +155,7 @@ def test_a_failed_result_carries_its_repaired_and_cut_error():
         Limits(),
     )
     assert got.status == "failed" and got.error.startswith("E: \ufffdmmm") and got.error.endswith("\n\nT\ufffd")
-    assert len(got.error) < 5000 and got.internals[SANITIZED_KEY] == ["error: 2 lone surrogate(s) replaced by U+FFFD"]
+    assert len(got.error) == ERROR_CHARS + len("\n\nT\ufffd") and got.internals[SANITIZED_KEY] == ["error: 2 lone surrogate(s) replaced by U+FFFD"]
 
 
 def frame(header: bytes, payload: int = 0) -> bytes:

@@ -26,7 +26,7 @@ from srbf.runs.records import FitResult
 
 SANITIZED_KEY = "srbf_sanitized"  # srbf's notes on what it repaired in a record (a list of lines)
 MAX_DEPTH = wire.MAX_DEPTH
-ERROR_CHARS = wire.ERROR_CHARS
+ERROR_CHARS = 2 * wire.ERROR_CHARS  # of an error and of its traceback (the worker cuts at half that)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -64,6 +64,10 @@ class BadMessage(ValueError):
     """A message of the wrong shape from a worker; the fit fails with this reason."""
 
 
+def _malformed(kind: str, detail: str) -> BadMessage:
+    return BadMessage(f"the worker sent a malformed {kind}: {detail}")
+
+
 def _replace_surrogates(text: str) -> tuple[str, int]:
     try:
         text.encode("utf-8")
@@ -93,7 +97,7 @@ def clean_value(value: Any, notes: list[str], where: str) -> Any:
     while stack:
         item, parent, slot, depth = stack.pop()
         if depth > MAX_DEPTH and isinstance(item, (list, dict)):
-            raise BadMessage(f"malformed result: {where} nested deeper than {MAX_DEPTH} levels")
+            raise _malformed("result", f"{where} nested deeper than {MAX_DEPTH} levels")
         if isinstance(item, str):
             item, count = _replace_surrogates(item)
             replaced += count
@@ -119,17 +123,17 @@ def _number(message: dict, name: str, kind: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise BadMessage(f"malformed {kind}: {name!r} is {type(value).__name__}, not a number")
+        raise _malformed(kind, f"{name!r} is {type(value).__name__}, not a number")
     value = float(value)
     if not math.isfinite(value) or value < 0:
-        raise BadMessage(f"malformed {kind}: {name!r} is {value!r}, not a finite time")
+        raise _malformed(kind, f"{name!r} is {value!r}, not a finite time")
     return value
 
 
 def _text(message: dict, name: str, kind: str) -> str | None:
     value = message.get(name)
     if value is not None and not isinstance(value, str):
-        raise BadMessage(f"malformed {kind}: {name!r} is {type(value).__name__}, not str")
+        raise _malformed(kind, f"{name!r} is {type(value).__name__}, not str")
     return value
 
 
@@ -154,7 +158,7 @@ class Trajectory:
         seconds = _number(message, "t", "report")
         expression = _text(message, "expression", "report")
         if seconds is None or expression is None:
-            raise BadMessage("malformed report: it needs 't' and 'expression'")
+            raise _malformed("report", "it needs 't' and 'expression'")
         self._received += 1
         expression, replaced = _replace_surrogates(expression)
         size = _bytes(expression)
@@ -196,40 +200,34 @@ def with_notes(internals: dict, notes: list[str]) -> dict:
     return internals
 
 
-def fit_result(message: dict, trajectory: Trajectory, limits: Limits) -> FitResult:
-    """The ``FitResult`` of a ``result`` message: ``ok`` only when everything in it is in order."""
-    try:
-        return _checked_result(message, trajectory, limits)
-    except BadMessage as bad:
-        return failed(str(bad), trajectory)
-
-
 def failed(reason: str, trajectory: Trajectory, status: str = "failed", **times: float | None) -> FitResult:
     """A fit that ends without a result (``status`` failed, timeout or crashed) for ``reason``,
     with the trajectory received until then."""
     return FitResult(
         status=status,
-        error=f"the worker sent a {reason}" if reason.startswith("malformed") else reason,
+        error=reason,
         trajectory=trajectory.rows,
         internals=with_notes({}, trajectory.summary()),
         **times,
     )
 
 
-def _checked_result(message: dict, trajectory: Trajectory, limits: Limits) -> FitResult:
+def fit_result(message: dict, trajectory: Trajectory, limits: Limits) -> FitResult:
+    """The ``FitResult`` of a ``result`` message: ``ok`` only when everything in it is in order
+    (over a limit: ``failed`` with the sizes); BadMessage when it has the wrong shape."""
     notes: list[str] = []
     status = message.get("status")
     if status not in ("ok", "failed"):
-        raise BadMessage(f"malformed result: 'status' is {str(status)[:40]!r}, not 'ok' or 'failed'")
+        raise _malformed("result", f"'status' is {str(status)[:40]!r}, not 'ok' or 'failed'")
     times = {name: _number(message, name, "result") for name in ("wall", "cpu", "method_seconds")}
     raw_internals = message.get("internals") or {}
     if not isinstance(raw_internals, dict):
-        raise BadMessage(f"malformed result: 'internals' is {type(raw_internals).__name__}, not an object")
+        raise _malformed("result", f"'internals' is {type(raw_internals).__name__}, not an object")
     expression = None
     if status == "ok":
         expression = _text(message, "expression", "result")
         if not expression or not expression.strip():
-            raise BadMessage("malformed result: status ok without an expression")
+            raise _malformed("result", "status ok without an expression")
         expression, replaced = _replace_surrogates(expression)
         size = _bytes(expression)
         if size > limits.expression_bytes:

@@ -89,7 +89,8 @@ class Worker:
     one); it needs NumPy, not srbf. ``options`` go to the method's optional ``setup(options)``,
     called once per process start before any fit. ``env`` adds (or, with value None, removes)
     environment variables. ``start_timeout`` bounds import plus setup, ``tail_bytes`` the output
-    kept, ``limits`` what a fit may send back. The process starts on ``start()``, on entering a ``with`` block, or on the first fit.
+    kept, ``limits`` what a fit may send back. The process starts on ``start()``, on entering a
+    ``with`` block, or on the first fit.
     """
 
     def __init__(
@@ -218,19 +219,17 @@ class Worker:
             message = frame[0]
             if message.get("id") != fit_id:
                 continue  # a stray message from an earlier fit
-            kind = message["type"]
-            if kind == "report":
-                try:
+            try:
+                if message["type"] == "report":
                     trajectory.add(message)
-                except BadMessage as bad:
-                    result = failed(str(bad), trajectory)
-                    result.stderr_tail = self._tail_after_result(mark)
+                elif message["type"] == "result":
+                    result = fit_result(message, trajectory, self.limits)
+                    if result.status != "ok":
+                        result.stderr_tail = self._tail_after_result(mark)
                     return result
-            elif kind == "result":
-                result = fit_result(message, trajectory, self.limits)
-                if result.status != "ok":
-                    result.stderr_tail = self._tail_after_result(mark)
-                return result
+            except BadMessage as bad:  # forged by the method: its process may be doing anything
+                self._kill()
+                return self._abnormal_end("failed", str(bad), trajectory, time.monotonic() - t0, mark)
 
     def _timed_out(self, limit: float, trajectory: Trajectory, elapsed: float, mark: int) -> FitResult:
         self._kill()
