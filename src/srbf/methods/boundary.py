@@ -89,21 +89,26 @@ def clean_text(text: str, notes: list[str], where: str) -> str:
 
 
 def clean_value(value: Any, notes: list[str], where: str) -> Any:
-    """A copy of the JSON value ``value`` with every string (keys too) cleaned; BadMessage when it
-    is nested deeper than ``MAX_DEPTH``. Iterative, so that no depth can exhaust the stack."""
+    """The JSON value ``value`` with every string (keys too) cleaned; BadMessage when it is nested
+    deeper than ``MAX_DEPTH``. Iterative, so that no depth can exhaust the stack; a value without
+    lone surrogates (one pass of the JSON encoder tells) is returned as it is."""
+    _check_depth(value, where)
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+        return value
+    except UnicodeEncodeError:
+        pass
     replaced = 0
     root: list[Any] = [None]
-    stack = [(value, root, 0, 0)]  # (value, its container, its index or key there, depth)
+    stack = [(value, root, 0)]  # (value, its container, its index or key there)
     while stack:
-        item, parent, slot, depth = stack.pop()
-        if depth > MAX_DEPTH and isinstance(item, (list, dict)):
-            raise _malformed("result", f"{where} nested deeper than {MAX_DEPTH} levels")
+        item, parent, slot = stack.pop()
         if isinstance(item, str):
             item, count = _replace_surrogates(item)
             replaced += count
         elif isinstance(item, list):
             copy: Any = [None] * len(item)
-            stack.extend((v, copy, i, depth + 1) for i, v in enumerate(item))
+            stack.extend((v, copy, i) for i, v in enumerate(item))
             item = copy
         elif isinstance(item, dict):
             copy = {}
@@ -111,11 +116,28 @@ def clean_value(value: Any, notes: list[str], where: str) -> Any:
                 key, count = _replace_surrogates(key)
                 replaced += count
                 copy[key] = None
-                stack.append((v, copy, key, depth + 1))
+                stack.append((v, copy, key))
             item = copy
         parent[slot] = item
     _note(notes, where, replaced)
     return root[0]
+
+
+def _check_depth(value: Any, where: str) -> None:
+    """BadMessage when ``value`` nests lists and objects deeper than MAX_DEPTH (only containers
+    are collected level by level: a long list of numbers is scanned, never copied)."""
+    level = [value] if isinstance(value, (list, dict)) else []
+    depth = 0  # of the containers in ``level``; the value itself is at 0
+    while level:
+        if depth > MAX_DEPTH:
+            raise _malformed("result", f"{where} nested deeper than {MAX_DEPTH} levels")
+        level = [
+            child
+            for item in level
+            for child in (item.values() if isinstance(item, dict) else item)
+            if isinstance(child, (list, dict))
+        ]
+        depth += 1
 
 
 def _number(message: dict, name: str, kind: str) -> float | None:
