@@ -18,10 +18,11 @@ The header is UTF-8 JSON with a ``type`` key. The payload holds raw little-endia
 listed in the header under ``arrays`` as ``{"name", "shape"}`` in payload order.
 
 Messages. parent -> worker: ``start`` (protocol version, setup options, the limits on what a fit
-may return), ``fit`` (id, budget, seed,
-variables, options; arrays X and y), ``shutdown``. worker -> parent: ``ready`` or ``start_error``
-once, then per fit any number of ``report`` (id, seconds since the fit started, expression)
-followed by one ``result`` (id, status, expression or error, wall and CPU seconds, internals).
+may return), ``fit`` (id, budget, seed, variables, options; arrays X and y), ``shutdown``. worker
+-> parent: ``ready`` or ``start_error`` once, then per fit any number of ``report`` (id, seconds
+since the fit started, expression) followed by one ``result`` (id, status, expression or error,
+wall and CPU seconds, internals). The worker applies the limits itself, so that an honest method
+learns at once; the parent checks everything again (``srbf.methods.boundary``).
 
 Usage (by the parent only): ``python worker_main.py FD_IN FD_OUT METHOD_FILE``.
 """
