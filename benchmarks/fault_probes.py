@@ -1,11 +1,15 @@
-"""Fault probes: each faulty method of tests/faults on its own ``srbf run``, several times; prints
-the probe table (probe, tries, failures, the first failure's reason).
+"""Fault probes: each faulty method of tests/faults on its own ``srbf run``, several times, and a
+few probes of the commands around it; prints the probe table (probe, tries, failures, the first
+failure's reason).
 
 A try fails when the run does not exit 0, when a fit is lost or stored twice, when problem 1 is
 not recorded with the status and reason of tests/faults/fault_table.py (text repaired and
 flagged where it had to be, within half the time limit where the channel broke), when problem 2
 (the honest answer after the fault) is not ``ok``, or when a stored text is not valid UTF-8 or an
-internals value is not standard JSON. ``--pythonpath`` runs another checkout's srbf (e.g. main's
+internals value is not standard JSON. The other probes: ``srbf check`` on a method whose expression
+or exception carries a lone surrogate (must report the broken step, exit 1), ``srbf run`` of a
+method whose ``setup`` raises with one (must stop with a one-line error, exit 2), and a method
+that always crashes (stopped after as many abnormal ends as docs/running.md says). ``--pythonpath`` runs another checkout's srbf (e.g. main's
 ``src``) against the same probes, for a before/after table.
 
 Run: python benchmarks/fault_probes.py [--tries 2] [--only NAME ...] [--pythonpath DIR]
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sqlite3
 import sys
 import tempfile
@@ -23,10 +28,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "faults"))
 
-from fault_run import faulty_method, srbf, write_config  # noqa: E402
+from fault_run import faulty_method, srbf, stored, write_config  # noqa: E402
 from fault_table import FAULTS, PROMPT, SANITIZED  # noqa: E402
 
 TIME_LIMIT = 3.0
+RUNNING_MD = Path(__file__).resolve().parents[1] / "docs" / "running.md"
 
 
 def _refuse(name):
@@ -69,28 +75,71 @@ def probe(fault: str, folder: Path, pythonpath: str | None) -> str:
     return ""
 
 
+def probe_check(fault: str, step: str, folder: Path, pythonpath: str | None) -> str:
+    config = write_config(folder, [faulty_method([fault])], problems=2)
+    done = srbf("check", "-c", str(config), timeout=120, pythonpath=pythonpath)
+    if done.returncode != 1 or f"FAILED  {step}" not in done.stdout or done.stderr.strip():
+        last = (done.stderr.strip().splitlines() or done.stdout.strip().splitlines() or ["(no output)"])[-1]
+        return f"exit {done.returncode}: {last[:120]}"
+    return ""
+
+
+def probe_setup(folder: Path, pythonpath: str | None) -> str:
+    method = folder / "bad_setup.py"
+    method.write_text("def setup(options):\n    raise RuntimeError('no \\ud800 here')\n\n"
+                      "def fit(X, y, *, budget, seed, variables, options, report):\n    return {'expression': 'x'}\n")  # fmt: skip
+    config = write_config(folder, [{"name": "bad", "adapter": {"type": "file", "path": str(method)}}], problems=2)
+    done = srbf("run", "-c", str(config), "--quiet", timeout=120, pythonpath=pythonpath)
+    first = (done.stderr.splitlines() or [""])[0]
+    if done.returncode != 2 or not first.startswith("srbf: error: bad") or "UnicodeEncodeError" in done.stderr:
+        return f"exit {done.returncode}: {done.stderr.strip().splitlines()[-1][:120] if done.stderr.strip() else ''}"
+    return ""
+
+
+def probe_retired(folder: Path, pythonpath: str | None) -> str:
+    documented = int(re.search(r"after (\d+) abnormal ends in a row", RUNNING_MD.read_text()).group(1))
+    method = folder / "always_crash.py"
+    method.write_text("import os\n\ndef fit(X, y, *, budget, seed, variables, options, report):\n    os._exit(7)\n")
+    config = write_config(folder, [{"name": "crash", "adapter": {"type": "file", "path": str(method)}}], problems=8)
+    done = srbf("run", "-c", str(config), "--quiet", timeout=300, pythonpath=pythonpath)
+    died = sum(1 for (error,) in stored(folder / "results", "error") if error.startswith(b"the worker process died"))
+    if done.returncode != 0 or died != documented:
+        return f"exit {done.returncode}; stopped after {died} abnormal ends, docs/running.md says {documented}"
+    return ""
+
+
+OTHER_PROBES = {
+    "srbf check: poisoned expression": lambda folder, path: probe_check("poison_expression", "parse", folder, path),
+    "srbf check: poisoned exception": lambda folder, path: probe_check("raise_poison", "fit", folder, path),
+    "srbf run: poisoned setup error": probe_setup,
+    "worker stopped after the documented abnormal ends": probe_retired,
+}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tries", type=int, default=2)
     parser.add_argument("--only", nargs="*", default=None)
     parser.add_argument("--pythonpath", default=None, help="run the srbf found here (e.g. /work/main/src)")
     args = parser.parse_args()
-    faults = args.only or sorted(FAULTS)
+    probes = {name: (lambda folder, path, name=name: probe(name, folder, path)) for name in sorted(FAULTS)}
+    probes.update(OTHER_PROBES)
+    names = args.only or list(probes)
     total_failures, failing = 0, 0
     started = time.perf_counter()
     print("| probe | tries | failures | first failure |\n| --- | ---: | ---: | --- |")
-    for fault in faults:
+    for name in names:
         failures, first = 0, ""
         for _ in range(args.tries):
             with tempfile.TemporaryDirectory() as folder:
-                outcome = probe(fault, Path(folder), args.pythonpath)
+                outcome = probes[name](Path(folder), args.pythonpath)
             if outcome:
                 failures += 1
                 first = first or outcome
         total_failures += failures
         failing += failures > 0
-        print(f"| {fault} | {args.tries} | {failures} | {first.replace('|', '/')} |", flush=True)
-    print(f"\n{len(faults)} probes x {args.tries} tries: {total_failures} failed tries, {failing} probes "
+        print(f"| {name} | {args.tries} | {failures} | {first.replace('|', '/')} |", flush=True)
+    print(f"\n{len(names)} probes x {args.tries} tries: {total_failures} failed tries, {failing} probes "
           f"failing, in {time.perf_counter() - started:.0f} s")  # fmt: skip
 
 
