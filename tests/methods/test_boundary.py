@@ -14,6 +14,7 @@ from srbf.methods.boundary import (
     BadMessage,
     Limits,
     Trajectory,
+    clean_start_message,
     clean_text,
     clean_value,
     fit_result,
@@ -206,3 +207,10 @@ def test_limits_in_a_config_are_checked_and_change_the_hash_only_when_changed():
     text = str(error.value)
     assert "method.limits.expression_byte: unknown key; did you mean 'expression_bytes'?" in text
     assert "method.limits.internals_bytes: must be a positive integer, got -1" in text
+
+
+def test_a_ready_message_keeps_only_the_workers_fields_with_their_types():
+    message = {"type": "ready", "pid": 12, "python": "3.11.7\ud800", "numpy": 2, "setup_seconds": "fast", "extra": 1}
+    assert clean_start_message(message) == {"type": "ready", "pid": 12, "python": "3.11.7\ufffd"}
+    error = {"type": "start_error", "error": "RuntimeError: no \ud800", "traceback": "T"}
+    assert clean_start_message(error) == {"type": "start_error", "error": "RuntimeError: no \ufffd", "traceback": "T"}

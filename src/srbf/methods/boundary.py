@@ -279,10 +279,24 @@ def fit_result(message: dict, trajectory: Trajectory, limits: Limits) -> FitResu
     )
 
 
+READY_FIELDS = {"type": str, "pid": int, "python": str, "executable": str, "numpy": str, "setup_seconds": float}
+
+
 def clean_start_message(message: dict) -> dict:
-    """A ``ready`` or ``start_error`` message with its text storable and printable (no notes: a
-    start error stops the run, and the ready message's fields are the worker's description)."""
+    """A ``ready`` or ``start_error`` message with its text storable and printable. Of a ``ready``
+    message only the fields the worker sends are kept, and only with their types (the method's
+    import runs before it and could have written one)."""
     try:
-        return clean_value(message, [], "start")
+        message = clean_value(message, [], "start")
     except BadMessage:
         return {"type": "start_error", "error": "the worker's start message is nested too deeply"}
+    if message.get("type") != "ready":
+        return message
+    kept = {}
+    for name, kind in READY_FIELDS.items():
+        value = message.get(name)
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if isinstance(value, kind) and not isinstance(value, bool) and (kind is not float or math.isfinite(value)):
+            kept[name] = value
+    return kept
