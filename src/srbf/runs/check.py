@@ -10,6 +10,7 @@ what a test asserts (``srbf new`` writes such a test).
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -51,8 +52,10 @@ def _indent(text: str, prefix: str = "      ") -> str:
     return "\n".join(prefix + line for line in text.rstrip().splitlines())
 
 
-def run_check(path: str | Path, *, out: Callable[[str], None] | None = None) -> CheckReport:
-    """Check the config at ``path`` step by step; ``out`` receives each line as it is printed."""
+def run_check(path: str | Path, *, out: Callable[[str], None] | None = None,
+              allow_large: bool = False) -> CheckReport:
+    """Check the config at ``path`` step by step; ``out`` receives each line as it is printed.
+    ``allow_large``: accept more method configurations than the limit (``--allow-large``)."""
     report = CheckReport()
 
     def say(line: str) -> None:
@@ -64,7 +67,7 @@ def run_check(path: str | Path, *, out: Callable[[str], None] | None = None) -> 
         say(f"{indent}ok      {step:<13} {detail}")
 
     try:
-        _check(Path(path), passed, say)
+        _check(Path(path), passed, say, allow_large)
     except CheckFailed as failure:
         report.failed_step, report.error = failure.step, str(failure)
         say(f"  FAILED  {failure.step:<13} {_first(str(failure))}")
@@ -82,14 +85,14 @@ def _first(text: str) -> str:
     return lines[0] if lines else ""
 
 
-def _check(path: Path, passed: Callable[..., None], say: Callable[[str], None]) -> None:
+def _check(path: Path, passed: Callable[..., None], say: Callable[[str], None], allow_large: bool) -> None:
     from srbf.catalogs.model import CatalogError
     from srbf.runs.config import ConfigError, load_config
     from srbf.runs.plan import load_catalogs, make_plan
     from srbf.runs.problems import ProblemSource
 
     try:
-        config = load_config(path)
+        config = load_config(path, allow_large=allow_large)
     except ConfigError as error:
         raise CheckFailed("load config", str(error)) from None
     variants = config.variants()
@@ -136,6 +139,7 @@ def _check(path: Path, passed: Callable[..., None], say: Callable[[str], None]) 
 
 def _check_variant(variant, chosen, passed, say) -> None:
     from srbf.expr import ParseError, compile_expr, parse
+    from srbf.methods.isolation import method_seed
     from srbf.methods.worker import WorkerStartError
     from srbf.runs.executor import new_worker
     from srbf.runs.plan import worker_spec
@@ -157,6 +161,7 @@ def _check_variant(variant, chosen, passed, say) -> None:
             indent="    ",
         )
         budget = variant.budgets[0]
+        secret = os.urandom(32)  # as in a run, the method never gets the run seed (docs/fairness.md)
         for plan_fit, problem in chosen:
             where = f"{plan_fit.key.catalog}/{plan_fit.key.problem_id}"
             options = spec.options
@@ -164,7 +169,8 @@ def _check_variant(variant, chosen, passed, say) -> None:
                 options["truth"] = plan_fit.entry.formula
             key = dataclasses.replace(plan_fit.key, method=variant.name, config_hash=variant.config_hash, budget=budget)
             task = FitTask(key, problem.X_support, problem.y_support, tuple(problem.variables), options,
-                           variant.method.time_limit, problem.data_hash)  # fmt: skip
+                           variant.method.time_limit, problem.data_hash,
+                           method_seed=method_seed(secret, key))  # fmt: skip
             result = worker.fit(task)
             if result.status != "ok":
                 detail = f"{where}, budget {budget:g}: {result.status}: {result.error or ''}"
