@@ -33,10 +33,10 @@ from srbf.expr.canonical import (
     canonical_node,
     positive_set,
 )
-from srbf.expr.canonical_nodes import CALL, NUM, RAW, SYM, factor_key, from_expr, to_expr
+from srbf.expr.canonical_nodes import CALL, MINUS_ONE, NUM, RAW, SYM, factor_key, from_expr, to_expr
 from srbf.expr.tree import Call, Const, Expr, Num
 
-__all__ = ["LEVELS", "MASK", "mask", "masked_form", "raw_skeleton"]
+__all__ = ["LEVELS", "MASK", "drop_zeros", "mask", "masked_form", "raw_skeleton"]
 
 MASK_NAME = "<constant>"
 MASK = Const(MASK_NAME)
@@ -46,8 +46,8 @@ _MASK = (SYM, MASK_NAME, 0.0, ())
 
 
 def _term_key(term: tuple) -> tuple:
-    """Sum terms sort by what follows their (masked) coefficient, then as a whole."""
-    if term[0] == CALL and term[1] == "mul" and term[3][0] == _MASK:
+    """Sum terms sort by what follows their (masked) coefficient or sign, then as a whole."""
+    if term[0] == CALL and term[1] == "mul" and (term[3][0] == _MASK or term[3][0] == MINUS_ONE):
         rest = term[3][1:]
         return (rest[0] if len(rest) == 1 else (CALL, "mul", 0.0, rest), term)
     return (term, term)
@@ -65,6 +65,11 @@ def _mask_node(node: tuple, keep_exponents: bool) -> tuple:
     if op == "pow" and keep_exponents and args[1][0] == NUM:
         base = _mask_node(args[0], keep_exponents)
         return _MASK if base == _MASK else (CALL, "pow", 0.0, (base, args[1]))
+    if op == "mul" and args[0] == MINUS_ONE:  # a sign, not a fitted constant: kept at every level
+        rest = _mask_node((CALL, "mul", 0.0, args[1:]) if len(args) > 2 else args[1], keep_exponents)
+        if rest == _MASK:
+            return _MASK
+        return (CALL, "mul", 0.0, (MINUS_ONE, *(rest[3] if rest[0] == CALL and rest[1] == "mul" else (rest,))))
     masked = [_mask_node(arg, keep_exponents) for arg in args]
     if op in ("add", "mul"):
         flat = []
@@ -122,21 +127,66 @@ def mask(expr: Expr, level: str, *, time_limit: float = DEFAULT_TIME_LIMIT, posi
     return masked_form(expr, level, time_limit=time_limit, positive=positive).expr
 
 
+def _is_zero(node: Expr) -> bool:
+    return type(node) is Num and node.value == 0
+
+
+def _without_zeros(node: Call, args: tuple) -> Expr:
+    """One written operation with its literal zeros worked out (args already done)."""
+    op = node.op
+    if len(args) == 2:
+        left, right = args
+        if op == "mul" and (_is_zero(left) or _is_zero(right)):
+            return Num(0.0)
+        if op == "div" and _is_zero(left):
+            return Num(0.0)
+        if op == "add" and (_is_zero(left) or _is_zero(right)):
+            return left if _is_zero(right) else right
+        if op == "sub" and _is_zero(right):
+            return left
+        if op == "sub" and _is_zero(left):
+            return Call("neg", (right,))
+        if op == "pow" and _is_zero(right):
+            return Num(1.0)
+        if op == "pow" and _is_zero(left) and type(right) is Num and right.value > 0:
+            return Num(0.0)
+    elif op == "neg" and _is_zero(args[0]):
+        return Num(0.0)
+    return _rebuilt_call(node, args)
+
+
+def drop_zeros(expr: Expr) -> Expr:
+    """The formula as written, with literal zeros worked out: a product or quotient with a 0
+    factor (or numerator) is 0, a 0 term leaves its sum, ``x**0`` is 1. The canonical form does
+    this and more; raw skeletons use this so that ``0*x1`` is never the skeleton of ``c*x1``."""
+    return _rebuild(expr, lambda leaf: leaf, _without_zeros)
+
+
 def raw_skeleton(expr: Expr) -> Expr:
-    """The formula exactly as written, with every number (and ``pi``, ``e``) replaced by MASK."""
+    """The formula as written (literal zeros worked out, see :func:`drop_zeros`), with every
+    number (and ``pi``, ``e``) replaced by MASK."""
+    return _rebuild(drop_zeros(expr), lambda leaf: MASK if type(leaf) in (Num, Const) else leaf, _rebuilt_call)
+
+
+def _rebuilt_call(node: Call, args: tuple) -> Expr:
+    """``node`` itself when its arguments came back unchanged (by identity: no deep comparison)."""
+    return node if all(new is old for new, old in zip(args, node.args)) else Call(node.op, args)
+
+
+def _rebuild(expr: Expr, leaf, call) -> Expr:
+    """Rebuild a tree bottom-up without recursion (a long sum parses into a deep binary tree):
+    ``leaf(x)`` maps a leaf, ``call(node, args)`` a call given its rebuilt arguments."""
     out: list[Expr] = []
     stack: list[tuple[Expr, bool]] = [(expr, False)]
-    while stack:  # iterative: a long sum parses into a deep binary tree
+    while stack:
         node, done = stack.pop()
-        if type(node) is Num or type(node) is Const:
-            out.append(MASK)
-        elif type(node) is not Call:
-            out.append(node)
+        if type(node) is not Call:
+            out.append(leaf(node))
         elif done:
             n = len(node.args)
             args = tuple(out[len(out) - n:])
             del out[len(out) - n:]
-            out.append(Call(node.op, args))
+            out.append(call(node, args))
         else:
             stack.append((node, True))
             stack.extend((arg, False) for arg in reversed(node.args))

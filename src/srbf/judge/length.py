@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 
+from srbf.expr.masking import drop_zeros
 from srbf.expr.operators import CONSTANTS, OPERATORS
 from srbf.expr.printer import format_number
 from srbf.expr.tree import Call, Const, Expr, Num, Var
@@ -123,7 +124,8 @@ def count_constants(canonical: Expr) -> int:
 
 def raw_exponent_skeleton(expr: Expr) -> Expr:
     """The formula as written with every number masked except the exponents of powers (a number
-    standing as the second argument of ``pow``); named constants are masked like numbers."""
+    standing as the second argument of ``pow``); named constants are masked like numbers, and
+    literal zeros are worked out first (``srbf.expr.masking.drop_zeros``)."""
 
     def leaf(node: Expr) -> Expr:
         return _MASK if isinstance(node, (Num, Const)) else node
@@ -133,7 +135,7 @@ def raw_exponent_skeleton(expr: Expr) -> Expr:
             return Call("pow", (args[0], node.args[1]))
         return Call(node.op, args)
 
-    return _rebuild(expr, leaf, call)
+    return _rebuild(drop_zeros(expr), leaf, call)
 
 
 def _is_function(node: Expr) -> bool:
