@@ -54,35 +54,51 @@ def _term_key(term: tuple) -> tuple:
 
 
 def _mask_node(node: tuple, keep_exponents: bool) -> tuple:
-    kind = node[0]
-    if kind == NUM or kind == SYM:
-        return _MASK
-    if kind == RAW:  # a subtree the time limit left as written
-        return _mask_node(from_expr(node[4]), keep_exponents)
-    if kind != CALL:
-        return node
+    """The masked node, built bottom-up from an explicit stack (no recursion limit)."""
+    out: list[tuple] = []
+    stack: list[tuple[tuple, bool]] = [(node, False)]
+    while stack:
+        current, done = stack.pop()
+        kind = current[0]
+        if kind == RAW:  # a subtree the time limit left as written: its skeleton as written
+            written = raw_skeleton(current[4], "exponents" if keep_exponents else "structure", drop=False)
+            out.append(from_expr(written))
+        elif kind == NUM or kind == SYM:
+            out.append(_MASK)
+        elif kind != CALL:
+            out.append(current)
+        elif done:
+            n = len(current[3])
+            masked = out[len(out) - n:]
+            del out[len(out) - n:]
+            out.append(_masked_call(current, masked, keep_exponents))
+        else:
+            stack.append((current, True))
+            stack.extend((arg, False) for arg in reversed(current[3]))
+    return out[0]
+
+
+def _masked_call(node: tuple, masked: list[tuple], keep_exponents: bool) -> tuple:
+    """One call given its masked arguments: kept exponents and signs put back, placeholders
+    merged, sums and products sorted again."""
     op, args = node[1], node[3]
     if op == "pow" and keep_exponents and args[1][0] == NUM:
-        base = _mask_node(args[0], keep_exponents)
-        return _MASK if base == _MASK else (CALL, "pow", 0.0, (base, args[1]))
-    if op == "mul" and args[0] == MINUS_ONE:  # a sign, not a fitted constant: kept at every level
-        rest = _mask_node((CALL, "mul", 0.0, args[1:]) if len(args) > 2 else args[1], keep_exponents)
-        if rest == _MASK:
-            return _MASK
-        return (CALL, "mul", 0.0, (MINUS_ONE, *(rest[3] if rest[0] == CALL and rest[1] == "mul" else (rest,))))
-    masked = [_mask_node(arg, keep_exponents) for arg in args]
+        return _MASK if masked[0] == _MASK else (CALL, "pow", 0.0, (masked[0], args[1]))
+    sign = op == "mul" and args[0] == MINUS_ONE  # a sign, not a fitted constant: kept at every level
+    if sign:
+        masked = masked[1:]
     if op in ("add", "mul"):
         flat = []
         for arg in masked:  # a placeholder sum/product never appears inside its own kind, but be safe
             flat.extend(arg[3] if (arg[0] == CALL and arg[1] == op) else (arg,))
         others = [arg for arg in flat if arg != _MASK]
+        if not others:
+            return _MASK
+        others.sort(key=_term_key if op == "add" else factor_key)
         if len(others) < len(flat):
-            if not others:
-                return _MASK
-            others.sort(key=_term_key if op == "add" else factor_key)
             others.insert(0, _MASK)
-        else:
-            others.sort(key=_term_key if op == "add" else factor_key)
+        if sign:
+            others.insert(0, MINUS_ONE)
         return others[0] if len(others) == 1 else (CALL, op, 0.0, tuple(others))
     if all(arg == _MASK for arg in masked):
         return _MASK
@@ -162,10 +178,21 @@ def drop_zeros(expr: Expr) -> Expr:
     return _rebuild(expr, lambda leaf: leaf, _without_zeros)
 
 
-def raw_skeleton(expr: Expr) -> Expr:
-    """The formula as written (literal zeros worked out, see :func:`drop_zeros`), with every
-    number (and ``pi``, ``e``) replaced by MASK."""
-    return _rebuild(drop_zeros(expr), lambda leaf: MASK if type(leaf) in (Num, Const) else leaf, _rebuilt_call)
+def raw_skeleton(expr: Expr, level: str = "structure", *, drop: bool = True) -> Expr:
+    """The formula as written (literal zeros worked out first unless ``drop=False``, see
+    :func:`drop_zeros`) with every number (and ``pi``, ``e``) replaced by MASK; at level
+    "exponents" a number standing as the exponent of a power is kept."""
+    if level not in ("structure", "exponents"):
+        raise ValueError(f"level must be 'structure' or 'exponents', got {level!r}")
+    keep = level == "exponents"
+
+    def call(node: Call, args: tuple) -> Expr:
+        if keep and node.op == "pow" and len(args) == 2 and type(node.args[1]) is Num:
+            args = (args[0], node.args[1])
+        return _rebuilt_call(node, args)
+
+    written = drop_zeros(expr) if drop else expr
+    return _rebuild(written, lambda leaf: MASK if type(leaf) in (Num, Const) else leaf, call)
 
 
 def _rebuilt_call(node: Call, args: tuple) -> Expr:

@@ -2,11 +2,13 @@
 
 Trees are immutable so they can be cached, used as dictionary keys and shared between threads.
 The parser produces binary ``add``/``mul``; later passes (canonical form) may build n-ary ones.
+A long sum parses into a tree as deep as it is long, so nothing here recurses: a call keeps its
+hash (computed once from its children's) and compares with an explicit stack.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator, Union
 
 
@@ -46,6 +48,34 @@ class Call:
 
     op: str
     args: tuple["Expr", ...]
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.op, self.args)))  # children's hashes are kept
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(other) is not Call:
+            return NotImplemented
+        stack = [(self, other)]
+        while stack:
+            a, b = stack.pop()
+            if a is b:
+                continue
+            if type(a) is Call:
+                if type(b) is not Call or a._hash != b._hash or a.op != b.op or len(a.args) != len(b.args):
+                    return False
+                stack.extend(zip(a.args, b.args))
+            elif a != b:
+                return False
+        return True
+
+    def __reduce__(self):
+        return (Call, (self.op, self.args))  # the hash is recomputed: str hashes differ between processes
 
 
 Expr = Union[Num, Var, Const, Call]
