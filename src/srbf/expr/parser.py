@@ -51,6 +51,10 @@ _EQUALS_RE = re.compile(r"(?<![<>!=])=(?!=)")  # an equation's '=', not '==', '<
 _GENERIC_COLUMN_RE = re.compile(r"^[xX]_?([0-9]+)$")
 _PREFIX_NUMBER_RE = re.compile(r"^[-+]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|nan)$", re.IGNORECASE)
 DEFAULT_TARGET = "y"
+_TOO_DEEP = (
+    "formula is nested too deeply to read (brackets and functions nest at most about 150 levels; "
+    "sums and products may be of any length)"
+)
 _SPECIAL_NUMBERS = {"inf": float("inf"), "infinity": float("inf"), "nan": float("nan")}
 _CONSTANT_SPELLINGS = {"pi": "pi", "e": "e", "E": "e", "PI": "pi", "Pi": "pi"}
 _INFIX_SYMBOLS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "**": "pow", "^": "pow"}
@@ -239,7 +243,7 @@ class _InfixParser:
         try:
             expr, _ = self._sum()
         except RecursionError:
-            raise ParseError("formula is nested too deeply to read", "", 0) from None
+            raise ParseError(_TOO_DEEP, "", 0) from None
         if self.i < len(self.tokens):
             token = self.tokens[self.i]
             if token.kind == ")":
@@ -374,7 +378,7 @@ class _PrefixParser:
         try:
             expr = self._node()
         except RecursionError:
-            raise ParseError("formula is nested too deeply to read", "", 0) from None
+            raise ParseError(_TOO_DEEP, "", 0) from None
         if self.i < len(self.tokens):
             extra = self.tokens[self.i]
             raise ParseError(
