@@ -11,6 +11,9 @@ A masked number is the placeholder ``MASK = Const("<constant>")``: it prints as 
   root indices (``sqrt`` is ``**0.5``, division is ``**-1``) must match;
 - ``"structure"``: every number, exponents included (``x**2`` and ``x**3`` share a structure).
 
+At every level a coefficient of exactly -1 is kept: it is the sign of a negated or subtracted
+term, not a fitted constant, so ``-f`` matches ``2*f`` no more than ``f`` does.
+
 Masking is followed by a light re-normalisation, because numbers that differed no longer do:
 sums and products are re-sorted, several placeholders side by side in a sum or a product merge
 into one, and an operator applied to placeholders only is a placeholder. Terms or factors that
@@ -20,7 +23,8 @@ exponents level, and the exponents level from the canonical tree, so the levels 
 equal at "all" implies equal at "exponents" implies equal at "structure".
 
 ``raw_skeleton(expr)`` is the formula as written, not canonicalised, with its numbers (and the
-named constants ``pi`` and ``e``, which the canonical form treats as numbers) masked.
+named constants ``pi`` and ``e``, which the canonical form treats as numbers) masked; literal
+zeros are worked out first (``drop_zeros``), so ``0*x`` never reads as a fitted ``c*x``.
 """
 
 from __future__ import annotations
