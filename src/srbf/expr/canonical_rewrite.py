@@ -443,6 +443,10 @@ class Rewriter:
             op, args = arg[1], arg[3]
             if op == "exp":
                 return args[0]
+            if op == "add":  # log(2 + 2*x) -> log(2) + log(1 + x), as log(2*(1 + x)) would split
+                c, rest = self.divide_sum(arg, abs(_leading_coefficient(arg)))
+                if c != 1:
+                    return self.add([_fold("log", (c,)), self.log(rest)])
             if op == "pow" and args[1][0] == NUM:  # log(x**p) -> p*log(x), p*log|x| for even p
                 p = value_of(args[1])
                 inner = self.abs(args[0]) if is_even(p) else args[0]
