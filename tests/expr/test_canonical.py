@@ -238,6 +238,21 @@ def test_raw_skeleton_masks_numbers_and_keeps_the_shape(tree):
         ("max(x0, x1)", "max(x1, x0)"),
         ("x0/x0", "1"),
         ("exp(-x0**2/2)/sqrt(2*pi)", f"{1 / math.sqrt(2 * math.pi)!r}*exp(-0.5*x0**2)"),
+        # constants collected the same way wherever they stand; one orientation for even powers
+        ("x2/(2*(1 + x0))", "x2/(2 + 2*x0)"),
+        ("x0*(2 + 2*x1)", "2*x0*(1 + x1)"),
+        ("x0*(x1 - x0)", "-x0*(x0 - x1)"),
+        ("(x1 - x0)**2", "(x0 - x1)**2"),
+        ("(x1 - x0)**3", "-(x0 - x1)**3"),
+        ("(2*x0 + 2)**-2", "0.25*(x0 + 1)**-2"),
+        ("sqrt(4*x0 + 4)", "2*sqrt(x0 + 1)"),
+        ("abs(2*x0 + 2)", "2*abs(x0 + 1)"),
+        ("log(2*x0 + 2)", "log(2) + log(x0 + 1)"),
+        ("(3*x0 + 6)/(x0 + 2)", "3"),
+        # zeros vanish
+        ("x0 + 0*x1", "x0"),
+        ("0/2*x0*x1**2", "0"),
+        ("x0*x1**0", "x0"),
     ],
 )
 def test_same_canonical_form(a, b):
@@ -253,6 +268,9 @@ def test_same_canonical_form(a, b):
         ("log(x0*x1)", "log(x0) + log(x1)"),  # not equal for negative x0, x1
         ("sqrt(x0*x1)", "sqrt(x0)*sqrt(x1)"),  # idem
         ("(x0**0.5)**2", "x0**1.0000001"),
+        ("sqrt(x0 - x1)", "sqrt(x1 - x0)"),  # a fractional power keeps the orientation
+        ("(x0 - x1)**3", "(x1 - x0)**3"),
+        ("x0*(x1 + x2)", "x0*x1 + x0*x2"),  # a sum times a variable is not expanded
     ],
 )
 def test_different_canonical_form(a, b):
