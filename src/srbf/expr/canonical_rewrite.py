@@ -321,7 +321,11 @@ class Rewriter:
 
     def _collect_contents(self, factors: list[tuple], coefficients: list[float]) -> list[tuple]:
         """Each sum among a product's factors gives its leading coefficient to the product's
-        coefficient (``x*(2 + 2*y)`` is ``2*x*(1 + y)``, ``x*(y - x)`` is ``-x*(x - y)``)."""
+        coefficient (``x*(2 + 2*y)`` is ``2*x*(1 + y)``, ``x*(y - x)`` is ``-x*(x - y)``).
+        Past the deadline the sums stay as they are (the form is then incomplete)."""
+        if self.timed_out or time.perf_counter() > self.deadline:
+            self.timed_out = True
+            return factors
         out: list[tuple] = []
         for f in factors:
             if f[0] == CALL and f[1] == "add":
