@@ -1,26 +1,61 @@
-# Two commands on a fresh machine: `make demo` and `make test`.
+# Two commands on a fresh machine: `make demo` and `make test`. Both install srbf into .venv from
+# the committed, hashed lock (requirements.lock), so every machine gets the stack CI tested.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+LOCK := requirements.lock
+MATRIX := 3.11 3.12 3.13
 
-.PHONY: demo test bench catalogs clean
+.PHONY: demo test test-latest test-matrix lock lock-check bench catalogs clean
 
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
-	touch $(STAMP)
+$(STAMP): pyproject.toml $(LOCK)
+	@start=$$(date +%s); \
+	tools/install_from_lock.sh $(VENV) $(PYTHON) && \
+	touch $(STAMP) && \
+	echo "srbf installed from $(LOCK) in $$(( $$(date +%s) - start )) s"
 
 demo: $(STAMP)
-	$(BIN)/srbf catalogs list
-	$(BIN)/python -m srbf.demo
-	$(BIN)/srbf score --results srbf-results
-	$(BIN)/srbf analyze --results srbf-results -o report
-	@echo "Report: report/index.md"
+	@start=$$(date +%s); \
+	$(BIN)/srbf catalogs list && \
+	$(BIN)/python -m srbf.demo && \
+	$(BIN)/srbf score --results srbf-results && \
+	$(BIN)/srbf analyze --results srbf-results -o report && \
+	echo "Report: report/index.md" && \
+	echo "demo took $$(( $$(date +%s) - start )) s (install not included)"
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# The newest versions pyproject.toml allows instead of the lock: finds drift on purpose.
+test-latest:
+	rm -rf .venv-latest && $(PYTHON) -m venv .venv-latest
+	.venv-latest/bin/python -m pip install --quiet --upgrade uv
+	VIRTUAL_ENV=.venv-latest .venv-latest/bin/uv pip install --quiet --upgrade -e ".[dev]"
+	.venv-latest/bin/python -m pip list --format=freeze 2>/dev/null | grep -iE '^(numpy|scipy|sympy|pandas|statsmodels|pydantic)=='
+	.venv-latest/bin/python -m pytest
+
+# The suite under every supported Python, each installed from the lock (not part of `make test`).
+# An interpreter is taken from PATH (python3.X) or from pyenv's versions folder.
+test-matrix:
+	@failed=""; for v in $(MATRIX); do \
+		py=$$(ls -d $${PYENV_ROOT:-$$HOME/.pyenv}/versions/$$v*/bin/python$$v 2>/dev/null | tail -1); \
+		[ -n "$$py" ] || py=$$(command -v python$$v); \
+		if [ -z "$$py" ]; then echo "== Python $$v: not found" >&2; failed="$$failed $$v"; continue; fi; \
+		rm -rf .venv-$$v && tools/install_from_lock.sh .venv-$$v $$py && \
+		.venv-$$v/bin/python -m pytest -p no:cacheprovider > .venv-$$v/pytest.log 2>&1; \
+		rc=$$?; echo "== Python $$v ($$py): $$(tail -1 .venv-$$v/pytest.log)"; \
+		[ $$rc -eq 0 ] || failed="$$failed $$v"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "test-matrix failed under:$$failed (logs: .venv-X/pytest.log)"; exit 1; fi
+
+# Refresh the lock (newest versions pyproject.toml allows) and check it.
+lock: $(STAMP)
+	$(BIN)/python tools/lock.py --write --upgrade --uv $(BIN)/uv
+	$(BIN)/python tools/lock.py --check
+
+lock-check: $(STAMP)
+	$(BIN)/python tools/lock.py --check
 
 # Performance figures (printed, not asserted). benchmarks/roster.py needs the method envs.
 bench: $(STAMP)
@@ -37,4 +72,4 @@ catalogs: $(STAMP)
 	$(BIN)/python tools/build_catalogs.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache build src/*.egg-info
+	rm -rf $(VENV) .venv-latest $(addprefix .venv-,$(MATRIX)) .pytest_cache build src/*.egg-info

@@ -101,8 +101,9 @@ def write_config(folder: Path, name: str = "run.yaml", **fields) -> Path:
 
 
 def swiss_config(folder: Path, n: int = 4, *, options=None, sweeps=None, time_limit=30, workers=2, draws=1,
-                 budgets=(1,), name: str = "run.yaml", **extra) -> Path:  # fmt: skip
-    """A config running the swiss method on ``n`` problems of the test catalog."""
+                 budgets=(1,), name: str = "run.yaml", log: Path | None = None, **extra) -> Path:  # fmt: skip
+    """A config running the swiss method on ``n`` problems of the test catalog; with ``log``, the
+    method appends a line per fit there (through the config's ``env``: workers get no other)."""
     catalog = write_catalog(folder, n)
     method = write_method(folder)
     spec = {
@@ -114,6 +115,8 @@ def swiss_config(folder: Path, n: int = 4, *, options=None, sweeps=None, time_li
     }
     if sweeps:
         spec["sweeps"] = sweeps
+    if log is not None:
+        spec["env"] = {"SRBF_TEST_LOG": str(log)}
     return write_config(
         folder,
         name=name,

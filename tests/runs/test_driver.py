@@ -117,7 +117,7 @@ def test_a_larger_config_reuses_stored_fits(tmp_path):
     assert len(stored) == 16 and len({r[2:5] for r in stored}) == 16
 
 
-def test_placeholders_are_recorded_without_running_the_method(tmp_path, monkeypatch):
+def test_placeholders_are_recorded_without_running_the_method(tmp_path):
     catalog = tmp_path / "holes.yaml"
     catalog.write_text(
         "srbf_catalog: 1\nname: holes\nversion: 1\nproblems:\n"
@@ -125,15 +125,15 @@ def test_placeholders_are_recorded_without_running_the_method(tmp_path, monkeypa
         "- id: nowhere\n  formula: log(x - 5)\n  variables: [{name: x, range: [0, 1]}]\n"
     )
     method = write_method(tmp_path)
+    log = tmp_path / "fits.log"
     path = write_config(
         tmp_path,
         catalogs=[str(catalog)],
         sampling={"n_support": 16, "n_validation": 16, "draws": 1},
-        method={"name": "swiss", "adapter": {"type": "file", "path": str(method)}, "budgets": [1, 2]},
+        method={"name": "swiss", "adapter": {"type": "file", "path": str(method)}, "budgets": [1, 2],
+                "env": {"SRBF_TEST_LOG": str(log)}},
         workers=1,
     )
-    log = tmp_path / "fits.log"
-    monkeypatch.setenv("SRBF_TEST_LOG", str(log))
     summary = run_config(load_config(path), progress=False)
     stored = rows(tmp_path / "results")
     assert sorted((r[2], r[4], r[5]) for r in stored) == [

@@ -18,12 +18,12 @@ def _default_sigint():
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def start_run(config, log, *extra):
+def start_run(config, *extra):
     return subprocess.Popen(
         srbf_command("run", "-c", str(config), "--quiet", *extra),
         preexec_fn=_default_sigint,
         cwd=REPO,
-        env=child_env(SRBF_TEST_LOG=str(log)),
+        env=child_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -46,15 +46,17 @@ def fitted(log):
 
 
 def test_sigkill_halfway_then_rerun_resumes_without_duplicates_or_losses(tmp_path):
-    config = swiss_config(tmp_path, n=N_PROBLEMS, draws=DRAWS, options={"mode": "slow", "seconds": 0.2})
+    log = tmp_path / "fits.log"
+    config = swiss_config(tmp_path, n=N_PROBLEMS, draws=DRAWS, options={"mode": "slow", "seconds": 0.2}, log=log)
     results = tmp_path / "results"
-    first = start_run(config, tmp_path / "first.log")
+    first = start_run(config)
     wait_for_rows(results, TOTAL // 3, first)
     first.kill()  # SIGKILL: no clean-up at all
     first.wait(10)
     before = rows(results)
     assert TOTAL // 3 <= len(before) < TOTAL
-    second = start_run(config, tmp_path / "second.log")
+    started_before = len(fitted(log))
+    second = start_run(config)
     out, err = second.communicate(timeout=60)
     assert second.returncode == 0, err
     after = rows(results)
@@ -65,15 +67,16 @@ def test_sigkill_halfway_then_rerun_resumes_without_duplicates_or_losses(tmp_pat
     assert {r[1] for r in after[len(before):]} == {max(r[1] for r in before) + 1}  # the rerun's campaign
     assert {r[5] for r in after} == {"ok"}
     # only the unfinished fits ran again
-    assert len(fitted(tmp_path / "second.log")) == TOTAL - len(before)
+    assert len(fitted(log)) - started_before == TOTAL - len(before)
     assert f"{TOTAL - len(before)} of {TOTAL - len(before)} fit(s) recorded" in out
     assert f"{len(before)} already stored, skipped" in out
 
 
 def test_ctrl_c_stops_cleanly_keeps_what_is_done_and_says_how_to_resume(tmp_path):
-    config = swiss_config(tmp_path, n=N_PROBLEMS, draws=DRAWS, options={"mode": "slow", "seconds": 0.3})
+    log = tmp_path / "fits.log"
+    config = swiss_config(tmp_path, n=N_PROBLEMS, draws=DRAWS, options={"mode": "slow", "seconds": 0.3}, log=log)
     results = tmp_path / "results"
-    run = start_run(config, tmp_path / "run.log", "--workers", "2")
+    run = start_run(config, "--workers", "2")
     wait_for_rows(results, 4, run)
     run.send_signal(signal.SIGINT)
     out, err = run.communicate(timeout=30)
@@ -84,12 +87,12 @@ def test_ctrl_c_stops_cleanly_keeps_what_is_done_and_says_how_to_resume(tmp_path
     assert f"To resume: srbf run -c {config}" in out
     assert f"{len(stored)} of {TOTAL} fit(s) recorded" in out
     # the fits in flight were killed with the run: the method's processes are gone
-    pids = {line.split()[2] for line in fitted(tmp_path / "run.log")}
+    pids = {line.split()[2] for line in fitted(log)}
     time.sleep(0.2)
     alive = [pid for pid in pids if _alive(int(pid))]
     assert not alive
     # and SIGTERM behaves the same
-    rerun = start_run(config, tmp_path / "rerun.log")
+    rerun = start_run(config)
     wait_for_rows(results, len(stored) + 2, rerun)
     rerun.send_signal(signal.SIGTERM)
     out, err = rerun.communicate(timeout=30)

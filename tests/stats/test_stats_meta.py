@@ -1,8 +1,11 @@
-"""Combining sets: Paule-Mandel random effects against statsmodels, the spec's interval, edge cases."""
+"""Combining sets: Paule-Mandel random effects against an independent root of its equation and
+against statsmodels where statsmodels converges, the spec's interval, edge cases."""
+
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from scipy import special, stats
+from scipy import optimize, special, stats
 from statsmodels.stats.meta_analysis import combine_effects
 
 from srbf.stats import combine_sets, paule_mandel
@@ -25,32 +28,49 @@ def pm_equation(eff, var, tau2):
     return np.sum(w * (eff - theta) ** 2) - (len(eff) - 1)
 
 
-def statsmodels_pm(eff, var):
-    """statsmodels' Paule-Mandel fit, checked against its own estimating equation.
+def reference_pm(eff, var):
+    """Paule and Mandel's tau^2, found independently: the root of their estimating equation by
+    bisection (Brent), or 0 when the equation is already <= 0 at tau^2 = 0 (its left side falls
+    monotonically in tau^2, so the root is unique)."""
+    if pm_equation(eff, var, 0.0) <= 0:
+        return 0.0
+    high = max(np.var(eff), 1e-12)
+    while pm_equation(eff, var, high) > 0:
+        high *= 2
+    return optimize.brentq(lambda t: pm_equation(eff, var, t), 0.0, high, xtol=1e-15, rtol=1e-14)
 
-    statsmodels 0.15 iterates Newton steps from tau2_start (0) and returns 0 when a step overshoots
-    below the root, so for many inputs it stops at 0 with the equation far from satisfied. The root
-    is unique, so we restart its iteration from a few other points until it returns a valid root.
-    """
-    dl = max(combine_effects(eff, var, method_re="dl").tau2, 0.0)
-    upper = np.sum((eff - eff.mean()) ** 2) / max(len(eff) - 1, 1)
-    for start in (0.0, dl, 0.5 * dl, 2 * dl, upper, 0.25 * upper, 0.05 * upper, 0.01 * upper):
-        res = combine_effects(eff, var, method_re="pm", tau2_start=start, atol=1e-12, maxiter=10_000)
-        f = pm_equation(eff, var, res.tau2)
-        if abs(f) < 1e-8 * len(eff) or (res.tau2 == 0 and f <= 0):
-            return res
-    raise AssertionError("statsmodels found no Paule-Mandel root from any start")
+
+def reference_fit(eff, var):
+    """The random-effects quantities by their textbook definitions at the reference tau^2, named
+    like statsmodels' results so that the tests read alike."""
+    tau2 = reference_pm(eff, var)
+    w = 1 / (var + tau2)
+    w_fixed = 1 / var
+    return SimpleNamespace(
+        tau2=tau2,
+        weights_re=w,
+        weights_rel_re=w / w.sum(),
+        mean_effect_re=np.sum(w * eff) / w.sum(),
+        sd_eff_w_re=np.sqrt(1 / w.sum()),
+        mean_effect_fe=np.sum(w_fixed * eff) / w_fixed.sum(),
+    )
 
 
 def oracle(sets):
-    """statsmodels' PM fit on the per-set effects and squared standard errors."""
+    """The reference fit on the per-set effects and squared standard errors."""
     eff = np.array([np.mean(v) for v in sets.values()])
     var = np.array([np.var(v, ddof=1) / len(v) for v in sets.values()])
-    return statsmodels_pm(eff, var), var
+    return reference_fit(eff, var), var
+
+
+def set_moments(sets):
+    eff = np.array([np.mean(v) for v in sets.values()])
+    var = np.array([np.var(v, ddof=1) / len(v) for v in sets.values()])
+    return eff, var
 
 
 @pytest.mark.parametrize("seed,k", [(0, 2), (1, 3), (2, 5), (3, 8), (4, 15), (5, 29)])
-def test_estimate_and_tau2_match_statsmodels_paule_mandel(seed, k):
+def test_estimate_and_tau2_match_the_reference_paule_mandel(seed, k):
     sets = random_sets(seed, k)
     ours = combine_sets(sets)
     theirs, _ = oracle(sets)
@@ -64,7 +84,8 @@ def test_estimate_and_tau2_match_statsmodels_paule_mandel(seed, k):
 def test_interval_is_fixed_weight_within_set_se_with_t_on_pooled_df(seed, k):
     """statsmodels' random-effects interval uses 1/sum(w) and t on k - 1 df (or z); the spec's
     interval holds the weights fixed (sum w^2 v / (sum w)^2) with t on sum(n_s - 1): check that the
-    spec's formula, built from statsmodels' weights, is what we return, and that it is not theirs."""
+    spec's formula, built from the reference weights, is what we return, and that it is narrower
+    than the usual one."""
     sets = random_sets(seed, k)
     ours = combine_sets(sets)
     theirs, var = oracle(sets)
@@ -76,9 +97,9 @@ def test_interval_is_fixed_weight_within_set_se_with_t_on_pooled_df(seed, k):
     assert ours["se"] == pytest.approx(se, rel=1e-7)
     assert ours["ci_low"] == pytest.approx(theirs.mean_effect_re - t * se, rel=1e-7, abs=1e-12)
     assert ours["ci_high"] == pytest.approx(theirs.mean_effect_re + t * se, rel=1e-7, abs=1e-12)
-    sm_low, sm_high = theirs.conf_int(use_t=True)[1]
+    usual_half = stats.t.ppf(0.975, k - 1) * theirs.sd_eff_w_re
     if theirs.tau2 > 0:
-        assert ours["ci_high"] - ours["ci_low"] < sm_high - sm_low  # within-set only: narrower
+        assert ours["ci_high"] - ours["ci_low"] < 2 * usual_half  # within-set only: narrower
 
 
 def test_prediction_interval_higgins_thompson_spiegelhalter():
@@ -91,16 +112,35 @@ def test_prediction_interval_higgins_thompson_spiegelhalter():
     assert np.isnan(combine_sets(random_sets(10, 2))["prediction_low"])  # fewer than three sets
 
 
-def test_statsmodels_stopping_at_zero_is_not_the_root_we_return():
-    """An input where statsmodels' plain iteration (start 0) stops at tau2 = 0 although the equation
-    is far from solved: ours solves it."""
-    sets = random_sets(6, 8)
-    eff = np.array([np.mean(v) for v in sets.values()])
-    var = np.array([np.var(v, ddof=1) / len(v) for v in sets.values()])
-    plain = combine_effects(eff, var, method_re="pm", atol=1e-12, maxiter=10_000)
-    assert plain.tau2 == 0 and pm_equation(eff, var, 0.0) > 1
-    ours = combine_sets(sets)["tau2"]
-    assert ours > 0 and abs(pm_equation(eff, var, ours)) < 1e-8
+@pytest.mark.parametrize("seed", range(40))
+def test_our_tau2_solves_the_estimating_equation(seed):
+    """srbf's own property, whatever any other package does: tau^2 > 0 solves Paule and Mandel's
+    equation, tau^2 = 0 only where the equation is already <= 0 there."""
+    rng = np.random.default_rng(1000 + seed)
+    sets = random_sets(seed, int(rng.integers(2, 30)), spread=float(rng.choice([0.01, 1.0, 20.0])))
+    eff, var = set_moments(sets)
+    tau2 = combine_sets(sets)["tau2"]
+    if tau2 == 0:
+        assert pm_equation(eff, var, 0.0) <= 1e-9
+    else:
+        assert abs(pm_equation(eff, var, tau2)) < 1e-8 * len(eff)
+
+
+def test_agrees_with_statsmodels_wherever_statsmodels_converges():
+    """statsmodels' PM iteration does not always reach the root (0.14 and 0.15 differ on that), so
+    it is compared only where its answer solves the equation; there the two agree to 1e-6."""
+    compared = 0
+    for seed in range(40):
+        sets = random_sets(seed, 3 + seed % 12)
+        eff, var = set_moments(sets)
+        theirs = combine_effects(eff, var, method_re="pm", atol=1e-12, maxiter=10_000).tau2
+        solved = abs(pm_equation(eff, var, theirs)) < 1e-8 * len(eff) or (
+            theirs == 0 and pm_equation(eff, var, 0.0) <= 0)
+        if solved:
+            compared += 1
+            assert combine_sets(sets)["tau2"] == pytest.approx(theirs, rel=1e-6, abs=1e-9)
+    if compared == 0:
+        pytest.skip("statsmodels reached the root on none of the 40 inputs: nothing to compare")
 
 
 def test_homogeneous_sets_give_tau2_zero_and_fixed_effect():
@@ -108,9 +148,9 @@ def test_homogeneous_sets_give_tau2_zero_and_fixed_effect():
     sets = {f"s{i}": rng.normal(0, 1, 200) for i in range(4)}
     ours = combine_sets(sets)
     theirs, _ = oracle(sets)
-    if theirs.tau2 == 0:
-        assert ours["tau2"] == 0
-        assert ours["estimate"] == pytest.approx(theirs.mean_effect_fe, rel=1e-9)
+    assert theirs.tau2 == 0  # the input is homogeneous enough: the equation is <= 0 at 0
+    assert ours["tau2"] == 0
+    assert ours["estimate"] == pytest.approx(theirs.mean_effect_fe, rel=1e-9)
 
 
 def test_paule_mandel_vectorised_rows_match_one_at_a_time():
@@ -122,8 +162,7 @@ def test_paule_mandel_vectorised_rows_match_one_at_a_time():
     tau2 = paule_mandel(y, v)
     for r in range(20):
         keep = ~np.isnan(y[r])
-        theirs = statsmodels_pm(y[r, keep], v[r, keep])
-        assert tau2[r] == pytest.approx(theirs.tau2, rel=1e-7, abs=1e-12)
+        assert tau2[r] == pytest.approx(reference_pm(y[r, keep], v[r, keep]), rel=1e-7, abs=1e-12)
 
 
 def test_single_set_is_the_plain_t_interval():
@@ -142,7 +181,7 @@ def test_set_of_one_problem_takes_the_pooled_variance():
     b = np.array([3.0, 5.0, 7.0, 9.0])
     out = combine_sets({"a": a, "b": b, "one": [4.0]})
     pooled = (2 * a.var(ddof=1) + 3 * b.var(ddof=1)) / 5
-    theirs = statsmodels_pm(np.array([1.0, 6.0, 4.0]), np.array([a.var(ddof=1) / 3, b.var(ddof=1) / 4, pooled]))
+    theirs = reference_fit(np.array([1.0, 6.0, 4.0]), np.array([a.var(ddof=1) / 3, b.var(ddof=1) / 4, pooled]))
     assert out["estimate"] == pytest.approx(theirs.mean_effect_re, rel=1e-9)
     assert out["tau2"] == pytest.approx(theirs.tau2, rel=1e-7)
     assert out["df"] == 5
@@ -190,7 +229,7 @@ def test_log_scale_is_a_geometric_mean():
         combine_sets({"a": [0.0, 1.0]}, scale="log")
 
 
-def test_logit_scale_delta_method_against_statsmodels():
+def test_logit_scale_delta_method_against_the_reference():
     rng = np.random.default_rng(14)
     sets = {f"s{i}": (rng.random(n) < p).astype(float) for i, (n, p) in enumerate([(40, 0.2), (100, 0.5), (25, 0.7), (60, 0.35)])}
     out = combine_sets(sets, scale="logit")
@@ -199,7 +238,7 @@ def test_logit_scale_delta_method_against_statsmodels():
         p = v.mean()
         eff.append(special.logit(p))
         var.append(v.var(ddof=1) / len(v) / (p * (1 - p)) ** 2)
-    theirs = statsmodels_pm(np.array(eff), np.array(var))
+    theirs = reference_fit(np.array(eff), np.array(var))
     assert out["estimate"] == pytest.approx(special.expit(theirs.mean_effect_re), rel=1e-9)
     assert out["tau2"] == pytest.approx(theirs.tau2, rel=1e-7, abs=1e-12)
     assert 0 < out["ci_low"] < out["estimate"] < out["ci_high"] < 1
@@ -215,7 +254,7 @@ def test_logit_boundary_sets_get_one_pseudo_problem_of_one_half():
         p = v.mean()
         eff.append(special.logit(p))
         var.append(v.var(ddof=1) / len(v) / (p * (1 - p)) ** 2)
-    theirs = statsmodels_pm(np.array(eff), np.array(var))
+    theirs = reference_fit(np.array(eff), np.array(var))
     assert out["estimate"] == pytest.approx(special.expit(theirs.mean_effect_re), rel=1e-9)
     assert out["df"] == 8 + 3 + 7  # the pseudo-problems add no degrees of freedom
 

@@ -6,13 +6,14 @@ paid once at start and never inside a timed fit. ``fit(task)`` always returns a 
 
 - ``ok``: the method returned an expression;
 - ``failed``: the method raised, or returned something that is not ``{"expression": str, ...}``;
-- ``timeout``: no result within ``task.time_limit`` seconds; the child's process group is killed
-  and the worker restarts on next use; the trajectory reported so far is kept;
+- ``timeout``: no result within ``task.time_limit`` seconds; the worker and every process it
+  started are killed and it restarts on next use; the trajectory reported so far is kept;
 - ``crashed``: the child died during the fit (``os._exit``, a signal); it restarts on next use.
 
 ``restarts`` counts the restarts so that the caller can bound them. Everything the child writes to
 stdout or stderr is drained continuously into a bounded buffer; failed, timed-out and crashed
-fits carry its tail. The wire format is documented in ``worker_main.py``.
+fits carry its tail. The wire format is documented in ``worker_main.py``; how the process is
+started and kept apart (clean environment, private directory, guard, sandbox) in ``isolation``.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from srbf.methods import isolation
 from srbf.methods import worker_main as wire
 from srbf.runs.records import FitResult, FitTask
 
@@ -82,8 +84,10 @@ class Worker:
     ``python`` is the interpreter to run it under (a path or a command name; default the current
     one); it needs NumPy, not srbf. ``options`` go to the method's optional ``setup(options)``,
     called once per process start before any fit. ``env`` adds (or, with value None, removes)
-    environment variables. ``start_timeout`` bounds import plus setup, ``tail_bytes`` the output
-    kept. The process starts on ``start()``, on entering a ``with`` block, or on the first fit.
+    environment variables of the clean environment a worker starts with (``isolation``);
+    ``sandbox`` runs it under bubblewrap. ``start_timeout`` bounds import plus setup, ``tail_bytes``
+    the output kept. The process starts on ``start()``, on entering a ``with`` block, or on the
+    first fit.
     """
 
     def __init__(
@@ -95,6 +99,7 @@ class Worker:
         env: Mapping[str, str | None] | None = None,
         start_timeout: float | None = 600.0,
         tail_bytes: int = 8192,
+        sandbox: isolation.Sandbox | None = None,
     ):
         self.method_file = Path(method_file).expanduser().resolve()
         self.python = python
@@ -102,6 +107,7 @@ class Worker:
         self.env = dict(env or {})
         self.start_timeout = start_timeout
         self.tail_bytes = int(tail_bytes)
+        self.sandbox = sandbox
         self.starts = 0  # processes started, the first one included
         self.fits = 0
         self.info: dict[str, Any] = {}  # from the child's ready message: pid, python, numpy, setup_seconds
@@ -143,7 +149,7 @@ class Worker:
         return self
 
     def close(self) -> None:
-        """Ask the worker to exit; kill its process group if it does not within a moment."""
+        """Ask the worker to exit; kill it and its processes if it does not within a moment."""
         proc = self._proc
         if proc is None:
             return
@@ -266,28 +272,19 @@ class Worker:
         if not path.is_file():
             raise WorkerStartError(f"method file {path} does not exist")
         python = self._resolve_python()
-        env = dict(os.environ)
-        for name, value in self.env.items():
-            if value is None:
-                env.pop(name, None)
-            else:
-                env[name] = str(value)
+        private = isolation.private_dir()
+        env = isolation.clean_environment(self.env, private)
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
         out_r, out_w = os.pipe()
         try:
-            proc = subprocess.Popen(
-                [python, str(WORKER_MAIN), str(to_child_r), str(from_child_w), str(path)],
-                stdin=subprocess.DEVNULL,
-                stdout=out_w,
-                stderr=out_w,
-                pass_fds=(to_child_r, from_child_w),
-                start_new_session=True,  # its own process group, killed as a whole
-                env=env,
+            proc = isolation.start_process(
+                python, (to_child_r, from_child_w), path, output=out_w, env=env, private=private, sandbox=self.sandbox
             )
         except OSError as exc:
             for fd in (to_child_r, to_child_w, from_child_r, from_child_w, out_r, out_w):
                 os.close(fd)
+            isolation.remove_private_dir(private)
             raise WorkerStartError(f"cannot run interpreter {python} for method {path}: {exc}") from exc
         for fd in (to_child_r, from_child_w, out_w):
             os.close(fd)
@@ -302,7 +299,7 @@ class Worker:
         self._proto_eof = self._out_eof = False
         self._decoder = wire.FrameDecoder()
         self._frames.clear()
-        self._finalizer = weakref.finalize(self, _reap, proc, self._to_child, (from_child_r, out_r))
+        self._finalizer = weakref.finalize(self, _reap, proc, self._to_child, (from_child_r, out_r), private)
         self.starts += 1
         mark = self._output.total
         self.info = {}
@@ -365,7 +362,8 @@ class Worker:
         return proc.poll() is not None
 
     def _kill(self, grace: float = 0.0) -> str:
-        """Kill the child's process group, collect its last output, forget it; say how it ended.
+        """Kill the child and every process it started, collect its last output, forget it; say how
+        it ended.
 
         ``grace``: seconds to let a child that closed the channel finish exiting on its own, so
         that its exit code or signal can be reported.
@@ -377,7 +375,7 @@ class Worker:
         while not self._child_exited() and time.monotonic() < deadline:
             self._poll(0.005)
         exited_before = self._child_exited()
-        _kill_group(proc)
+        isolation.stop_process(proc)
         deadline = time.monotonic() + _DRAIN_SECONDS
         while not self._out_eof and time.monotonic() < deadline:
             self._poll(min(0.05, deadline - time.monotonic()))
@@ -417,7 +415,7 @@ class Worker:
             self._poll(wait)
             if not self._frames and time.monotonic() - last_check >= _LIVENESS_SECONDS:
                 last_check = time.monotonic()
-                if self._child_exited():  # e.g. a forked grandchild keeps the channel open
+                if self._child_exited():  # e.g. a grandchild that survived keeps the channel open
                     self._read_proto()
                     if not self._frames:
                         raise _ChildGone
@@ -482,7 +480,7 @@ def _fit_message(task: FitTask) -> tuple[np.ndarray, np.ndarray, dict]:
         "type": "fit",
         "id": 0,
         "budget": budget,
-        "seed": int(task.key.seed),
+        "seed": int(task.key.seed if task.method_seed is None else task.method_seed),
         "variables": [str(v) for v in task.variables],
         "options": task.options,
         "arrays": [{"name": "X", "shape": list(X.shape)}, {"name": "y", "shape": list(y.shape)}],
@@ -494,20 +492,8 @@ def _fit_message(task: FitTask) -> tuple[np.ndarray, np.ndarray, dict]:
     return X, y, header
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    """SIGKILL the child's whole process group (the method's own subprocesses too), then reap."""
-    if proc.returncode is None:  # not reaped yet, so its pid is still its process group id
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        except PermissionError:
-            proc.kill()
-    proc.wait()
-
-
-def _reap(proc: subprocess.Popen, to_child, fds: tuple[int, ...]) -> None:
-    _kill_group(proc)
+def _reap(proc: subprocess.Popen, to_child, fds: tuple[int, ...], private: Path) -> None:
+    isolation.stop_process(proc)
     try:
         to_child.close()
     except OSError:
@@ -517,6 +503,7 @@ def _reap(proc: subprocess.Popen, to_child, fds: tuple[int, ...]) -> None:
             os.close(fd)
         except OSError:
             pass
+    isolation.remove_private_dir(private)
 
 
 def _with_output(output: str) -> str:

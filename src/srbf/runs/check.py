@@ -10,6 +10,7 @@ what a test asserts (``srbf new`` writes such a test).
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -136,6 +137,7 @@ def _check(path: Path, passed: Callable[..., None], say: Callable[[str], None]) 
 
 def _check_variant(variant, chosen, passed, say) -> None:
     from srbf.expr import ParseError, compile_expr, parse
+    from srbf.methods.isolation import method_seed
     from srbf.methods.worker import WorkerStartError
     from srbf.runs.executor import new_worker
     from srbf.runs.plan import worker_spec
@@ -157,6 +159,7 @@ def _check_variant(variant, chosen, passed, say) -> None:
             indent="    ",
         )
         budget = variant.budgets[0]
+        secret = os.urandom(32)  # as in a run, the method never gets the run seed (docs/fairness.md)
         for plan_fit, problem in chosen:
             where = f"{plan_fit.key.catalog}/{plan_fit.key.problem_id}"
             options = spec.options
@@ -164,7 +167,8 @@ def _check_variant(variant, chosen, passed, say) -> None:
                 options["truth"] = plan_fit.entry.formula
             key = dataclasses.replace(plan_fit.key, method=variant.name, config_hash=variant.config_hash, budget=budget)
             task = FitTask(key, problem.X_support, problem.y_support, tuple(problem.variables), options,
-                           variant.method.time_limit, problem.data_hash)  # fmt: skip
+                           variant.method.time_limit, problem.data_hash,
+                           method_seed=method_seed(secret, key))  # fmt: skip
             result = worker.fit(task)
             if result.status != "ok":
                 detail = f"{where}, budget {budget:g}: {result.status}: {result.error or ''}"

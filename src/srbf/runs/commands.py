@@ -49,6 +49,7 @@ def _load(args: argparse.Namespace):
         limit=getattr(args, "limit", None),
         workers=getattr(args, "workers", None),
         results=getattr(args, "results", None),
+        sandbox=getattr(args, "sandbox", False),
     )
     variants = filter_variants(config.variants(), getattr(args, "sweep_filter", None) or [])
     return config, variants
@@ -64,6 +65,8 @@ def _resume_command(args: argparse.Namespace) -> str:
         parts += ["--limit", str(args.limit)]
     if args.results:
         parts += ["--results", args.results]
+    if args.sandbox:
+        parts.append("--sandbox")
     return " ".join(parts)
 
 
@@ -184,6 +187,9 @@ def add_run_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--no-resume", action="store_true",
                    help="refuse to run if some of the fits are already stored (default: skip them)")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--sandbox", action="store_true",
+                   help="run every worker under bubblewrap: read-only files, no network, results, "
+                        "config and catalogs out of sight (docs/fairness.md)")  # fmt: skip
     p.set_defaults(run=_run)
 
     p = commands.add_parser("status", help="fits done, failed and pending per set and budget (safe during a run)")

@@ -139,6 +139,7 @@ class RunConfig:
     workers: int | None = None
     results: str = DEFAULT_RESULTS
     source: str = "<dict>"
+    sandbox: bool = False  # run every worker under bubblewrap (srbf.methods.isolation)
 
     def variants(self) -> list[Variant]:
         """The concrete method configurations of this run (``srbf.runs.sweeps.expand``)."""
@@ -206,6 +207,7 @@ def _build(model: _RunModel, source: str) -> RunConfig:
         workers=model.workers,
         results=model.results,
         source=source,
+        sandbox=model.sandbox,
     )
 
 

@@ -158,6 +158,7 @@ class _RunModel(_Model):
     sweeps: Annotated[tuple[_SweepModel, ...], BeforeValidator(_none_is(()))] = ()
     workers: PositiveInt | None = None
     results: Text = DEFAULT_RESULTS
+    sandbox: Flag = False
 
     @model_validator(mode="after")
     def _check(self, info: ValidationInfo) -> _RunModel:

@@ -8,6 +8,11 @@ a crash, a ``kill -9`` or a power cut loses at most the fits in flight and those
 50 ms, and running the same config again resumes where it stopped. A progress bar
 (``tqdm``, on stderr when it is a terminal) shows fits done, failures and the time left.
 
+One run at a time writes a store (``runlock``): a second ``srbf run`` on the same results refuses,
+naming the first one's pid. Each method receives a seed derived from its fit's key under the
+store's secret (``isolation.method_seed``), never the run seed its points were drawn with; with
+``sandbox`` each worker runs under bubblewrap, blind to the results, the config and the catalogs.
+
 Ctrl-C (``KeyboardInterrupt``) stops cleanly: the fits in flight are killed and dropped, every
 finished fit is kept, and the returned ``RunSummary`` says how many were done and how to resume.
 ``collect_status`` reads the same plan against a store opened read-only, also while a run writes.
@@ -27,11 +32,13 @@ from typing import Any, Callable, Sequence
 
 import yaml
 
+from srbf.methods import isolation
 from srbf.runs.config import RunConfig
 from srbf.runs.executor import Completed, Executor, LocalExecutor, WorkerStartError
-from srbf.runs.plan import Plan, load_catalogs, make_plan, worker_spec
-from srbf.runs.problems import ProblemSource
-from srbf.runs.records import STATUSES, TaskKey
+from srbf.runs.plan import Plan, PlannedFit, load_catalogs, make_plan, worker_spec
+from srbf.runs.problems import Placeholder, ProblemSource
+from srbf.runs.records import STATUSES, FitTask, TaskKey
+from srbf.runs.runlock import RunLock, RunLocked
 from srbf.runs.sweeps import Variant, canonical_json
 from srbf.store.results import Fit
 
@@ -64,9 +71,13 @@ def apply_overrides(
     limit: int | None = None,
     workers: int | None = None,
     results: str | Path | None = None,
+    sandbox: bool = False,
 ) -> RunConfig:
-    """``config`` with command-line overrides: experiment name, problems per catalog, workers, results."""
+    """``config`` with command-line overrides: experiment name, problems per catalog, workers,
+    results, sandbox (only ever turned on)."""
     changes: dict[str, Any] = {}
+    if sandbox:
+        changes["sandbox"] = True
     if experiment is not None:
         if not _NAME.fullmatch(experiment):
             raise RunError(f"--experiment: must be a name of letters, digits and . _ + -, got {experiment!r}")
@@ -261,9 +272,11 @@ def run_config(
 
     ``variants`` restricts the run (default: all of ``config.variants()``); ``resume=False``
     refuses to run when some of the fits are already stored (srbf never overwrites a result).
-    ``executor`` defaults to ``LocalExecutor(config.workers)``. ``progress`` shows the bar (default:
+    ``executor`` defaults to ``LocalExecutor(config.workers)`` (under the sandbox if the config
+    asks for it). ``progress`` shows the bar (default:
     when stderr is a terminal); ``log`` receives notes (default: stderr). Raises RunError when a
-    method cannot start, StoreError when the store cannot be written; nothing is recorded then.
+    method cannot start, the sandbox cannot run or another run holds the store, StoreError when
+    the store cannot be written; nothing is recorded then.
     """
     from srbf.store import ResultsStore
 
@@ -271,7 +284,14 @@ def run_config(
     log = log or (lambda text: print(f"srbf: {text}", file=sys.stderr, flush=True))
     show = sys.stderr.isatty() if progress is None else bool(progress)
     variants = list(config.variants()) if variants is None else list(variants)
+    if config.sandbox and executor is None and (problem := isolation.sandbox_problem()):
+        raise RunError(f"--sandbox: {problem}")
     store = ResultsStore(config.results)  # a read-only or unusable store fails here, before any fit
+    try:
+        lock = _lock(store.path)
+    except BaseException:
+        store.close()
+        raise
     summary = RunSummary(config.experiment, store.path.resolve(), resume_hint=resume_hint or RunSummary.resume_hint)
     own_executor = executor is None
     bar = None
@@ -286,7 +306,7 @@ def run_config(
         if not plan.fits:
             return summary
         if executor is None:
-            executor = LocalExecutor(config.workers)
+            executor = LocalExecutor(config.workers, sandbox=_sandbox(config, store.path) if config.sandbox else None)
         summary.workers = executor.workers
         notes: list[str] = []
 
@@ -315,7 +335,7 @@ def run_config(
         campaign_of = {(v.name, v.config_hash): summary.campaigns[v.label] for v in pending}
         source = ProblemSource(config, cache_size=max(32, 4 * executor.workers))
         bar = _progress(plan.pending, config.experiment, show)
-        results = executor.run(plan.fits, source.prepare, idle=COMMIT_WINDOW_SECONDS)
+        results = executor.run(plan.fits, _seeded(source.prepare, store.secret()), idle=COMMIT_WINDOW_SECONDS)
         held = _HeldResults(store, campaign_of, summary)
         try:
             for batch in results:
@@ -340,7 +360,43 @@ def run_config(
         if own_executor and executor is not None:
             executor.close()
         store.close()
+        lock.release()
         summary.seconds = time.perf_counter() - started
+
+
+def _lock(store_path: Path) -> RunLock:
+    """The run lock of the store at ``store_path``, or RunError naming the run that holds it."""
+    lock = RunLock(store_path)
+    try:
+        return lock.acquire()
+    except RunLocked as exc:
+        raise RunError(str(exc)) from None
+    except OSError as exc:
+        raise RunError(f"cannot lock the results store: {lock.path}: {exc.strerror or exc}") from None
+
+
+def _seeded(prepare: Callable[[PlannedFit], FitTask | Placeholder], secret: bytes):
+    """``prepare`` whose tasks carry the seed the method receives: derived from the fit's key
+    under the store's secret, so that it cannot be fed back into srbf's sampler."""
+
+    def prepare_seeded(fit: PlannedFit) -> FitTask | Placeholder:
+        task = prepare(fit)
+        if isinstance(task, Placeholder):
+            return task
+        return dataclasses.replace(task, method_seed=isolation.method_seed(secret, task.key))
+
+    return prepare_seeded
+
+
+def _sandbox(config: RunConfig, store_path: Path) -> isolation.Sandbox:
+    """What a sandboxed worker must not see: the results directory, the config, the catalogs."""
+    from srbf.catalogs.loader import DATA_DIR
+
+    hidden = [store_path.resolve().parent, DATA_DIR]
+    hidden += [Path(c) for c in config.catalogs if Path(c).is_absolute()]
+    if Path(config.source).is_file():
+        hidden.append(Path(config.source).resolve())
+    return isolation.Sandbox(hidden=tuple(str(p) for p in hidden))
 
 
 def _workers_to_start(plan: Plan, pending: Sequence[Variant], workers: int) -> list:

@@ -33,16 +33,15 @@ from __future__ import annotations
 
 import os
 import queue
-import signal
 import threading
 import time
 from abc import ABC, abstractmethod
 from collections import OrderedDict, deque
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import suppress
 from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
 
+from srbf.methods import isolation
 from srbf.methods.worker import Worker, WorkerStartError
 from srbf.runs.plan import PlannedFit, WorkerSpec
 from srbf.runs.problems import Placeholder
@@ -119,7 +118,9 @@ def worker_env(spec: WorkerSpec) -> dict[str, str | None]:
     return {**defaults, **dict(spec.env)}
 
 
-def new_worker(spec: WorkerSpec, *, start_timeout: float | None, tail_bytes: int) -> Worker:
+def new_worker(
+    spec: WorkerSpec, *, start_timeout: float | None, tail_bytes: int, sandbox: isolation.Sandbox | None = None
+) -> Worker:
     """A (not yet started) worker process for ``spec``. An interpreter given as ``env:NAME`` (a
     method environment, ``srbf methods install NAME``) is looked up here: WorkerStartError says
     what to run when it is not installed."""
@@ -136,6 +137,7 @@ def new_worker(spec: WorkerSpec, *, start_timeout: float | None, tail_bytes: int
         env=worker_env(spec),
         start_timeout=start_timeout,
         tail_bytes=tail_bytes,
+        sandbox=sandbox,
     )
 
 
@@ -169,7 +171,7 @@ class LocalExecutor(Executor):
     ``max_restarts``: abnormal ends in a row one thread tolerates for a method before it stops
     running it. ``start_timeout`` bounds a worker's import and setup; ``tail_bytes`` is the output
     kept from a worker for failed fits. ``on_note(text)`` receives notes about stopped workers, in
-    the thread that iterates ``run``.
+    the thread that iterates ``run``. ``sandbox`` runs every worker under bubblewrap.
     """
 
     def __init__(
@@ -180,6 +182,7 @@ class LocalExecutor(Executor):
         start_timeout: float | None = 600.0,
         tail_bytes: int = 8192,
         on_note: Callable[[str], None] | None = None,
+        sandbox: isolation.Sandbox | None = None,
     ):
         if workers is not None and (isinstance(workers, bool) or int(workers) < 1):
             raise ValueError(f"workers must be a positive integer, got {workers!r}")
@@ -190,6 +193,7 @@ class LocalExecutor(Executor):
         self.start_timeout = start_timeout
         self.tail_bytes = int(tail_bytes)
         self.on_note = on_note or (lambda text: None)
+        self.sandbox = sandbox
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._idle: dict[WorkerSpec, list[Worker]] = {}  # started, not held by a thread
@@ -204,7 +208,7 @@ class LocalExecutor(Executor):
     # ------------------------------------------------------------------ workers
 
     def _new_worker(self, spec: WorkerSpec) -> Worker:
-        return new_worker(spec, start_timeout=self.start_timeout, tail_bytes=self.tail_bytes)
+        return new_worker(spec, start_timeout=self.start_timeout, tail_bytes=self.tail_bytes, sandbox=self.sandbox)
 
     def start(self, specs: Sequence[WorkerSpec]) -> None:
         """Start the workers of ``specs``, in parallel, before any fit: a method that cannot start
@@ -484,9 +488,6 @@ class LocalExecutor(Executor):
 
 
 def _kill_worker(worker: Worker) -> None:
-    """Kill a worker's process group from another thread; its ``fit`` then returns ``crashed``."""
-    pid = worker.pid
-    if pid is None or not worker.alive:
-        return
-    with suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
+    """Stop a worker and its processes from another thread; its ``fit`` then returns ``crashed``."""
+    if worker.alive:
+        isolation.signal_stop(worker.pid)

@@ -43,6 +43,7 @@ class FitTask:
     time_limit: float = 600.0
     data_hash: str = ""
     inputs_hash: str = ""
+    method_seed: int | None = None  # the seed the method gets (the driver derives one); None: key.seed
 
 
 @dataclass

@@ -18,6 +18,7 @@ metrics, configs) NaN and infinities are kept exactly (see ``jsontext``).
 from __future__ import annotations
 
 import math
+import os
 import operator
 import sqlite3
 import warnings
@@ -196,6 +197,17 @@ class ResultsStore:
                 ),
             )
             return int(cursor.lastrowid)
+
+    def secret(self) -> bytes:
+        """The store's secret (32 random bytes, made on first use): the seeds methods receive are
+        derived under it, so they cannot be traced back to the run seed (see ``method_seed``)."""
+        with self._writing("reading the store's secret") as conn:
+            row = conn.execute("SELECT value FROM secret WHERE id = 1").fetchone()
+            if row is None:
+                value = os.urandom(32)
+                conn.execute("INSERT INTO secret (id, value) VALUES (1, ?)", (value,))
+                return value
+            return bytes(row[0])
 
     def record(
         self,

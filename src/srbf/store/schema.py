@@ -113,6 +113,16 @@ CREATE TABLE metrics (
 );
 """
 
+# The store's secret: the key under which the seed each method receives is derived from its fit's
+# key (srbf.methods.isolation.method_seed). Not versioned: older srbf ignore the table, and every
+# writer creates it if it is missing, so a new file and a migrated one are alike.
+SECRET_TABLE = """
+CREATE TABLE IF NOT EXISTS secret (
+    id    INTEGER PRIMARY KEY CHECK (id = 1),
+    value BLOB NOT NULL
+)
+"""
+
 # Version -> the statements that bring a store of that version to the next one. A column added by
 # ALTER TABLE goes last, so TABLES declares it last too: a migrated file and a new one are alike.
 MIGRATIONS = {
@@ -147,6 +157,7 @@ def create_or_migrate(conn: sqlite3.Connection, path: Path) -> None:
     Also proves the file writable: a store whose file is read-only fails here, when it is opened,
     rather than at the first record of a run."""
     version = check_header(conn, path)  # again, under the write lock
+    conn.execute(SECRET_TABLE)
     if version == SCHEMA_VERSION:
         # Rewrite the version (unchanged): a file SQLite opened read-only fails here, at open.
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
