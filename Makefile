@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 LOCK := requirements.lock
 MATRIX := 3.11 3.12 3.13
 
-.PHONY: demo test test-latest test-matrix lock lock-check bench catalogs clean
+.PHONY: demo test test-latest test-matrix lock lock-methods lock-check bench catalogs clean
 
 $(STAMP): pyproject.toml $(LOCK)
 	@start=$$(date +%s); \
@@ -53,6 +53,10 @@ test-matrix:
 lock: $(STAMP)
 	$(BIN)/python tools/lock.py --write --upgrade --uv $(BIN)/uv
 	$(BIN)/python tools/lock.py --check
+
+# Refresh every roster method's locks (src/srbf/methods/locks/NAME-pyX.Y.txt) and show the changes.
+lock-methods: $(STAMP)
+	$(BIN)/srbf methods lock all --python-version $(MATRIX)
 
 lock-check: $(STAMP)
 	$(BIN)/python tools/lock.py --check

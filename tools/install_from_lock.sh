@@ -20,3 +20,5 @@ else
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --require-hashes -r "$lock"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps -e "$root"
 fi
+# A copy of the lock in the environment: srbf records its hash with every built-in method's results.
+cp "$lock" "$venv/srbf-lock.txt"

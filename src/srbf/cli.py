@@ -271,5 +271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # python -m srbf.cli: run the imported module, whose error classes the commands raise
+    from srbf.cli import main as imported_main
+
+    sys.exit(imported_main())

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from srbf.cli import build_parser, main
-from srbf.methods import doctor, envs, install, roster
+from srbf.methods import doctor, envs, install, lockfile, roster
 from srbf.methods.roster import MethodSpec
 
 
@@ -28,6 +28,15 @@ def home(tmp_path, monkeypatch):
     root = tmp_path / "srbf-home"
     monkeypatch.setenv("SRBF_HOME", str(root))
     return root
+
+
+@pytest.fixture
+def unlocked_pip(tmp_path, monkeypatch):
+    """Installs with pip and no committed locks: the fake interpreter below can act only as
+    ``python -m venv``, and its environment holds no locked package (tests/methods/test_lockfile.py
+    covers the locks)."""
+    monkeypatch.setenv("SRBF_INSTALLER", "pip")
+    monkeypatch.setattr(lockfile, "LOCKS_DIR", tmp_path / "no-locks")
 
 
 def fake_env(name: str, *, manifest: bool = True) -> Path:
@@ -80,7 +89,7 @@ def test_roster_records_carry_the_install_notes():
     assert roster.get("gplearn").version == "0.4.3"
     assert roster.get("operon").package == "pyoperon"
     rils = roster.get("rils_rols")
-    assert rils.pre_install == (("pybind11",),) and "--no-build-isolation" in rils.pip_flags
+    assert rils.pre_install == (("pybind11", "setuptools"),) and "--no-build-isolation" in rils.pip_flags
     assert "academic" in roster.get("qlattice").licence and "--accept-licence" in roster.get("qlattice").licence
     assert roster.get("eggp").reproducible is False
     assert "six" in roster.get("ffx").requirements
@@ -102,7 +111,7 @@ def test_roster_lookup_errors():
 def test_install_steps_pre_install_first_and_flags_on_the_main_step():
     steps = install.install_steps(roster.get("rils_rols"), "/env/bin/python")
     assert [s.args[5:] for s in steps] == [
-        ("pybind11",),
+        ("pybind11", "setuptools"),
         ("numpy", "rils-rols==1.6.7", "--no-build-isolation"),
     ]
     assert all(s.args[:5] == ("/env/bin/python", "-m", "pip", "install", "--no-input") for s in steps)
@@ -201,9 +210,9 @@ def test_install_refuses_without_licence_before_touching_anything(home):
     assert not home.exists()
 
 
-def test_install_writes_the_manifest_last(home, tmp_path, monkeypatch):
+def test_install_writes_the_manifest_last(home, tmp_path, monkeypatch, unlocked_pip):
     spec = roster.get("ffx")
-    monkeypatch.setattr(install, "install_steps", lambda spec, python: [
+    monkeypatch.setattr(install, "install_steps", lambda spec, python, **kw: [
         py_step("pip install numpy ffx==2.1.0 six", "print('Collecting ffx==2.1.0'); print('noise')", spec.pinned)
     ])  # fmt: skip
     lines = []
@@ -215,7 +224,10 @@ def test_install_writes_the_manifest_last(home, tmp_path, monkeypatch):
     assert manifest["disk_bytes"] > 0 and manifest["install_seconds"] >= 0
     assert "numpy" in {k.lower() for k in manifest["packages"]}  # pip freeze of the env's interpreter
     assert "    Collecting ffx==2.1.0" in lines and "    noise" not in lines  # progress lines only
-    assert lines[0].startswith("[ffx] step 1/3: create the environment")
+    assert lines[0] == "[ffx] note: uv not found (or SRBF_INSTALLER=pip): installing with pip, which is slower"
+    assert lines[1].startswith("[ffx] create the environment") and "no lock for Python" in lines[2]
+    assert lines[3].startswith("[ffx] step 1/2: pip install numpy ffx==2.1.0 six")
+    assert manifest["lock_hash"] is None and manifest["lock_source"] == "none" and manifest["installer"] == "pip"
     assert "noise" in (root / install.INSTALL_LOG).read_text()  # the whole output is logged
     assert envs.resolve_python("env:ffx") == str(envs.env_python("ffx"))
     again = []
@@ -223,11 +235,29 @@ def test_install_writes_the_manifest_last(home, tmp_path, monkeypatch):
     assert "already installed" in again[0]
 
 
-def test_failed_install_names_step_and_package_and_leaves_no_manifest(home, tmp_path, monkeypatch):
+def test_latest_with_pip_diffs_the_installed_versions_against_the_lock(home, tmp_path, monkeypatch, unlocked_pip):
+    """Without uv, --latest lets pip resolve and compares what it installed with the committed lock."""
+    import numpy
+
+    python = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    locks = tmp_path / "no-locks"
+    locks.mkdir()
+    h = "--hash=sha256:" + "0" * 64
+    (locks / f"ffx-py{python}.txt").write_text(f"numpy==0.0.1 {h}\nnot-in-this-env==1.0 {h}\n")
+    monkeypatch.setattr(install, "install_steps", lambda spec, python, **kw: [py_step("pip install ...", "pass")])
+    lines = []
+    manifest = install.install(roster.get("ffx"), base_python=fake_base_python(tmp_path), latest=True, echo=lines.append)
+    assert f"    ~ numpy 0.0.1 -> {numpy.__version__}" in lines and "    - not-in-this-env 1.0" in lines
+    assert any(line.startswith(f"[ffx] --latest: ") and f"differ from the lock ffx-py{python}.txt" in line for line in lines)
+    assert manifest["lock_source"] == "none" and manifest["lock_hash"] is None
+    assert f"~ numpy 0.0.1 -> {numpy.__version__}" in manifest["lock_diff"]
+
+
+def test_failed_install_names_step_and_package_and_leaves_no_manifest(home, tmp_path, monkeypatch, unlocked_pip):
     spec = roster.get("gplearn")
     failing = "import sys; print('Collecting gplearn'); [print('line', i) for i in range(40)]; " \
               "print('ERROR: No matching distribution'); sys.exit(1)"  # fmt: skip
-    monkeypatch.setattr(install, "install_steps", lambda spec, python: [
+    monkeypatch.setattr(install, "install_steps", lambda spec, python, **kw: [
         py_step("pip install numpy gplearn==0.4.3", failing, spec.pinned)
     ])  # fmt: skip
     with pytest.raises(install.InstallError) as caught:
@@ -241,14 +271,14 @@ def test_failed_install_names_step_and_package_and_leaves_no_manifest(home, tmp_
     with pytest.raises(envs.EnvError, match="did not finish"):
         envs.resolve_python("env:gplearn")
     # a rerun rebuilds the unfinished environment from scratch
-    monkeypatch.setattr(install, "install_steps", lambda spec, python: [py_step("ok", "pass")])
+    monkeypatch.setattr(install, "install_steps", lambda spec, python, **kw: [py_step("ok", "pass")])
     lines = []
     install.install(spec, base_python=fake_base_python(tmp_path), echo=lines.append)
     assert any("removing an unfinished environment" in line for line in lines)
     assert envs.is_installed("gplearn")
 
 
-def test_failed_venv_creation_is_an_install_error(home, tmp_path):
+def test_failed_venv_creation_is_an_install_error(home, tmp_path, unlocked_pip):
     with pytest.raises(install.InstallError, match="cannot run /nonexistent/python"):
         install.install(roster.get("gplearn"), base_python="/nonexistent/python", echo=lambda line: None)
 

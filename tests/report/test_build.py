@@ -160,3 +160,17 @@ def test_empty_input_is_refused():
     only_keys = long_frame()[["method", "catalog", "catalog_version", "problem_id", "draw", "budget", "seconds"]]
     with pytest.raises(ReportInputError, match="no scored predictions"):
         build_report(only_keys, "unused")
+
+
+def test_verdicts_when_every_pair_is_na(frame):
+    """One method slower than every mark and no third one: each pair is n/a, and the stats table
+    has no Delta column at all; the verdict table still has one, empty."""
+    two = frame[frame["method"] != "B"].copy()
+    two.loc[two["method"] == "C", "seconds"] = 5000.0
+    analysis, marks, _ = run_analysis(two, ["nrr_validation"], times=TIMES, n_resamples=50)
+    assert "delta" not in analysis.comparisons  # the case this guards
+    table = T.verdicts(analysis.comparisons, ["nrr_validation"], marks)
+    assert len(table) == len(marks) and (table["verdict"] == "n/a").all()
+    assert table["delta"].isna().all() and (table["delta_shown"] == "—").all()
+    mark = marks[0]
+    assert "⬜ n/a" in T.verdict_markdown(table, "nrr_validation", mark, ["A", "C"])

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from srbf.stats import interpolate_at_time, time_weights
-from srbf.stats.timeaxis import budget_times
+from srbf.stats.timeaxis import budget_times, ladder_times
 
 TIMES = [0.5, 2.0, 8.0, 32.0]  # seconds of budgets 1, 2, 4, 8
 VALUES = np.array([[0.1, 0.3, 0.5, 0.9],  # problem 1
@@ -63,6 +63,20 @@ def test_budget_times_are_medians_of_usable_predictions():
     seconds = np.array([[1.0, 2.0, 100.0], [3.0, np.nan, 5.0]])
     success = np.array([[1, 1, 0], [1, 0, 1]])
     assert budget_times(seconds, success, axis=1).tolist() == [1.5, 4.0]
+
+
+def test_a_method_without_usable_predictions_is_timed_by_all_of_them():
+    nan = np.nan
+    seconds = np.array([  # 3 methods x 2 budgets x 2 problems x 1 draw
+        [[[1.0], [3.0]], [[100.0], [200.0]]],  # budget 2 never usable: stays untimed
+        [[[0.2], [0.4]], [[0.6], [0.8]]],  # never usable at all: timed by every prediction
+        [[[nan], [nan]], [[nan], [nan]]],  # no seconds at all: untimed
+    ])
+    success = np.array([[[[1], [1]], [[0], [0]]], [[[0], [0]], [[0], [0]]], [[[0], [0]], [[0], [0]]]])
+    times = ladder_times(seconds, success)
+    assert times[0, 0] == 2.0 and np.isnan(times[0, 1])
+    assert times[1].tolist() == [pytest.approx(0.3), pytest.approx(0.7)]
+    assert np.isnan(times[2]).all()
 
 
 def test_bad_input():

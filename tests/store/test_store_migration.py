@@ -7,19 +7,41 @@ import sqlite3
 import pandas as pd
 
 from srbf.store import SCHEMA_VERSION, STORE_FILENAME, ResultsStore
-from srbf.store.schema import APPLICATION_ID, MIGRATIONS, TABLES
+from srbf.store.schema import APPLICATION_ID, METHOD_STACK_COLUMNS, MIGRATIONS, TABLES
 
 INPUTS_HASH_LINE = "    inputs_hash     TEXT,                      -- of the X arrays alone, NULL if unknown\n"
+JUDGE_STACKS_TABLE = TABLES[TABLES.index("\nCREATE TABLE judge_stacks") :]
 
 
-def _schema_1_store(folder):
-    """A store as srbf wrote it at schema version 1 (no ``inputs_hash``), with one prediction."""
-    assert INPUTS_HASH_LINE in TABLES  # schema 2 added exactly this column
+def _schema_3_lines() -> list[str]:
+    """The lines of TABLES that schema 3 added: the method's stack on campaigns, the metrics row's
+    judge stack, and the judge_stacks table."""
+    added = (*METHOD_STACK_COLUMNS, "judge_stack_id", "-- the method's own stack")
+    lines = [line + "\n" for line in TABLES.splitlines() if line.strip().startswith(added)]
+    assert len(lines) == 8  # a comment, six campaign columns, one metrics column
+    return lines + [JUDGE_STACKS_TABLE]
+
+
+def _tables_of(version: int) -> str:
+    """TABLES as srbf wrote them at schema ``version``."""
+    tables = TABLES
+    if version < 3:
+        for text in _schema_3_lines():
+            assert text in tables
+            tables = tables.replace(text, "")
+    if version < 2:
+        assert INPUTS_HASH_LINE in tables  # schema 2 added exactly this column
+        tables = tables.replace(INPUTS_HASH_LINE, "")
+    return tables
+
+
+def _schema_1_store(folder, version: int = 1):
+    """A store as srbf wrote it at schema ``version`` (1: no ``inputs_hash``), with one prediction."""
     folder.mkdir()
     conn = sqlite3.connect(folder / STORE_FILENAME)
-    conn.executescript(TABLES.replace(INPUTS_HASH_LINE, ""))
+    conn.executescript(_tables_of(version))
     conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-    conn.execute("PRAGMA user_version = 1")
+    conn.execute(f"PRAGMA user_version = {version}")
     conn.execute(
         "INSERT INTO campaigns (name, config, config_hash, provenance, srbf_version, created_at)"
         " VALUES ('old', '{}', 'cfg-1', 'harness_tuned', '0.1', 'then')"
@@ -65,3 +87,53 @@ def test_a_schema_1_store_opened_read_only_is_read_as_it_is(tmp_path):
         frame = store.predictions_frame()
     assert list(frame["data_hash"]) == ["old-hash"] and pd.isna(frame["inputs_hash"][0])
     assert _columns(path)[1] == 1  # not migrated
+
+
+def _all_columns(path):
+    conn = sqlite3.connect(path)
+    try:
+        tables = [row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        return {table: conn.execute(f"PRAGMA table_info({table})").fetchall() for table in tables}
+    finally:
+        conn.close()
+
+
+def _schema_2_store_with_metrics(folder):
+    path = _schema_1_store(folder, version=2)
+    conn = sqlite3.connect(path)
+    conn.execute("INSERT INTO metrics (prediction_id, judge_version, metrics, created_at) VALUES (1, '1.0', '{}', 'then')")
+    conn.commit()
+    conn.close()
+    return path
+
+
+def test_a_schema_2_store_is_migrated_to_record_stacks(tmp_path, make_key, make_result):
+    path = _schema_2_store_with_metrics(tmp_path / "old")
+    stack = {"method_package": "srbf", "method_package_version": "0.1.0", "method_numpy_version": "2.1.3"}
+    judge = {"python_version": "3.11.9", "numpy_version": "2.1.3", "scipy_version": "1.14.1",
+             "sympy_version": "1.13.3", "mpmath_version": "1.3.0"}  # fmt: skip
+    with ResultsStore(tmp_path / "old") as store:
+        campaign = store.start_campaign("new", {}, "cfg-1", "harness_tuned", git=None, method_stack=stack)
+        pid = store.record(make_key(1), make_result(1), campaign_id=campaign, data_hash="new-hash")
+        store.record_metrics(pid, "1.0", {"r2": 1.0}, judge_stack=judge)
+        campaigns = store.campaigns_frame()
+        judged = store.metric_stacks_frame("1.0")
+    assert campaigns["method_package"].isna().tolist() == [True, False]  # the old campaign: not recorded
+    assert campaigns["method_numpy_version"][1] == "2.1.3"
+    assert judged["numpy_version"].isna().tolist() == [True, False]  # the old metrics row: not recorded
+    ResultsStore(tmp_path / "new").close()
+    assert _all_columns(path) == _all_columns(tmp_path / "new" / STORE_FILENAME)  # every table as a new store's
+    assert _columns(path)[1] == SCHEMA_VERSION == 3
+
+
+def test_a_schema_2_store_read_only_has_no_stack_to_show(tmp_path):
+    path = _schema_2_store_with_metrics(tmp_path / "old")
+    with ResultsStore.open_readonly(tmp_path / "old") as store:
+        campaigns = store.campaigns_frame()
+        judged = store.metric_stacks_frame()
+        stacks = store.stack_frame()
+    assert campaigns["method_lock_hash"].isna().all() and campaigns["srbf_version"].tolist() == ["0.1"]
+    assert len(judged) == 1 and judged["mpmath_version"].isna().all()
+    assert stacks[["method", "srbf_version", "judge_version", "fits", "scored"]].values.tolist() == [
+        ["linear", "0.1", "1.0", 1, 1]]  # fmt: skip
+    assert _columns(path)[1] == 2  # not migrated

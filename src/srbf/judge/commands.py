@@ -26,7 +26,8 @@ def _score(args: argparse.Namespace) -> int:
 
     previous = signal.signal(signal.SIGTERM, terminate_as_interrupt)  # `kill PID` stops like Ctrl-C
     try:
-        summary = score_store(args.results, workers=args.workers, srbench=args.srbench, progress=not args.quiet)
+        summary = score_store(args.results, workers=args.workers, srbench=args.srbench, progress=not args.quiet,
+                              force=args.force)
     except (ScoringError, StoreError) as error:
         raise UserError(str(error)) from None
     finally:
@@ -47,5 +48,8 @@ def add_score_commands(commands: argparse._SubParsersAction) -> None:
                    help="scoring processes (default: one per core; 1 scores in this process)")  # fmt: skip
     p.add_argument("--srbench", action="store_true",
                    help="also run SRBench's SymPy symbolic-solution check (slow); adds it to rows scored without it")  # fmt: skip
+    p.add_argument("--force", action="store_true",
+                   help="re-score predictions whose metrics of this judge version were computed with another "
+                        "judge stack (Python, NumPy, SciPy, SymPy, mpmath); by default they are kept, with a warning")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_score)

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from srbf.judge.long_frame import metrics_long_frame, parse_condition  # re-exported: the pass and its reader
 from srbf.judge.scoring import JUDGE_VERSION, Judge
+from srbf.judge.stack import differences, judge_stack, other_stack_ids
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -88,6 +89,9 @@ class ScoreSummary:
     workers: int = 0
     seconds: float = 0.0
     interrupted: bool = False
+    stack: dict[str, str] = field(default_factory=judge_stack)  # the libraries this pass scores with
+    other_stack: int = 0  # predictions kept with metrics of this judge version from another stack
+    other_stack_change: str = ""
 
     @property
     def ok(self) -> bool:
@@ -113,6 +117,11 @@ class ScoreSummary:
                 f"warning: {self.targets_differ} prediction(s) scored on targets regenerated here, which differ from "
                 "the run's although the inputs are the same (the run's machine rounded its math functions "
                 f"differently): their metrics carry {TARGETS_DIFFER} = true"
+            )
+        if self.other_stack:
+            lines.append(
+                f"warning: {self.other_stack} prediction(s) keep metrics of judge {self.judge_version} computed with "
+                f"another stack ({self.other_stack_change}), skipped; `srbf score --force` re-scores them with this one"
             )
         if self.failed:
             lines.append(f"{len(self.failed)} prediction(s) could not be scored (no metrics written):")
@@ -534,8 +543,24 @@ def _progress(total: int, show: bool):
                 dynamic_ncols=True, smoothing=0.1)  # fmt: skip
 
 
+def _other_stacks(store: ResultsStore, summary: ScoreSummary, replace: set[int], force: bool) -> set[int]:
+    """``replace`` plus the rows of this judge version scored with another stack when ``force``;
+    otherwise ``replace`` without them, and the summary says how many were kept and what differs."""
+    stored = store.metric_stacks_frame(JUDGE_VERSION)
+    other = other_stack_ids(stored, summary.stack)
+    if force:
+        return replace | other
+    summary.other_stack, summary.other_stack_change = len(other), differences(stored, other, summary.stack)
+    return replace - other
+
+
 def score_store(
-    results: Any = None, *, workers: int | None = None, srbench: bool = False, progress: bool = True
+    results: Any = None,
+    *,
+    workers: int | None = None,
+    srbench: bool = False,
+    progress: bool = True,
+    force: bool = False,
 ) -> ScoreSummary:
     """Score every stored prediction that has no metrics of ``JUDGE_VERSION``; return the summary.
 
@@ -543,6 +568,8 @@ def score_store(
     ``ResultsStore``. ``workers``: processes (default: one per core; 1 scores in this process).
     ``srbench=True`` adds SRBench's SymPy symbolic solution, also to predictions scored earlier
     without it (their rows are replaced). ``progress`` shows a bar on stderr when it is a terminal.
+    Rows of this judge version computed with another judge stack (``srbf.judge.stack``) are kept
+    and counted in the summary; ``force=True`` re-scores them with this one.
     Raises ScoringError when there is no store to score, StoreError when it cannot be written.
     """
     started = time.perf_counter()
@@ -558,11 +585,12 @@ def score_store(
         replace: set[int] = set()
         if srbench and len(scored):  # rows scored without the SymPy check: score them again, in place
             replace = {int(i) for i, m in zip(scored["prediction_id"], scored["metrics"]) if SRBENCH_KEY not in m}
-            if replace:
-                import pandas as pd
+        replace = _other_stacks(store, summary, replace, force)
+        if replace:
+            import pandas as pd
 
-                again = store.predictions_frame()
-                todo = pd.concat([todo, again[again["id"].isin(list(replace))]], ignore_index=True)
+            again = store.predictions_frame()
+            todo = pd.concat([todo, again[again["id"].isin(list(replace))]], ignore_index=True)
         summary.skipped = len(scored) - len(replace)
         if todo.empty:
             return summary
@@ -574,7 +602,7 @@ def score_store(
         bar = _progress(sum(len(w.predictions) for w in works), progress and sys.stderr.isatty())
         for batch in dispatch:
             rows = [(pid, metrics) for pid, metrics, _ in batch if metrics is not None]
-            summary.scored += store.record_metrics_many(rows, JUDGE_VERSION, replace=replace)
+            summary.scored += store.record_metrics_many(rows, JUDGE_VERSION, replace=replace, judge_stack=summary.stack)
             summary.as_failures += sum(1 for _, metrics in rows if not metrics.get("success"))
             summary.targets_differ += sum(1 for _, metrics in rows if metrics.get(TARGETS_DIFFER))
             summary.failed.extend(ScoreFailure(pid, reason) for pid, metrics, reason in batch if metrics is None)

@@ -1,7 +1,8 @@
-"""The method-roster commands of the ``srbf`` CLI: ``srbf methods list | install | doctor``.
+"""The method-roster commands of the ``srbf`` CLI: ``srbf methods list | install | lock | doctor``.
 
 Thin: the roster is ``srbf.methods.roster``, where environments live ``srbf.methods.envs``,
-installing one ``srbf.methods.install``, checking one ``srbf.methods.doctor``. Exit status 0 when
+installing one ``srbf.methods.install``, its lock ``srbf.methods.lockfile``, checking one
+``srbf.methods.doctor``. Exit status 0 when
 everything asked for worked, 1 when an install or a doctor check failed, 2 for a user error
 (unknown method, licence not accepted).
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 
 
@@ -30,12 +32,14 @@ def _select(name: str):
 
 def method_rows() -> list[dict]:
     """One row per roster method: what ``srbf methods list`` shows."""
-    from srbf.methods import envs, roster
+    from srbf.methods import envs, lockfile, roster
 
     rows = []
+    python = f"{sys.version_info[0]}.{sys.version_info[1]}"
     for spec in roster.ROSTER.values():
         manifest = envs.read_manifest(spec.name)
         installed = manifest is not None and envs.env_python(spec.name).exists()
+        lock = lockfile.lock_path(spec.name, python)
         rows.append({
             "name": spec.name,
             "package": spec.package,
@@ -44,6 +48,8 @@ def method_rows() -> list[dict]:
             "installed_version": manifest.get("installed_version") if installed else None,
             "python": str(envs.env_python(spec.name)) if installed else None,
             "install_seconds": manifest.get("install_seconds") if installed else None,
+            "lock": str(lock) if lock.is_file() else None,  # the committed lock for srbf's Python
+            "lock_hash": manifest.get("lock_hash") if installed else None,  # the one the env was installed from
             "disk_bytes": manifest.get("disk_bytes") if installed else None,
             "config_provenance": spec.config_provenance,
             "budget_knob": spec.budget_knob,
@@ -87,7 +93,8 @@ def _install(args: argparse.Namespace) -> int:
     failed, refused = [], []
     for spec in specs:
         try:
-            install(spec, force=args.force, accept_licence=args.accept_licence, base_python=args.python)
+            install(spec, force=args.force, accept_licence=args.accept_licence, base_python=args.python,
+                    latest=args.latest)
         except LicenceNotAccepted as exc:
             print(f"srbf: {exc}", file=sys.stderr)
             refused.append(spec.name)
@@ -103,6 +110,49 @@ def _install(args: argparse.Namespace) -> int:
     if refused and not failed and len(specs) == 1:
         return 2
     return 1 if failed or refused else 0
+
+
+def _lock(args: argparse.Namespace) -> int:
+    """Resolve each method's lock afresh with uv and write it where the package reads it."""
+    from srbf.methods import lockfile
+
+    uv = lockfile.find_uv()
+    if uv is None:
+        raise _user_error("srbf methods lock needs uv on PATH (pip cannot write a lock with hashes); "
+                          "install it with `pip install uv`")  # fmt: skip
+    pythons = args.python_version or [f"{sys.version_info[0]}.{sys.version_info[1]}"]
+    for python in pythons:
+        if not re.fullmatch(r"3\.\d+", python):
+            raise _user_error(f"--python-version {python!r}: write a Python version as X.Y, e.g. 3.12")
+    failed = []
+    for spec in _select(args.name):
+        for python in pythons:
+            path = lockfile.lock_path(spec.name, python)
+            try:
+                text = lockfile.compile_lock(spec, python, uv)
+            except lockfile.LockError as exc:
+                print(f"srbf: {exc}", file=sys.stderr)
+                failed.append(f"{spec.name} (Python {python})")
+                continue
+            new = lockfile.parse_lock(text)
+            try:
+                old = lockfile.parse_lock(path.read_text(encoding="utf-8"), str(path)) if path.is_file() else {}
+            except lockfile.LockError as exc:
+                print(f"{spec.name}: replacing a lock that does not read ({exc})")
+                old = {}
+            diff = lockfile.diff_packages(lockfile.versions(old), lockfile.versions(new))
+            if path.is_file() and path.read_text(encoding="utf-8") == text:
+                print(f"{spec.name}: {path.name} unchanged ({len(new)} packages)")
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            changes = f"{len(diff.lines())} changed" if old else "new"
+            print(f"{spec.name}: wrote {path} ({len(new)} packages; {changes})")
+            for line in diff.lines() if old else []:
+                print(f"    {line}")
+    if failed:
+        print(f"could not lock: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 def _doctor(args: argparse.Namespace) -> int:
@@ -134,7 +184,8 @@ def _number(text: str):
 
 def add_method_commands(commands: argparse._SubParsersAction) -> None:
     """Register ``srbf methods ...`` on the top-level ``srbf`` parser."""
-    methods = commands.add_parser("methods", help="the SR method roster: list, install into own environments, check")
+    methods = commands.add_parser("methods", help="the SR method roster: list, install into own environments "
+                                  "from their locks, lock, check")  # fmt: skip
     sub = methods.add_subparsers(dest="methods_command", metavar="ACTION")
     sub.required = True
 
@@ -142,13 +193,21 @@ def add_method_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(run=_list)
 
-    p = sub.add_parser("install", help="create a method's own environment and install its pinned package there")
+    p = sub.add_parser("install", help="create a method's own environment and install its committed lock there")
     p.add_argument("name", metavar="NAME|all", help="a roster method, or all")
     p.add_argument("--accept-licence", "--accept-license", dest="accept_licence", action="store_true",
                    help="accept the licence notice a method shows (qlattice)")  # fmt: skip
     p.add_argument("--force", action="store_true", help="rebuild the environment even if it is installed")
     p.add_argument("--python", help="the interpreter that creates the venv (default: the one running srbf)")
+    p.add_argument("--latest", action="store_true",
+                   help="resolve afresh, ignoring the committed lock, and show what changed against it (rebuilds)")  # fmt: skip
     p.set_defaults(run=_install)
+
+    p = sub.add_parser("lock", help="resolve a method's environment afresh with uv and rewrite its committed lock")
+    p.add_argument("name", metavar="NAME|all", help="a roster method, or all")
+    p.add_argument("--python-version", nargs="+", metavar="X.Y",
+                   help="the Python versions to lock for (default: the one running srbf)")  # fmt: skip
+    p.set_defaults(run=_lock)
 
     p = sub.add_parser("doctor", help="import a method in its environment and fit a toy problem through the worker")
     p.add_argument("name", metavar="NAME|all", help="a roster method, or all")

@@ -2,7 +2,8 @@
 
 ``doctor(spec)`` imports the package in its environment and fits a two-variable toy problem
 through the real ``Worker`` with the method's adapter file, so a passing doctor means a run of the
-method will start and srbf can read what it returns.
+method will start and srbf can read what it returns. It also says (a note, not a failure) when
+the environment was not installed from the lock srbf ships now.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class DoctorReport:
 
     name: str
     problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # worth knowing, not a failure
     python: str | None = None
     version: str | None = None
     import_seconds: float | None = None
@@ -72,7 +74,7 @@ class DoctorReport:
             out.append(f"{self.name}: toy fit of y = {TOY_FORMULA} (budget {self.budget}): {self.expression}")
             r2 = f", R2 {self.r2:.4f} on the toy points" if self.r2 is not None else ""
             out.append(f"{self.name}: fit {self.fit_seconds:.2f} s (setup {self.setup_seconds or 0:.2f} s){r2}")
-        out += [f"{self.name}: {problem}" for problem in self.problems]
+        out += [f"{self.name}: {line}" for line in self.notes + self.problems]
         return out
 
 
@@ -100,6 +102,8 @@ def doctor(spec: MethodSpec, *, time_limit: float = 300.0, budget: Any = None) -
         report.problems.append(f"the install did not finish (no {MANIFEST} in {env_dir(spec.name)}); "
                                f"run `srbf methods install {spec.name} --force`")  # fmt: skip
     env_ok = not report.problems
+    if env_ok:
+        report.notes += lock_notes(spec, read_manifest(spec.name) or {})
     missing = [program for program in spec.needs if find_external(program, spec.name) is None]
     why = f": {spec.needs_hint}" if spec.needs_hint else ""
     for program in missing:
@@ -111,6 +115,20 @@ def doctor(spec: MethodSpec, *, time_limit: float = 300.0, budget: Any = None) -
     if not report.problems:
         _toy_fit(spec, report, python, time_limit, budget)
     return report
+
+
+def lock_notes(spec: MethodSpec, manifest: dict[str, Any]) -> list[str]:
+    """A line when the environment was not installed from the lock srbf now ships for its Python."""
+    from srbf.methods import lockfile
+
+    python = ".".join(str(manifest.get("python", "")).split(".")[:2])
+    committed = lockfile.lock_path(spec.name, python)
+    if not committed.is_file() or manifest.get("lock_hash") == lockfile.lock_hash(committed.read_text("utf-8")):
+        return []
+    hows = {"latest": "with --latest", "resolved": "from a fresh resolution"}
+    how = hows.get(manifest.get("lock_source"), "without a lock")
+    return [f"note: installed {how}, not from the shipped lock {committed.name}; "
+            f"`srbf methods install {spec.name} --force` reinstalls from it"]
 
 
 def _probe_import(spec: MethodSpec, report: DoctorReport, python: Path, time_limit: float) -> None:

@@ -7,8 +7,9 @@ runs the method's adapter file under that environment's interpreter, so no metho
 installed into srbf's own environment and two methods never fight over a dependency.
 
 An environment counts as installed once its ``srbf-manifest.json`` exists: ``install`` writes it
-last. ``resolve_python("env:NAME")`` turns a config's ``python:`` value into an interpreter path.
-Installing is ``srbf.methods.install``, checking ``srbf.methods.doctor``.
+last, with the hash of the lock it installed from; ``env_stack(NAME)`` reads from it what a result
+records about the environment that produced it. ``resolve_python("env:NAME")`` turns a config's
+``python:`` value into an interpreter path. Installing is ``srbf.methods.install``, checking ``srbf.methods.doctor``.
 """
 
 from __future__ import annotations
@@ -66,6 +67,30 @@ def read_manifest(name: str) -> dict[str, Any] | None:
         return json.loads(manifest_path(name).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+
+
+def env_stack(name: str) -> dict[str, str | None] | None:
+    """What a result should record about the environment ``name`` (or ``env:NAME``) it ran in:
+    the hash of the lock it was installed from, the method package's version, NumPy's and
+    SciPy's, and Python's. None when the environment is not installed; a value is None when the
+    manifest does not have it (an install that predates locks, a method without SciPy)."""
+    manifest = read_manifest(env_name(name) if is_env_spec(name) else name)
+    return None if manifest is None else stack_of(manifest)
+
+
+def stack_of(manifest: dict[str, Any]) -> dict[str, str | None]:
+    """``env_stack`` of a manifest already read."""
+    packages = manifest.get("packages") if isinstance(manifest.get("packages"), dict) else {}
+    versions = {re.sub(r"[-_.]+", "-", str(k)).lower(): v for k, v in packages.items()}
+    return {
+        "env": manifest.get("method"),
+        "lock_hash": manifest.get("lock_hash"),
+        "package": manifest.get("package"),
+        "package_version": manifest.get("installed_version"),
+        "numpy": versions.get("numpy"),
+        "scipy": versions.get("scipy"),
+        "python": manifest.get("python"),
+    }
 
 
 def is_installed(name: str) -> bool:

@@ -108,10 +108,10 @@ _ENTRIES = (
         "rils_rols", "rils-rols", "1.6.7",
         budget_knob="max_fit_calls",
         trajectory="incumbents parsed from its verbose output",
-        pre_install=(("pybind11",),),
+        pre_install=(("pybind11", "setuptools"),),
         pip_flags=("--no-build-isolation",),
-        notes="only an sdist for Python 3.11: pybind11 is installed first, then it is built "
-        "with --no-build-isolation (needs a C++ compiler)",
+        notes="only an sdist for Python 3.11: pybind11 and setuptools are installed first, then it is "
+        "built with --no-build-isolation (needs a C++ compiler)",
     ),
     _spec(
         "qlattice", "feyn", "3.5.0",

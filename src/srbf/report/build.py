@@ -18,7 +18,9 @@ import srbf
 from srbf.report import tables as T
 from srbf.report.cd import cd_figure
 from srbf.report.data import check_metrics, confirmatory_pairs, metric_columns, provenance_labels, require_scores
+from srbf.report.escape import md
 from srbf.report.figures import cd_panels, curves_figure, verdict_figure
+from srbf.report.stack import stack_markdown
 from srbf.stats import DECLARED_TIMES, Analysis, analyze, rule_for
 
 BUDGET_FALLBACK = ("**No method could be placed at the declared time marks** (no usable timings, or every method "
@@ -82,7 +84,8 @@ def run_analysis(frame: pd.DataFrame, metrics, *, times=DECLARED_TIMES, statisti
 
 def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DECLARED_TIMES,
                  statistic: str = "meta", show_incomplete: bool = False, source: str = "",
-                 confirmatory=(), seed: int = 0, n_resamples: int = 1000) -> Report:
+                 confirmatory=(), seed: int = 0, n_resamples: int = 1000,
+                 stack: pd.DataFrame | None = None) -> Report:
     """Analyse ``frame`` and write the report into directory ``out``.
 
     metrics: the metrics to show (default: the headline metrics, nrr_validation first). times: the
@@ -90,7 +93,8 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
     combined, the default) or "bootstrap". show_incomplete: also show values of budgets where some
     problem has no finished draw (flagged §); by default they are withheld. confirmatory: the
     pairs of method labels declared confirmatory (Holm-corrected, marked ◆); the rest are
-    exploratory (Benjamini-Hochberg).
+    exploratory (Benjamini-Hochberg). stack: the results' ``srbf.store.stacks.stack_frame``, shown in
+    a section of its own and written to tables/stack.csv (None: no section).
     """
     frame = require_scores(frame, source or "the frame")
     metrics = choose_metrics(frame, metrics)
@@ -111,8 +115,10 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
         ranks = pd.concat([m.select(ranks) for m in marks] or [ranks.iloc[:0]], ignore_index=True)
     frames = {"aggregates": analysis.aggregates, "leaderboard": board, "per_set": sets, "comparisons": verdicts,
               "ranks": ranks, "time_axis": analysis.time_axis}
+    if stack is not None:
+        frames["stack"] = stack[stack["method"].astype(str).isin(methods)]
     written = {}
-    for name in TABLES:
+    for name in (*TABLES, *(("stack",) if stack is not None else ())):
         path = out / "tables" / f"{name}.csv"
         frames[name].to_csv(path, index=False)
         written[name] = path
@@ -133,7 +139,8 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
             sections.setdefault("ranks", []).append(metric)
 
     report = Report(out, out / "index.md", figures, written, analysis, metrics, marks, headline)
-    text = _index(report, frame, board, sets, verdicts, ranks, methods, sections, statistic, show_incomplete, source)
+    text = _index(report, frame, board, sets, verdicts, ranks, methods, sections, statistic, show_incomplete, source,
+                  frames.get("stack"))
     report.index.write_text(text, encoding="utf-8")
     return report
 
@@ -150,7 +157,7 @@ def _rank_order(metrics) -> list[str]:
 
 
 def _index(report: Report, frame, board, sets, verdicts, ranks, methods, sections, statistic, show_incomplete,
-           source) -> str:
+           source, stack) -> str:
     a = report.analysis.aggregates
     n_universe = int(a["n_universe"].iloc[0]) if not a.empty else 0
     catalogs = sorted(frame["catalog"].astype(str).unique())
@@ -164,7 +171,7 @@ def _index(report: Report, frame, board, sets, verdicts, ranks, methods, section
         "# srbf report",
         "",
         f"srbf {srbf.__version__}, {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}"
-        + (f", results: `{source}`" if source else "") + ".",
+        + (f", results: {md(source)}" if source else "") + ".",
         f"{n_predictions} scored predictions: {len(methods)} methods, {len(catalogs)} problem sets "
         f"({n_universe} problems), {draws} draw(s) per problem, budgets {', '.join(f'{b:g}' for b in budgets)}.",
         f"Values: {how}; every interval is a 95 % interval. Marks: "
@@ -174,7 +181,8 @@ def _index(report: Report, frame, board, sets, verdicts, ranks, methods, section
         "",
         *([BUDGET_FALLBACK, ""] if report.marks and report.marks[0].axis == "budget" else []),
         "Contents: [Leaderboard](#leaderboard) · [Curves](#curves) · [Per problem set](#per-problem-set) · "
-        "[Paired verdicts](#paired-verdicts) · [Ranks](#ranks-and-critical-differences) · [Files](#files)",
+        "[Paired verdicts](#paired-verdicts) · [Ranks](#ranks-and-critical-differences) · "
+        + ("[Stack](#stack) · " if stack is not None else "") + "[Files](#files)",
         "",
         "## Leaderboard",
         "",
@@ -242,6 +250,8 @@ def _index(report: Report, frame, board, sets, verdicts, ranks, methods, section
             if headline is not None:
                 out += [f"At {headline.label}:", "", T.ranks_markdown(T.rank_rows(ranks, metric, headline))]
 
+    if stack is not None:
+        out += ["## Stack", "", *stack_markdown(stack)]
     out += ["## Files", ""]
     out += [f"- `tables/{name}.csv`" for name in report.tables]
     out += [f"- `figures/{path.name}`" for path in report.figures]
@@ -256,7 +266,7 @@ def families_text(verdicts: pd.DataFrame) -> str:
     bh = "p-values Benjamini–Hochberg-corrected per metric across the marks"
     if not pairs:
         return f"No comparison was declared confirmatory: every comparison is **exploratory**, its {bh}."
-    listed = ", ".join(f"{a} vs {b}" for a, b in pairs)
+    listed = ", ".join(f"{md(a)} vs {md(b)}" for a, b in pairs)
     text = (f"**Confirmatory** (declared, marked {T.CONFIRMATORY_MARK}): {listed}; p-values Holm-corrected per metric "
             "across the marks.")
     if (~verdicts["confirmatory"].astype(bool)).any():
@@ -285,11 +295,11 @@ def _verdict_details(verdicts: pd.DataFrame, metric: str, mark: T.Mark) -> str:
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for _, r in rows.iterrows():
         if r["verdict"] == "n/a":
-            lines.append(f"| {r['method_a']} | {r['method_b']} | — | — | — | — | — | n/a |")
+            lines.append(f"| {md(r['method_a'])} | {md(r['method_b'])} | — | — | — | — | — | n/a |")
             continue
         d = int(r["decimals"])
         note = f" ({r['verdict_note']})" if isinstance(r["verdict_note"], str) and r["verdict_note"] else ""
-        lines.append(f"| {r['method_a']} | {r['method_b']} | {r['delta_shown']} | "
+        lines.append(f"| {md(r['method_a'])} | {md(r['method_b'])} | {r['delta_shown']} | "
                      f"{T.format_fixed(r['margin'], d)} | {T.format_fixed(r['mde80'], d)} | "
                      f"{r['p_adjusted_shown']} ({T.correction_label(r)}) | "
                      f"{int(r['n_pairs'])} | {r['verdict']}{note} |")

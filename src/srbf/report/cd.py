@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
+from srbf.report.escape import mathtext
 from srbf.stats.ranks import cd_groups
 
 
@@ -70,7 +71,7 @@ def draw_cd(ax, names, mean_ranks, cd: float, significant: bool, *, p_value: flo
             ax.plot([r[i], r[i], x_text], [0, y, y], color="0.3", lw=0.9)
             face = "white" if names[i] in hollow else "black"
             ax.plot([r[i]], [0], marker="o", ms=5, mfc=face, mec="black", zorder=3)
-            ax.text(x_text + (-0.05 if side == "left" else 0.05), y, f"{names[i]} ({r[i]:.2f})",
+            ax.text(x_text + (-0.05 if side == "left" else 0.05), y, mathtext(f"{names[i]} ({r[i]:.2f})"),
                     ha="right" if side == "left" else "left", va="center", fontsize=9)
     bottom = top - (max(len(left), len(right)) - 1) * step - 0.3
     if not significant:

@@ -66,6 +66,19 @@ def _note_budget_fallback(axes) -> None:
               "slower): read at each budget instead", file=sys.stderr)
 
 
+def _stack(args: argparse.Namespace):
+    """The stack behind the analysed predictions (``srbf.store.stacks``), for the report's section;
+    None when the predictions came from elsewhere than a store file."""
+    from srbf.report.data import DEFAULT_RESULTS
+    from srbf.store import ResultsStore, resolve_path
+
+    root = args.results or DEFAULT_RESULTS
+    if not resolve_path(root).is_file():
+        return None
+    with ResultsStore.open_readonly(root) as store:
+        return store.stack_frame(condition=args.condition)
+
+
 @_user_errors
 def _analyze(args: argparse.Namespace) -> int:
     from srbf.report.build import build_report
@@ -75,7 +88,8 @@ def _analyze(args: argparse.Namespace) -> int:
     frame = _frame(args)
     report = build_report(frame, args.output, metrics=args.metric, times=args.at_seconds or DECLARED_TIMES,
                           statistic=args.statistic, show_incomplete=args.show_incomplete,
-                          source=str(args.results or DEFAULT_RESULTS), confirmatory=_confirmatory(args, frame))
+                          source=str(args.results or DEFAULT_RESULTS), confirmatory=_confirmatory(args, frame),
+                          stack=_stack(args))
     where = f" (leaderboard at {report.headline.label})" if report.headline is not None else ""
     print(f"wrote {report.index}: {len(report.figures)} figures in {report.directory / 'figures'}, "
           f"{len(report.tables)} tables in {report.directory / 'tables'}{where}")

@@ -14,6 +14,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import FuncFormatter
 
+from srbf.report.escape import mathtext
 from srbf.report.rounding import format_fixed, interval_decimals
 from srbf.report.tables import Mark, oriented
 from srbf.stats import rule_for
@@ -61,7 +62,7 @@ def curves_figure(aggregates: pd.DataFrame, metric: str, path: str | Path, prove
         group = rows[rows["method"] == method].sort_values("budget")
         if group.empty:
             continue
-        label = f"{method} ({provenance.get(method, '?')})"
+        label = mathtext(f"{method} ({provenance.get(method, '?')})")
         y = group["median" if use_median else "estimate"].to_numpy(dtype=float)
         low_share = group["low_share"].to_numpy(dtype=bool)
         for ax, x in ((ax_budget, group["budget"].to_numpy(dtype=float)),
@@ -144,8 +145,9 @@ def verdict_figure(table: pd.DataFrame, metric: str, marks, methods, path: str |
             ax.add_patch(Rectangle((j - 0.45, i - 0.45), 0.9, 0.9, fill=False, edgecolor="black", lw=1.5))
         for (i, j), (text, color) in texts.items():
             ax.text(j, i, text, ha="center", va="center", fontsize=7, color=color)
-        ax.set_xticks(range(k), methods, rotation=45, ha="right", fontsize=8)
-        ax.set_yticks(range(k), methods, fontsize=8)
+        names = [mathtext(m) for m in methods]
+        ax.set_xticks(range(k), names, rotation=45, ha="right", fontsize=8)
+        ax.set_yticks(range(k), names, fontsize=8)
         ax.set_title(f"at {mark.label}", fontsize=10)
         ax.set_xticks(np.arange(-0.5, k, 1), minor=True)
         ax.set_yticks(np.arange(-0.5, k, 1), minor=True)

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from srbf.report.escape import md
 from srbf.report.rounding import format_fixed, format_p, format_significant, format_with, interval_decimals
 from srbf.stats import rule_for
 
@@ -22,9 +23,11 @@ MEDIAN_SHOWN = ("log10_fvu_support", "log10_fvu_validation")  # shown with their
 RANK_METRIC = "log10_fvu_validation"  # the quotable ranking (seed 000); the others are exploratory
 
 VERDICT_MARK = {"better": "🟩", "worse": "🟥", "equivalent": "🟦", "undecided": "🟨", "n/a": "⬜"}
+NO_VALUES = "n = 0"  # a diagnostic of a method that returned no usable formula: nothing to average
 CONFIRMATORY_MARK = "◆"  # a declared confirmatory comparison (Holm), as opposed to an exploratory one (BH)
 CORRECTION_LABEL = {"holm": "Holm", "benjamini-hochberg": "BH"}
 FLIPPED = {"better": "worse", "worse": "better"}
+_STATISTICS = ("delta", "ci_low", "ci_high", "se", "margin", "mde80", "p_value", "p_adjusted", "n_pairs")
 _SWAPS = (("method_a", "method_b"), ("status_a", "status_b"), ("n_a_only", "n_b_only"), ("wins_a", "wins_b"))
 
 
@@ -140,6 +143,8 @@ def _value_cell(row, show_incomplete: bool) -> str:
         return "n/a"
     if not row["complete"] and not show_incomplete:
         return f"incomplete ({int(row['n_problems'])}/{int(row['n_universe'])})"
+    if row["n_problems"] == 0:
+        return NO_VALUES
     text = f"{row['shown']} ({int(row['n_problems'])})"
     if row["low_share"]:
         text += " †"
@@ -165,7 +170,7 @@ def leaderboard_markdown(board: pd.DataFrame, metrics, show_incomplete: bool = F
     indexed = board.set_index(["method", "metric"])
     for method in order:
         first = indexed.loc[method].iloc[0]
-        cells = [f"**{method}** ({first['provenance']})", str(first["status"])]
+        cells = [f"**{md(method)}** ({md(first['provenance'])})", str(first["status"])]
         for metric in metrics:
             row = indexed.loc[(method, metric)] if (method, metric) in indexed.index else None
             cells.append("—" if row is None else _value_cell(row, show_incomplete))
@@ -231,17 +236,17 @@ def per_set_markdown(table: pd.DataFrame, metric: str) -> str:
     rows = table[table["metric"] == metric]
     if rows.empty:
         return "_no per-set values_\n"
-    methods = sorted(rows["method"].unique())
-    budget = rows.groupby("method")["budget"].first()
-    header = ["set"] + [f"{m} (budget {budget[m]:g})" for m in methods]
+    methods = sorted(table["method"].unique())  # one without a value here (no usable formula): n = 0
+    budget = table.groupby("method")["budget"].first()
+    header = ["set"] + [f"{md(m)} (budget {budget[m]:g})" for m in methods]
     lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
     for catalog, group in rows.groupby("catalog", sort=True):
         version = group["catalog_version"].iloc[0]
-        cells = [f"{catalog} v{version}"]
+        cells = [f"{md(catalog)} v{version}"]
         by_method = group.set_index("method")
         for m in methods:
             cells.append(f"{by_method.loc[m, 'shown']} ({int(by_method.loc[m, 'n_problems'])})"
-                         if m in by_method.index else "—")
+                         if m in by_method.index else NO_VALUES)
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -258,6 +263,9 @@ def verdicts(comparisons: pd.DataFrame, metrics, marks) -> pd.DataFrame:
     table = table[table["metric"].isin(list(metrics))].copy()
     if table.empty:
         return table.reset_index(drop=True)
+    for column in _STATISTICS:  # absent when every pair is n/a (no side can run within t)
+        if column not in table:
+            table[column] = np.nan
     shown = [format_with(d, lo, hi) for d, lo, hi in zip(table["delta"], table["ci_low"], table["ci_high"])]
     table["delta_shown"] = [s for s, _ in shown]
     table["decimals"] = [d for _, d in shown]
@@ -302,16 +310,18 @@ def verdict_markdown(table: pd.DataFrame, metric: str, mark: Mark, methods) -> s
         for a in (row["method_a"], row["method_b"]):
             record = oriented(row, a)
             cells[(record["method_a"], record["method_b"])] = record
-    header = ["row vs column"] + list(methods)
+    header = ["row vs column"] + [md(m) for m in methods]
     lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
     for a in methods:
-        line = [f"**{a}**"]
+        line = [f"**{md(a)}**"]
         for b in methods:
             record = cells.get((a, b))
             if a == b or record is None:
                 line.append("—")
                 continue
             text = f"{VERDICT_MARK.get(record['verdict'], '')} {record['verdict']}"
+            if record.get("n_pairs") == 0:
+                text += f" ({NO_VALUES})"
             if record["verdict"] != "n/a" and np.isfinite(record["delta"]):
                 d = interval_decimals((record["ci_high"] - record["ci_low"]) / 2, record["delta"])
                 text += f" {'+' if record['delta'] > 0 else ''}{format_fixed(record['delta'], d)}"
@@ -336,7 +346,7 @@ def ranks_markdown(rows: pd.DataFrame) -> str:
         return "_no ranks_\n"
     lines = ["| method | mean rank | groups | status |", "| --- | --- | --- | --- |"]
     for _, row in rows.iterrows():
-        lines.append(f"| {row['method']} | {row['mean_rank']:.2f} | {row['groups'] or '—'} | {row['status']} |")
+        lines.append(f"| {md(row['method'])} | {row['mean_rank']:.2f} | {row['groups'] or '—'} | {row['status']} |")
     lines.append("")
     lines.append(rank_summary(rows.iloc[0]))
     return "\n".join(lines) + "\n"

@@ -52,8 +52,10 @@ def _indent(text: str, prefix: str = "      ") -> str:
     return "\n".join(prefix + line for line in text.rstrip().splitlines())
 
 
-def run_check(path: str | Path, *, out: Callable[[str], None] | None = None) -> CheckReport:
-    """Check the config at ``path`` step by step; ``out`` receives each line as it is printed."""
+def run_check(path: str | Path, *, out: Callable[[str], None] | None = None,
+              allow_large: bool = False) -> CheckReport:
+    """Check the config at ``path`` step by step; ``out`` receives each line as it is printed.
+    ``allow_large``: accept more method configurations than the limit (``--allow-large``)."""
     report = CheckReport()
 
     def say(line: str) -> None:
@@ -65,7 +67,7 @@ def run_check(path: str | Path, *, out: Callable[[str], None] | None = None) -> 
         say(f"{indent}ok      {step:<13} {detail}")
 
     try:
-        _check(Path(path), passed, say)
+        _check(Path(path), passed, say, allow_large)
     except CheckFailed as failure:
         report.failed_step, report.error = failure.step, str(failure)
         say(f"  FAILED  {failure.step:<13} {_first(str(failure))}")
@@ -83,14 +85,14 @@ def _first(text: str) -> str:
     return lines[0] if lines else ""
 
 
-def _check(path: Path, passed: Callable[..., None], say: Callable[[str], None]) -> None:
+def _check(path: Path, passed: Callable[..., None], say: Callable[[str], None], allow_large: bool) -> None:
     from srbf.catalogs.model import CatalogError
     from srbf.runs.config import ConfigError, load_config
     from srbf.runs.plan import load_catalogs, make_plan
     from srbf.runs.problems import ProblemSource
 
     try:
-        config = load_config(path)
+        config = load_config(path, allow_large=allow_large)
     except ConfigError as error:
         raise CheckFailed("load config", str(error)) from None
     variants = config.variants()

@@ -14,8 +14,11 @@ import signal
 import threading
 from typing import Callable
 from srbf.cli_args import positive_int, terminate_as_interrupt
+from srbf.runs.config_limits import MAX_VARIANTS
 
 __all__ = ["add_run_commands"]
+
+ALLOW_LARGE = f"accept sweeps of more than {MAX_VARIANTS:,} method configurations (docs/config.md, Limits)"
 
 
 def _user_errors(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
@@ -42,7 +45,7 @@ def _load(args: argparse.Namespace):
     from srbf.runs.config import load_config
     from srbf.runs.driver import apply_overrides, filter_variants
 
-    config = load_config(args.config)
+    config = load_config(args.config, allow_large=getattr(args, "allow_large", False))
     config = apply_overrides(
         config,
         experiment=getattr(args, "experiment", None),
@@ -67,6 +70,8 @@ def _resume_command(args: argparse.Namespace) -> str:
         parts += ["--results", args.results]
     if args.sandbox:
         parts.append("--sandbox")
+    if args.allow_large:
+        parts.append("--allow-large")
     return " ".join(parts)
 
 
@@ -101,6 +106,8 @@ def _status(args: argparse.Namespace) -> int:
     config, variants = _load(args)
     rows, path, exists = collect_status(config, variants=variants)
     print(f"{config.experiment}: results {path}" + ("" if exists else " (nothing recorded yet)"))
+    if exists:
+        _print_stack(config, variants)
     header = ("method", "catalog", "budget", "planned", "ok", "failed", "timeout", "crashed", "placeholder", "pending")
     table = [header]
     totals = [0] * 7
@@ -121,12 +128,23 @@ def _status(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_stack(config, variants) -> None:
+    """The stack behind the stored fits of these variants, per method (``srbf.store.stacks``)."""
+    from srbf.store import ResultsStore
+    from srbf.store.stacks import stack_lines
+
+    with ResultsStore.open_readonly(config.results) as store:
+        lines = stack_lines(store.stack_frame(config_hash=list(dict.fromkeys(v.config_hash for v in variants))))
+    if lines:
+        print("stack (per method; ? = not recorded):", *(f"  {line}" for line in lines), "", sep="\n")
+
+
 @_user_errors
 def _check(args: argparse.Namespace) -> int:
     from srbf.runs.check import run_check
 
     print(f"srbf check {args.config}")
-    report = run_check(args.config, out=print)
+    report = run_check(args.config, out=print, allow_large=args.allow_large)
     return 0 if report.ok else 1
 
 
@@ -190,6 +208,7 @@ def add_run_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--sandbox", action="store_true",
                    help="run every worker under bubblewrap: read-only files, no network, results, "
                         "config and catalogs out of sight (docs/fairness.md)")  # fmt: skip
+    p.add_argument("--allow-large", action="store_true", help=ALLOW_LARGE)
     p.set_defaults(run=_run)
 
     p = commands.add_parser("status", help="fits done, failed and pending per set and budget (safe during a run)")
@@ -197,10 +216,12 @@ def add_run_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--sweep-filter", action="append", metavar="AXIS=VALUE", help="as for srbf run")
     p.add_argument("--limit", type=positive_int, metavar="N", help="as for srbf run")
     p.add_argument("--results", metavar="DIR", help="results store (default: the config's)")
+    p.add_argument("--allow-large", action="store_true", help=ALLOW_LARGE)
     p.set_defaults(run=_status)
 
     p = commands.add_parser("check", help="run a config's methods on two problems, every step named")
     p.add_argument("-c", "--config", required=True, help="run config (YAML)")
+    p.add_argument("--allow-large", action="store_true", help=ALLOW_LARGE)
     p.set_defaults(run=_check)
 
     p = commands.add_parser("export", help="write stored predictions to Parquet or CSV")

@@ -33,7 +33,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from pydantic import ValidationError
 
-from srbf.runs.config_errors import ConfigError, ConfigProblem, _show
+from srbf.runs.config_errors import ConfigError, ConfigProblem, _show, render_path
 from srbf.runs.config_fields import (
     ADAPTER_TYPES,
     BUILTIN_METHODS,
@@ -43,6 +43,7 @@ from srbf.runs.config_fields import (
     builtin_method_names,
     is_catalog_path,
 )
+from srbf.runs.config_limits import data_problems
 from srbf.runs.config_schema import _problems_from, _RunModel, _SweepModel
 from srbf.runs.config_yaml import read_config_file
 from srbf.runs.sweeps import Cell, Condition, Variant, expand, iter_cells
@@ -214,18 +215,23 @@ def _build(model: _RunModel, source: str) -> RunConfig:
 # --- entry points -------------------------------------------------------------------------------
 
 
-def config_from_dict(data: Any, source: str = "<dict>", *, base_dir: str | Path | None = None) -> RunConfig:
+def config_from_dict(data: Any, source: str = "<dict>", *, base_dir: str | Path | None = None,
+                     allow_large: bool = False) -> RunConfig:
     """Validate a config given as a dict (as read from YAML); ``source`` names it in errors.
 
     Relative input paths (catalog files, method files, interpreters) are read from ``base_dir``,
-    by default the current directory.
+    by default the current directory. The data is first held to the limits of
+    ``srbf.runs.config_limits``; ``allow_large`` lifts the one on the number of variants.
     """
     if data is None:
         raise ConfigError([ConfigProblem(source, "", "the config is empty")])
+    limits = data_problems(data)
+    if limits:
+        raise ConfigError([ConfigProblem(source, render_path(at), message) for at, message in limits])
     if not isinstance(data, Mapping):
         message = f"must be a mapping of keys (experiment, catalogs, method, ...), got {_show(data)}"
         raise ConfigError([ConfigProblem(source, "", message)])
-    context = {"base_dir": Path(base_dir) if base_dir is not None else Path.cwd()}
+    context = {"base_dir": Path(base_dir) if base_dir is not None else Path.cwd(), "allow_large": allow_large}
     try:
         model = _RunModel.model_validate(dict(data), context=context)
     except ValidationError as error:
@@ -233,7 +239,9 @@ def config_from_dict(data: Any, source: str = "<dict>", *, base_dir: str | Path 
     return _build(model, source)
 
 
-def load_config(path: str | Path) -> RunConfig:
-    """Read and validate a config file; raises ConfigError naming the file, key path and value."""
+def load_config(path: str | Path, *, allow_large: bool = False) -> RunConfig:
+    """Read and validate a config file; raises ConfigError naming the file, key path and value.
+    ``allow_large``: accept more than ``MAX_VARIANTS`` method configurations (``--allow-large``)."""
     data = read_config_file(path)
-    return config_from_dict(data, source=str(path), base_dir=Path(path).expanduser().resolve().parent)
+    return config_from_dict(data, source=str(path), base_dir=Path(path).expanduser().resolve().parent,
+                            allow_large=allow_large)

@@ -8,10 +8,13 @@ through these.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-__all__ = ["ConfigError", "ConfigProblem"]
+__all__ = ["ConfigError", "ConfigProblem", "render_path"]
+
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,19 @@ class ConfigError(ValueError):
     def __init__(self, problems: Sequence[ConfigProblem]):
         self.problems = tuple(problems)
         super().__init__("\n".join(str(p) for p in self.problems))
+
+
+def render_path(loc: Sequence[Any]) -> str:
+    """A key path as a config's reader writes it: ``methods[0].options['odd key']``."""
+    text = ""
+    for part in loc:
+        if isinstance(part, int) and not isinstance(part, bool):
+            text += f"[{part}]"
+        elif isinstance(part, str) and _PLAIN_KEY.fullmatch(part):
+            text += f".{part}" if text else part
+        else:
+            text += f"[{part!r}]"
+    return text
 
 
 def _show(value: Any, limit: int = 60) -> str:

@@ -20,6 +20,7 @@ from pydantic import BeforeValidator, ValidationInfo
 from pydantic_core import PydanticCustomError
 
 from srbf.runs.config_errors import _did_you_mean, _show
+from srbf.runs.config_limits import MAX_DRAWS, MAX_POINTS
 from srbf.runs.sweeps import canonical_json
 
 PROVENANCE_LABELS = ("upstream_default", "author_blessed", "harness_tuned")
@@ -58,6 +59,18 @@ def _integer(value: Any, minimum: int, what: str) -> int:
 
 def _positive_int(value: Any) -> int:
     return _integer(value, 1, "a positive integer")
+
+
+def _at_most(maximum: int):
+    """A positive integer no larger than ``maximum`` (a limit of docs/config.md)."""
+
+    def check(value: Any) -> int:
+        number = _positive_int(value)
+        if number > maximum:
+            raise _fail(f"must be at most {maximum:,} (the limit), got {_show(value)}")
+        return number
+
+    return check
 
 
 def _seed(value: Any) -> int:
@@ -184,7 +197,7 @@ def _list_of(value: Any, item: Any, what: str) -> tuple[Any, ...]:
 
 
 def _support_sizes(value: Any) -> tuple[int, ...]:
-    return _list_of(value, _positive_int, "a positive integer")
+    return _list_of(value, _at_most(MAX_POINTS), "a positive integer")
 
 
 def _noise_levels(value: Any) -> tuple[float, ...]:
@@ -348,6 +361,8 @@ def _env(value: Any) -> dict[str, str | None]:
 Name = Annotated[str, BeforeValidator(_name)]
 Text = Annotated[str, BeforeValidator(_text)]
 PositiveInt = Annotated[int, BeforeValidator(_positive_int)]
+Draws = Annotated[int, BeforeValidator(_at_most(MAX_DRAWS))]
+Points = Annotated[int, BeforeValidator(_at_most(MAX_POINTS))]
 Seed = Annotated[int, BeforeValidator(_seed)]
 PositiveNumber = Annotated[float, BeforeValidator(_positive_number)]
 Flag = Annotated[bool, BeforeValidator(_flag)]

@@ -9,13 +9,12 @@ problem selection against the catalogs). ``_problems_from`` turns a ``Validation
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Annotated, Any, Mapping, Sequence, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, ValidationInfo, model_validator
 
-from srbf.runs.config_errors import ConfigProblem, _closest, _did_you_mean, _show
+from srbf.runs.config_errors import ConfigProblem, _closest, _did_you_mean, _show, render_path
 from srbf.runs.config_fields import (
     DEFAULT_BUDGETS,
     DEFAULT_PROVENANCE,
@@ -25,12 +24,14 @@ from srbf.runs.config_fields import (
     AdapterType,
     Budgets,
     CatalogRefs,
+    Draws,
     Env,
     Flag,
     MethodPath,
     Name,
     NoiseLevels,
     Options,
+    Points,
     PositiveInt,
     PositiveNumber,
     Provenance,
@@ -45,10 +46,8 @@ from srbf.runs.config_fields import (
     builtin_method_names,
     is_catalog_path,
 )
-from srbf.runs.sweeps import axis_problems
-
-_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
-
+from srbf.runs.config_limits import MAX_VARIANTS
+from srbf.runs.sweeps import axis_problems, grid_size
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
@@ -56,8 +55,8 @@ class _Model(BaseModel):
 
 class _SamplingModel(_Model):
     n_support: SupportSizes = (512,)
-    n_validation: PositiveInt = 512
-    draws: PositiveInt = 2
+    n_validation: Points = 512
+    draws: Draws = 2
     noise: NoiseLevels = (0.0,)
     ood: Flag = False
 
@@ -167,6 +166,8 @@ class _RunModel(_Model):
         if not found:
             for where, method in self._located_methods():
                 self._check_sweeps(where, method, found)
+        if not found and not (info.context or {}).get("allow_large"):
+            self._check_grid(found)
         self.problems = _selection(self.problems, self.catalogs, info, found)
         if found:
             raise _fail_all(found)
@@ -191,14 +192,25 @@ class _RunModel(_Model):
                 problems.append((("methods", i, "name"), message))
             seen.setdefault(method.name, i)
 
+    def _check_grid(self, problems: list) -> None:
+        """At most MAX_VARIANTS method configurations in the run: counted, never listed. The
+        problem stands at the sweeps of the method with the largest grid."""
+        sizes = [(where, method, grid_size(self.sweeps + method.sweeps)) for where, method in self._located_methods()]
+        total = sum(size for _, _, size in sizes)
+        if total > MAX_VARIANTS:
+            where, method, _ = max(sizes, key=lambda entry: entry[2])
+            problems.append((where + ("sweeps",) if method.sweeps else ("sweeps",),
+                             f"the sweeps make {total:,} method configurations; the limit is {MAX_VARIANTS:,} "
+                             "(--allow-large lifts it)"))
+
     def _check_sweeps(self, where: tuple[Any, ...], method: _MethodModel, problems: list) -> None:
         located = [(("sweeps", j), s) for j, s in enumerate(self.sweeps)]
         located += [(where + ("sweeps", j), s) for j, s in enumerate(method.sweeps)]
-        options_path = _render_path(where + ("options",))
+        options_path = render_path(where + ("options",))
         first: dict[str, tuple[Any, ...]] = {}
         for at, sweep in located:
             if sweep.option in first:
-                message = f"{sweep.option!r} is already swept by {_render_path(first[sweep.option])}"
+                message = f"{sweep.option!r} is already swept by {render_path(first[sweep.option])}"
                 problems.append((at + ("option",), message))
             first.setdefault(sweep.option, at)
             if sweep.option in RESERVED_OPTIONS:
@@ -285,18 +297,6 @@ def _selection(raw: Any, catalogs: tuple[str, ...], info: ValidationInfo, found:
 # --- turning pydantic's errors into one line per problem ---------------------------------------
 
 
-def _render_path(loc: Sequence[Any]) -> str:
-    text = ""
-    for part in loc:
-        if isinstance(part, int) and not isinstance(part, bool):
-            text += f"[{part}]"
-        elif isinstance(part, str) and _PLAIN_KEY.fullmatch(part):
-            text += f".{part}" if text else part
-        else:
-            text += f"[{part!r}]"
-    return text
-
-
 def _model_in(annotation: Any) -> type[BaseModel] | None:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
@@ -365,7 +365,7 @@ def _problems_from(error: ValidationError, source: str) -> list[ConfigProblem]:
         kind = item["type"]
         if kind == "srbf":
             for at, message in item["ctx"]["problems"]:
-                problems.append(ConfigProblem(source, _render_path(loc + tuple(at)), message))
+                problems.append(ConfigProblem(source, render_path(loc + tuple(at)), message))
             continue
         if kind == "extra_forbidden":
             message = _unknown_key(loc)
@@ -376,7 +376,7 @@ def _problems_from(error: ValidationError, source: str) -> list[ConfigProblem]:
         else:
             text = item["msg"]
             message = f"{text[:1].lower()}{text[1:]}, got {_show(item['input'])}"
-        problems.append(ConfigProblem(source, _render_path(loc), message))
+        problems.append(ConfigProblem(source, render_path(loc), message))
     unique = []
     for problem in problems:
         if problem not in unique:

@@ -325,12 +325,14 @@ def run_config(
         except WorkerStartError as exc:
             first, _, rest = str(exc).partition("\n")
             raise RunError(f"{first} (nothing was run)" + (f"\n{rest}" if rest else "")) from None
+        probed: dict = {}  # each method interpreter is asked for its stack once
         for variant in pending:
             summary.campaigns[variant.label] = store.start_campaign(
                 config.experiment,
                 _campaign_config(config, variant, {"workers": executor.workers}),
                 variant.config_hash,
                 variant.method.config_provenance,
+                method_stack=_method_stack(variant, probed),
             )
         campaign_of = {(v.name, v.config_hash): summary.campaigns[v.label] for v in pending}
         source = ProblemSource(config, cache_size=max(32, 4 * executor.workers))
@@ -362,6 +364,14 @@ def run_config(
         store.close()
         lock.release()
         summary.seconds = time.perf_counter() - started
+
+
+def _method_stack(variant: Variant, probed: dict) -> dict[str, str | None]:
+    """What the variant's method runs with (``srbf.methods.stack``), recorded on its campaign."""
+    from srbf.methods.stack import method_stack
+
+    m = variant.method
+    return method_stack(m.adapter.type, m.adapter.path or m.adapter.name, m.python, m.env, probed)
 
 
 def _lock(store_path: Path) -> RunLock:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -36,6 +37,7 @@ __all__ = [
     "canonical_json",
     "config_hash",
     "expand",
+    "grid_size",
     "hash_payload",
     "iter_cells",
     "number_text",
@@ -217,6 +219,11 @@ def axis_problems(sweeps: Sequence[Any]) -> list[tuple[int, str]]:
                                         f"option {first.option!r} ({len(first.values)} values); "
                                         "sweeps on one axis need the same number of values"))  # fmt: skip
     return problems
+
+
+def grid_size(sweeps: Sequence[Any]) -> int:
+    """How many points ``sweeps`` make (the product of their axes' lengths), without listing them."""
+    return math.prod(len(sweeps[axis[0]].values) for axis in _axes(sweeps))
 
 
 def sweep_points(sweeps: Sequence[Any]) -> list[tuple[tuple[str, Any], ...]]:

@@ -31,7 +31,7 @@ from srbf.stats.multiple import benjamini_hochberg, holm
 from srbf.stats.paired import compare_arrays, draw_summary, sign_matrix, verdict
 from srbf.stats.ranks import friedman_nemenyi
 from srbf.stats.rules import RULES, MetricRule, apply_rule, mean_eligible, rule_for
-from srbf.stats.timeaxis import DECLARED_TIMES, blend, budget_times, time_weights
+from srbf.stats.timeaxis import DECLARED_TIMES, blend, ladder_times, time_weights
 
 
 @dataclass
@@ -222,7 +222,7 @@ def _setup(cube: Cube, times: list[float], compare_at: str, time_axis, confirmat
             if row.method in m_index and float(row.budget) in b_index:
                 seconds[m_index[row.method], b_index[float(row.budget)]] = float(row.seconds)
     elif "seconds" in cube.columns:
-        seconds = budget_times(cube.columns["seconds"], cube.columns.get("success"), axis=(2, 3))
+        seconds = ladder_times(cube.columns["seconds"], cube.columns.get("success"))
     else:
         seconds = np.full((M, B), np.nan)
     finished = cube.present.any(-1)
@@ -306,6 +306,8 @@ def _comparisons(setup: _Setup, rule: MetricRule, at: _AtMark, rows: list) -> No
             row.update({key: value[k] for key, value in result.items()})
             call, note = verdict(row["ci_low"], row["ci_high"], row["margin"], rule.higher_is_better,
                                  at.status[i] == "max_tested", at.status[j] == "max_tested")
+            if row["n_pairs"] == 0:  # no problem valued on both sides: a side returned no usable formula
+                call, note = "undecided", "n = 0"
             row.update(verdict=call, verdict_note=note)
         rows.append(row)
 

@@ -1,7 +1,7 @@
 """Equal time: a method's per-problem values at t seconds, interpolated in log time between budgets.
 
 Each budget of a method has one time coordinate: the median seconds per problem of its usable
-predictions. At a time t, each problem's value is interpolated linearly in log t between the two
+predictions (of all its predictions for a method that never returned a usable one). At a time t, each problem's value is interpolated linearly in log t between the two
 measured budgets whose times bracket t. Never extrapolated: below the cheapest budget's time the
 method is "n/a" (it cannot run within t); above the dearest, its last value is carried forward and
 flagged "max_tested" (a lower bound: more compute could only help). A t equal to a measured time
@@ -81,3 +81,18 @@ def budget_times(seconds, success=None, axis=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices give NaN: not timed
         return np.nanmedian(s, axis=axis)
+
+
+def ladder_times(seconds, success=None):
+    """Each method's budget times, (M, B), from seconds and success of shape (M, B, problems, draws).
+
+    A method without a single usable prediction is timed by all its predictions (the seconds it
+    spent producing nothing), so it still stands at equal time with its rates 0 instead of
+    vanishing from every mark as if it had never run. A method with some usable predictions keeps
+    ``budget_times``: its budgets without one stay untimed.
+    """
+    times = budget_times(seconds, success, axis=(2, 3))
+    never = np.isnan(times).all(axis=1)
+    if success is not None and never.any():
+        times[never] = budget_times(np.asarray(seconds, dtype=float)[never], axis=(2, 3))
+    return times

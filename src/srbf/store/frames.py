@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from srbf.store.jsontext import loads
-from srbf.store.schema import KEY_COLUMNS, METRIC_FRAME_COLUMNS
+from srbf.store.schema import KEY_COLUMNS, METHOD_STACK_COLUMNS, METRIC_FRAME_COLUMNS
 
 PREDICTION_COLUMNS = (
     "id",
@@ -54,6 +54,7 @@ CAMPAIGN_COLUMNS = (
     "cpu_count",
     "python_version",
     "created_at",
+    *METHOD_STACK_COLUMNS,
 )
 
 _DTYPES = {
@@ -173,8 +174,10 @@ def metrics(
 
 
 def campaigns(conn: sqlite3.Connection) -> pd.DataFrame:
-    """Every campaign, oldest first, with its config decoded."""
-    rows = conn.execute(f"SELECT {', '.join(CAMPAIGN_COLUMNS)} FROM campaigns ORDER BY id").fetchall()
+    """Every campaign, oldest first, with its config decoded (a column newer than the store: None)."""
+    present = {row[1] for row in conn.execute("PRAGMA table_info(campaigns)")}
+    columns = ", ".join(c if c in present else f"NULL AS {c}" for c in CAMPAIGN_COLUMNS)
+    rows = conn.execute(f"SELECT {columns} FROM campaigns ORDER BY id").fetchall()
     frame = _frame(rows, CAMPAIGN_COLUMNS)
     frame["config"] = pd.Series([loads(text) for text in frame["config"]], index=frame.index, dtype=object)
     return frame

@@ -34,7 +34,14 @@ from srbf.store.connection import open_reader, open_writer, resolve_path, transa
 from srbf.store.environment import git_state, machine_info
 from srbf.store.errors import DuplicateKeyWarning, StoreError, translate
 from srbf.store.jsontext import dumps
-from srbf.store.schema import KEY_COLUMNS, METRIC_FRAME_COLUMNS, PROVENANCES
+from srbf.store.schema import (
+    JUDGE_STACK_COLUMNS,
+    KEY_COLUMNS,
+    METHOD_STACK_COLUMNS,
+    METRIC_FRAME_COLUMNS,
+    PROVENANCES,
+)
+from srbf.store.stacks import judge_stack_id, stack_values
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -100,7 +107,13 @@ def row_key(row: Any) -> TaskKey:
     )
 
 
-_INSERT_METRICS = "INSERT INTO metrics (prediction_id, judge_version, metrics, created_at) VALUES (?, ?, ?, ?)"
+_INSERT_METRICS = (
+    "INSERT INTO metrics (prediction_id, judge_version, metrics, created_at, judge_stack_id) VALUES (?, ?, ?, ?, ?)"
+)
+_REPLACE_METRICS = (
+    "DO UPDATE SET metrics = excluded.metrics, created_at = excluded.created_at, judge_stack_id = excluded.judge_stack_id"
+)
+
 
 
 class Fit(NamedTuple):
@@ -164,14 +177,18 @@ class ResultsStore:
         provenance: str,
         *,
         git: tuple[str, bool] | None | str = "auto",
+        method_stack: Mapping[str, str | None] | None = None,
     ) -> int:
         """Record the start of a run of experiment ``name``; return the campaign id.
 
         ``git`` is ``(commit, dirty)``, ``None``, or ``"auto"`` for the state of srbf's own source.
+        ``method_stack`` is what the method ran with (``METHOD_STACK_COLUMNS``, as
+        ``srbf.methods.stack.method_stack`` reads it); a field left out is stored as unknown (NULL).
         A rerun that resumes a config starts a new campaign; its records point to it.
         """
         if provenance not in PROVENANCES:
             raise ValueError(f"provenance {provenance!r} is not one of {', '.join(PROVENANCES)}")
+        stack = stack_values(method_stack, METHOD_STACK_COLUMNS, f"method stack of campaign {name!r}")
         config_text = dumps(dict(config), f"config of campaign {name!r}")
         state = git_state() if git == "auto" else git
         commit, dirty = (None, None) if state is None else (str(state[0]), int(bool(state[1])))
@@ -179,8 +196,9 @@ class ResultsStore:
         with self._writing(f"starting campaign {name!r}") as conn:
             cursor = conn.execute(
                 "INSERT INTO campaigns (name, config, config_hash, provenance, srbf_version, git_commit,"
-                " git_dirty, hostname, platform, cpu_count, python_version, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " git_dirty, hostname, platform, cpu_count, python_version, created_at,"
+                f" {', '.join(METHOD_STACK_COLUMNS)})"
+                f" VALUES ({', '.join('?' * (12 + len(METHOD_STACK_COLUMNS)))})",
                 (
                     name,
                     config_text,
@@ -194,6 +212,7 @@ class ResultsStore:
                     machine["cpu_count"],
                     machine["python_version"],
                     _now(),
+                    *stack,
                 ),
             )
             return int(cursor.lastrowid)
@@ -304,11 +323,19 @@ class ResultsStore:
         return values, row, steps
 
     def record_metrics_many(
-        self, rows: Sequence[tuple[int, Mapping[str, Any]]], judge_version: str, *, replace: Collection[int] = ()
+        self,
+        rows: Sequence[tuple[int, Mapping[str, Any]]],
+        judge_version: str,
+        *,
+        replace: Collection[int] = (),
+        judge_stack: Mapping[str, str] | None = None,
     ) -> int:
         """Store many predictions' metrics in ONE transaction (a scoring pass writes a chunk at a
         time: one sync to disk per chunk); return how many rows were written. Rows of predictions
-        in ``replace`` overwrite existing metrics of this judge version; others keep them."""
+        in ``replace`` overwrite existing metrics of this judge version; others keep them.
+        ``judge_stack``: the library versions that scored them (``JUDGE_STACK_COLUMNS``, as
+        ``srbf.judge.stack.judge_stack`` reads them); None records them as unknown."""
+        stack = stack_values(judge_stack, JUDGE_STACK_COLUMNS, "judge stack")
         values: dict[bool, list[tuple]] = {True: [], False: []}
         for prediction_id, metrics in rows:
             bad = [name for name in metrics if not isinstance(name, str) or name in METRIC_FRAME_COLUMNS]
@@ -320,39 +347,47 @@ class ResultsStore:
             return 0
         written = 0
         with self._writing(f"recording the metrics of {len(rows)} prediction(s) (judge {judge_version})") as conn:
+            stack_id = judge_stack_id(conn, str(judge_version), stack)
             for again, batch in values.items():
                 if batch:
-                    conflict = "DO UPDATE SET metrics = excluded.metrics, created_at = excluded.created_at" if again else "DO NOTHING"
-                    cursor = conn.executemany(f"{_INSERT_METRICS} ON CONFLICT (prediction_id, judge_version) {conflict}", batch)
+                    conflict = _REPLACE_METRICS if again else "DO NOTHING"
+                    cursor = conn.executemany(
+                        f"{_INSERT_METRICS} ON CONFLICT (prediction_id, judge_version) {conflict}",
+                        [(*row, stack_id) for row in batch],
+                    )
                     written += max(cursor.rowcount, 0)
         return written
 
     def record_metrics(
-        self, prediction_id: int, judge_version: str, metrics: Mapping[str, Any], *, replace: bool = False
+        self,
+        prediction_id: int,
+        judge_version: str,
+        metrics: Mapping[str, Any],
+        *,
+        replace: bool = False,
+        judge_stack: Mapping[str, str] | None = None,
     ) -> int:
         """Store the judge's metrics for one prediction; return the metrics row id.
 
         One row per (prediction, judge version): a second call keeps the first row (with a
-        ``DuplicateKeyWarning``) unless ``replace`` is true.
+        ``DuplicateKeyWarning``) unless ``replace`` is true. ``judge_stack`` as for
+        ``record_metrics_many``.
         """
         bad = [name for name in metrics if not isinstance(name, str) or name in METRIC_FRAME_COLUMNS]
         if bad:
             raise ValueError(
                 f"metric names {bad!r} are not strings or clash with columns {METRIC_FRAME_COLUMNS}"
             )
+        stack = stack_values(judge_stack, JUDGE_STACK_COLUMNS, "judge stack")
         text = dumps(dict(metrics), f"metrics of prediction {prediction_id}")
-        conflict = (
-            "DO UPDATE SET metrics = excluded.metrics, created_at = excluded.created_at"
-            if replace
-            else "DO NOTHING"
-        )
+        conflict = _REPLACE_METRICS if replace else "DO NOTHING"
         doing = f"recording metrics of prediction {prediction_id} (judge {judge_version})"
         with self._writing(doing) as conn:
             if conn.execute("SELECT 1 FROM predictions WHERE id = ?", (prediction_id,)).fetchone() is None:
                 raise StoreError(f"results store {self.path}: no prediction {prediction_id} ({doing})")
             cursor = conn.execute(
                 f"{_INSERT_METRICS} ON CONFLICT (prediction_id, judge_version) {conflict}",
-                (prediction_id, str(judge_version), text, _now()),
+                (prediction_id, str(judge_version), text, _now(), judge_stack_id(conn, str(judge_version), stack)),
             )
             written = cursor.rowcount > 0
             row_id = conn.execute(
@@ -371,10 +406,10 @@ class ResultsStore:
     # -- reading ----------------------------------------------------------------------------------
 
     def _read(self, doing: str, reader: str, *args: Any, **kwargs: Any) -> Any:
-        from srbf.store import frames  # pandas is imported by readers only, not by the driver
+        from srbf.store import frames, stacks  # pandas is imported by readers only, not by the driver
 
         try:
-            return getattr(frames, reader)(self._conn, *args, **kwargs)
+            return getattr(stacks if hasattr(stacks, reader) else frames, reader)(self._conn, *args, **kwargs)
         except sqlite3.DatabaseError as exc:
             raise translate(exc, self.path, doing) from exc
 
@@ -412,8 +447,19 @@ class ResultsStore:
         return self._read("reading metrics", "metrics", version, filters, expand=expand)
 
     def campaigns_frame(self) -> pd.DataFrame:
-        """Every campaign with its config, provenance, srbf version, git state and machine."""
+        """Every campaign with its config, provenance, srbf version, git state, machine and the
+        method's stack."""
         return self._read("reading campaigns", "campaigns")
+
+    def metric_stacks_frame(self, judge_version: str | None = None) -> pd.DataFrame:
+        """Per metrics row: prediction_id, judge_version and the library versions that scored it."""
+        version = None if judge_version is None else str(judge_version)
+        return self._read("reading the judge stacks", "metric_stacks", version)
+
+    def stack_frame(self, **filters: Any) -> pd.DataFrame:
+        """The stack behind the selected predictions: one row per method, run stack and judge stack
+        (``srbf.store.stacks``; ``stack_table`` makes it the table ``srbf status`` prints)."""
+        return self._read("reading the stacks", "stack_frame", filters)
 
     def export(self, path: str | Path, format: str | None = None, **filters: Any) -> Path:
         """Write predictions to Parquet or CSV (format from the suffix unless given); return the path."""

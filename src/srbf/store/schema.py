@@ -18,7 +18,7 @@ from pathlib import Path
 
 from srbf.store.errors import StoreError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 APPLICATION_ID = 0x53524246  # "SRBF"
 
 PROVENANCES = ("upstream_default", "author_blessed", "harness_tuned")
@@ -33,6 +33,25 @@ KEY_COLUMNS = (
     "budget",
     "condition",
     "seed",
+)
+
+# The method's stack on each campaign row (schema 3), as ``srbf.methods.stack.method_stack`` reads it.
+METHOD_STACK_COLUMNS = (
+    "method_python_version",
+    "method_package",
+    "method_package_version",
+    "method_numpy_version",
+    "method_scipy_version",
+    "method_lock_hash",
+)
+# The libraries that score a metrics row (schema 3; with its judge version, a row of judge_stacks),
+# as ``srbf.judge.stack.judge_stack`` reads them.
+JUDGE_STACK_COLUMNS = (
+    "python_version",
+    "numpy_version",
+    "scipy_version",
+    "sympy_version",
+    "mpmath_version",
 )
 
 # The fixed columns of a metrics frame (see frames.py); a metric may not take one of these names.
@@ -62,6 +81,13 @@ CREATE TABLE campaigns (
     cpu_count      INTEGER,
     python_version TEXT,
     created_at     TEXT NOT NULL,              -- ISO 8601, UTC
+    -- the method's own stack, as its interpreter saw it (NULL: unknown, see srbf.methods.stack)
+    method_python_version  TEXT,
+    method_package         TEXT,               -- the distribution that fits ('srbf' for built-ins)
+    method_package_version TEXT,
+    method_numpy_version   TEXT,
+    method_scipy_version   TEXT,               -- NULL also when SciPy is not installed there
+    method_lock_hash       TEXT,               -- of the method environment's lock, from its manifest
     CHECK ((git_commit IS NULL) = (git_dirty IS NULL))
 );
 
@@ -109,7 +135,19 @@ CREATE TABLE metrics (
     judge_version TEXT NOT NULL,
     metrics       TEXT NOT NULL,               -- JSON object: metric name -> value
     created_at    TEXT NOT NULL,
+    judge_stack_id INTEGER REFERENCES judge_stacks (id), -- NULL: scored before schema 3
     UNIQUE (prediction_id, judge_version)
+);
+
+CREATE TABLE judge_stacks (                    -- what scored a metrics row besides the judge's code
+    id             INTEGER PRIMARY KEY,
+    judge_version  TEXT NOT NULL,
+    python_version TEXT NOT NULL,
+    numpy_version  TEXT NOT NULL,
+    scipy_version  TEXT NOT NULL,
+    sympy_version  TEXT NOT NULL,
+    mpmath_version TEXT NOT NULL,
+    UNIQUE (judge_version, python_version, numpy_version, scipy_version, sympy_version, mpmath_version)
 );
 """
 
@@ -127,6 +165,11 @@ CREATE TABLE IF NOT EXISTS secret (
 # ALTER TABLE goes last, so TABLES declares it last too: a migrated file and a new one are alike.
 MIGRATIONS = {
     1: ("ALTER TABLE predictions ADD COLUMN inputs_hash TEXT",),  # 2: the inputs' own hash
+    2: (  # 3: the stack behind every result: the method's (per campaign) and the judge's (per metrics row)
+        TABLES[TABLES.index("CREATE TABLE judge_stacks") :].strip().rstrip(";"),
+        *(f"ALTER TABLE campaigns ADD COLUMN {column} TEXT" for column in METHOD_STACK_COLUMNS),
+        "ALTER TABLE metrics ADD COLUMN judge_stack_id INTEGER REFERENCES judge_stacks (id)",
+    ),
 }
 
 
