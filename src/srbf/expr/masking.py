@@ -29,6 +29,8 @@ zeros are worked out first (``drop_zeros``), so ``0*x`` never reads as a fitted 
 
 from __future__ import annotations
 
+from operator import is_
+
 from srbf.expr.canonical import (
     DEFAULT_TIME_LIMIT,
     CanonicalForm,
@@ -38,7 +40,7 @@ from srbf.expr.canonical import (
     positive_set,
 )
 from srbf.expr.canonical_nodes import CALL, MINUS_ONE, NUM, RAW, SYM, factor_key, from_expr, to_expr
-from srbf.expr.tree import Call, Const, Expr, Num
+from srbf.expr.tree import Call, Const, Expr, Num, walk
 
 __all__ = ["LEVELS", "MASK", "drop_zeros", "mask", "masked_form", "raw_skeleton"]
 
@@ -179,6 +181,8 @@ def drop_zeros(expr: Expr) -> Expr:
     """The formula as written, with literal zeros worked out: a product or quotient with a 0
     factor (or numerator) is 0, a 0 term leaves its sum, ``x**0`` is 1. The canonical form does
     this and more; raw skeletons use this so that ``0*x1`` is never the skeleton of ``c*x1``."""
+    if not any(type(node) is Num and node.value == 0 for node in walk(expr)):
+        return expr  # the common case, found without rebuilding the tree
     return _rebuild(expr, lambda leaf: leaf, _without_zeros)
 
 
@@ -201,7 +205,7 @@ def raw_skeleton(expr: Expr, level: str = "structure", *, drop: bool = True) -> 
 
 def _rebuilt_call(node: Call, args: tuple) -> Expr:
     """``node`` itself when its arguments came back unchanged (by identity: no deep comparison)."""
-    return node if all(new is old for new, old in zip(args, node.args)) else Call(node.op, args)
+    return node if all(map(is_, args, node.args)) else Call(node.op, args)
 
 
 def _rebuild(expr: Expr, leaf, call) -> Expr:
