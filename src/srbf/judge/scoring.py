@@ -207,6 +207,8 @@ class Judge:
     the data's ``variables`` entry, else ``x0..x{d-1}``). ``srbench=True`` adds SRBench's symbolic
     solution (SymPy, in worker processes with ``time_limit`` seconds per prediction).
     ``numeric_only=True`` computes the fit metrics (and the SRBench accuracy solution) only.
+    ``target`` names the problem's output: a prediction ``target = formula`` (or ``y = ...``) is
+    scored as ``formula``; any other left-hand side does not parse.
     Raises JudgeInputError for bad data or an unreadable truth.
     """
 
@@ -221,6 +223,7 @@ class Judge:
         canonical_time_limit: float = DEFAULT_CANONICAL_TIME_LIMIT,
         numeric_only: bool = False,
         pool: SymbolicPool | None = None,
+        target: str | None = None,
     ):
         if isinstance(variables, str):
             variables = [v.strip() for v in variables.split(",")]
@@ -231,6 +234,7 @@ class Judge:
         self.canonical_time_limit = float(canonical_time_limit)
         self.numeric_only = bool(numeric_only)
         self._pool = pool
+        self.target = target
         self.truth = self._read_truth(truth)
         self._truth_formula: _Formula | None = None
         self._truth_points: TruthPoints | None = None
@@ -315,7 +319,7 @@ class Judge:
             raise _Failure("no prediction")
         if isinstance(prediction, str):
             try:
-                expr = parse(prediction, self.variables)
+                expr = parse(prediction, self.variables, target=self.target)
             except ParseError as error:
                 raise _Failure(f"does not parse: {error}") from None
             return expr, expr

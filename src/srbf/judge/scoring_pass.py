@@ -319,7 +319,9 @@ def _score_problem(work: _Problem, srbench: bool) -> list[Outcome]:
     if not to_judge:
         return out
     try:
-        judge = Judge(entry.formula, problem, variables=entry.variable_names, srbench=srbench, pool=_pool(srbench))
+        judge = Judge(
+            entry.formula, problem, variables=entry.variable_names, srbench=srbench, pool=_pool(srbench), target=entry.target
+        )
     except JudgeInputError as error:
         return out + [(p.id, None, f"{work.where}: {error}") for p, _ in to_judge]
     try:
