@@ -390,17 +390,19 @@ def _huge_formula(n_factors=300, n_terms=20):
 
 
 def test_time_limit_is_respected_on_a_huge_formula():
+    """The limit is the thread's CPU time, so it is measured the same way here: other processes
+    loading the machine cannot make this test fail."""
     huge = _huge_formula()
     clear_cache()
-    start = time.perf_counter()
+    start = time.thread_time()
     form = canonicalize(huge, time_limit=1.0)
-    assert time.perf_counter() - start < 1.2 or not form.complete
-    assert time.perf_counter() - start < 1.2 * 1.0 + 0.1
+    assert time.thread_time() - start < 1.2 or not form.complete
+    assert time.thread_time() - start < 1.2 * 1.0 + 0.1
     # with a limit it cannot meet, it gives up quickly, says so and keeps the values
     clear_cache()
-    start = time.perf_counter()
+    start = time.thread_time()
     partial = canonicalize(huge, time_limit=0.02)
-    elapsed = time.perf_counter() - start
+    elapsed = time.thread_time() - start
     assert not partial.complete
     assert elapsed < 0.25, elapsed  # the limit plus finishing the tree as written
     X = np.random.default_rng(2).uniform(0.1, 1, size=(8, 3))

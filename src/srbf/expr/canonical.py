@@ -15,8 +15,9 @@ NaN at 0), ``cbrt(x)`` becomes ``x**(1/3)`` (NaN for negative x under NumPy), ``
 becomes ``x``.
 
 It runs on every prediction, so it is written on srbf's own tree (no SymPy), keeps a cache of
-finished forms, and never hangs: past ``time_limit`` seconds it stops rewriting, finishes the tree
-as written and says so with ``complete=False``.
+finished forms, and never hangs: past ``time_limit`` seconds of its own thread's CPU time (not wall
+time, so that another process loading the machine does not change a form) it stops rewriting,
+finishes the tree as written and says so with ``complete=False``.
 
 This module is the public API and the cache of finished forms; the node representation is in
 ``canonical_nodes`` and the rewriting rules in ``canonical_rewrite``.
@@ -131,7 +132,7 @@ def canonical_node(
     form of a finished canonicalisation is cached; the node is rebuilt from it on a hit."""
     if not isinstance(time_limit, (int, float)) or not time_limit > 0:
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
-    start = time.perf_counter()
+    start = time.thread_time()
     key = cache_key("canonical", positive, expr)
     if key is not None:
         found = _CACHE.get(key)

@@ -99,7 +99,7 @@ class Rewriter:
 
     # -- walking the input ------------------------------------------------------------------
     def canon(self, expr: Expr) -> tuple:
-        if self.timed_out or time.perf_counter() > self.deadline:
+        if self.timed_out or time.thread_time() > self.deadline:
             self.timed_out = True
             return (RAW, "", 0.0, (), expr)
         kind = type(expr)
@@ -323,7 +323,7 @@ class Rewriter:
         """Each sum among a product's factors gives its leading coefficient to the product's
         coefficient (``x*(2 + 2*y)`` is ``2*x*(1 + y)``, ``x*(y - x)`` is ``-x*(x - y)``).
         Past the deadline the sums stay as they are (the form is then incomplete)."""
-        if self.timed_out or time.perf_counter() > self.deadline:
+        if self.timed_out or time.thread_time() > self.deadline:
             self.timed_out = True
             return factors
         out: list[tuple] = []
