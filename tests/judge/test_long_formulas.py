@@ -87,3 +87,18 @@ def test_an_equation_is_scored_only_with_the_target_on_the_left(data, capsys, np
     other = Judge(TRUTH, data, target="F").score("G = x0 + x1")
     assert other["success"] == 0 and "not the target's name ('F' or 'y')" in other["failure_reason"]
     assert "U+0663" in score(TRUTH, "x0 + x1 + \u0663", data)["failure_reason"]
+
+
+def test_a_10_mb_expression_fails_at_once(data):
+    """A text longer than any 100,000-node formula fails with its reason before parsing (it took
+    130 s and gigabytes to score before the cap)."""
+    import time
+
+    from srbf.judge.scoring import MAX_PREDICTION_CHARS, Judge
+
+    huge = "+".join(["x1"] * 3_400_000)  # 10.2 MB
+    assert len(huge) > MAX_PREDICTION_CHARS
+    start = time.perf_counter()
+    result = Judge("x1", data).score(huge)
+    assert time.perf_counter() - start < 1.0
+    assert result["success"] == 0 and "longer than the judge reads" in result["failure_reason"]

@@ -39,6 +39,10 @@ from srbf.judge.length import (
 )
 from srbf.judge.srbench import DEFAULT_TIME_LIMIT, SYMBOLIC_R2, SymbolicPool, shared_pool
 
+# Room for any formula of 100,000 nodes; a longer text fails at once instead of taking minutes and
+# gigabytes to parse (workers already cap what they return at 100 KB, docs/adapters.md).
+MAX_PREDICTION_CHARS = 1_000_000
+
 JUDGE_VERSION = "1.0"  # bump whenever a metric's definition or computation changes
 
 FIT_KEYS = (
@@ -318,6 +322,8 @@ class Judge:
         if prediction is None:
             raise _Failure("no prediction")
         if isinstance(prediction, str):
+            if len(prediction) > MAX_PREDICTION_CHARS:
+                raise _Failure(f"{len(prediction):,} characters: longer than the judge reads ({MAX_PREDICTION_CHARS:,})")
             try:
                 expr = parse(prediction, self.variables, target=self.target)
             except ParseError as error:
