@@ -29,6 +29,7 @@ from srbf.expr import (
     to_prefix,
 )
 from srbf.expr.canonical import cache_info, clear_cache
+from srbf.expr.masking import drop_zeros
 from srbf.expr.tree import walk
 
 NAMES = ["x0", "x1", "x2"]
@@ -173,11 +174,17 @@ def test_masking_levels_are_monotone(tree, choices):
 
 @settings(max_examples=400, deadline=None)
 @given(small_trees)
-def test_masked_trees_keep_only_exponents(tree):
-    for node in walk(mask(tree, "structure")):
-        assert not isinstance(node, Num)
+def test_masked_trees_keep_only_exponents_and_signs(tree):
+    def signs(masked):
+        return {id(n.args[0]) for n in walk(masked) if isinstance(n, Call) and n.op == "mul" and n.args[0] == Num(-1.0)}
+
+    structure = mask(tree, "structure")
+    kept = signs(structure)
+    for node in walk(structure):
+        if isinstance(node, Num):
+            assert id(node) in kept
     exponents = mask(tree, "exponents")
-    kept = {id(n.args[1]) for n in walk(exponents) if isinstance(n, Call) and n.op == "pow"}
+    kept = signs(exponents) | {id(n.args[1]) for n in walk(exponents) if isinstance(n, Call) and n.op == "pow"}
     for node in walk(exponents):
         if isinstance(node, Num):
             assert id(node) in kept
@@ -187,7 +194,8 @@ def test_masked_trees_keep_only_exponents(tree):
 @given(any_trees)
 def test_raw_skeleton_masks_numbers_and_keeps_the_shape(tree):
     skeleton = raw_skeleton(tree)
-    assert [type(n) for n in walk(skeleton)] == [Const if isinstance(n, (Num, Const)) else type(n) for n in walk(tree)]
+    written = drop_zeros(tree)
+    assert [type(n) for n in walk(skeleton)] == [Const if isinstance(n, (Num, Const)) else type(n) for n in walk(written)]
     assert all(n == MASK for n in walk(skeleton) if isinstance(n, Const))
 
 
@@ -230,6 +238,21 @@ def test_raw_skeleton_masks_numbers_and_keeps_the_shape(tree):
         ("max(x0, x1)", "max(x1, x0)"),
         ("x0/x0", "1"),
         ("exp(-x0**2/2)/sqrt(2*pi)", f"{1 / math.sqrt(2 * math.pi)!r}*exp(-0.5*x0**2)"),
+        # constants collected the same way wherever they stand; one orientation for even powers
+        ("x2/(2*(1 + x0))", "x2/(2 + 2*x0)"),
+        ("x0*(2 + 2*x1)", "2*x0*(1 + x1)"),
+        ("x0*(x1 - x0)", "-x0*(x0 - x1)"),
+        ("(x1 - x0)**2", "(x0 - x1)**2"),
+        ("(x1 - x0)**3", "-(x0 - x1)**3"),
+        ("(2*x0 + 2)**-2", "0.25*(x0 + 1)**-2"),
+        ("sqrt(4*x0 + 4)", "2*sqrt(x0 + 1)"),
+        ("abs(2*x0 + 2)", "2*abs(x0 + 1)"),
+        ("log(2*x0 + 2)", "log(2) + log(x0 + 1)"),
+        ("(3*x0 + 6)/(x0 + 2)", "3"),
+        # zeros vanish
+        ("x0 + 0*x1", "x0"),
+        ("0/2*x0*x1**2", "0"),
+        ("x0*x1**0", "x0"),
     ],
 )
 def test_same_canonical_form(a, b):
@@ -245,6 +268,9 @@ def test_same_canonical_form(a, b):
         ("log(x0*x1)", "log(x0) + log(x1)"),  # not equal for negative x0, x1
         ("sqrt(x0*x1)", "sqrt(x0)*sqrt(x1)"),  # idem
         ("(x0**0.5)**2", "x0**1.0000001"),
+        ("sqrt(x0 - x1)", "sqrt(x1 - x0)"),  # a fractional power keeps the orientation
+        ("(x0 - x1)**3", "(x1 - x0)**3"),
+        ("x0*(x1 + x2)", "x0*x1 + x0*x2"),  # a sum times a variable is not expanded
     ],
 )
 def test_different_canonical_form(a, b):
@@ -292,7 +318,14 @@ def M(text, level):
         ("x0 - 1", "x0 + 2.7", True, True, False),
         ("sin(2*x0 + 1)", "sin(0.3*x0 - 5)", True, True, False),
         ("x0 - x1", "x0 + x1", False, False, False),  # the -1 is a coefficient: c*x1 is not x1
-        ("x0 - x1", "x0 + 2*x1", True, True, False),
+        ("x0 - x1", "x0 + 2*x1", False, False, False),  # a sign is not a fitted constant
+        ("x0 - 2*x1", "x0 + 3*x1", True, True, False),
+        ("-x0*x1", "2*x0*x1", False, False, False),
+        ("-x0*x1", "-2*x0*x1", False, False, False),  # as x0*x1 and 2*x0*x1
+        ("x2/(2*(1 + x0))", "x2/(2 + 2*x0)", True, True, True),
+        ("(x0 - x1)**2", "(x1 - x0)**2", True, True, True),
+        ("0/2*x0*x1**2", "1/2*x0*x1**2", False, False, False),
+        ("x0*x1**0", "x0*x1**2", False, False, False),
         ("2*x0", "x0", False, False, False),  # a coefficient of 1 is no coefficient
         ("exp(-x0**2/2)/sqrt(2*pi)", "0.4*exp(-0.51*x0**2)", True, True, False),
         ("x0**2*x1**3", "x0**3*x1**2", True, False, False),
@@ -321,7 +354,8 @@ def test_raw_skeleton_is_as_written():
     assert R("x0*x0") != R("x0**2")
     assert R("x0 + x1") != R("x1 + x0")
     assert to_prefix(R("pi*x0 - 2")) == ["-", "*", "<constant>", "x0", "<constant>"]
-    deep = parse(" + ".join(f"{i}*x0" for i in range(3000)), NAMES)  # a deep binary tree
+    assert R("0*x0 + x1") == R("x1") and R("x0**0*x1 - 0") == R("1*x1")  # literal zeros worked out
+    deep = parse(" + ".join(f"{i}*x0" for i in range(1, 3001)), NAMES)  # a deep binary tree
     assert sum(1 for n in walk(raw_skeleton(deep)) if n == MASK) == 3000
 
 
@@ -356,17 +390,19 @@ def _huge_formula(n_factors=300, n_terms=20):
 
 
 def test_time_limit_is_respected_on_a_huge_formula():
+    """The limit is the thread's CPU time, so it is measured the same way here: other processes
+    loading the machine cannot make this test fail."""
     huge = _huge_formula()
     clear_cache()
-    start = time.perf_counter()
+    start = time.thread_time()
     form = canonicalize(huge, time_limit=1.0)
-    assert time.perf_counter() - start < 1.2 or not form.complete
-    assert time.perf_counter() - start < 1.2 * 1.0 + 0.1
+    assert time.thread_time() - start < 1.2 or not form.complete
+    assert time.thread_time() - start < 1.2 * 1.0 + 0.1
     # with a limit it cannot meet, it gives up quickly, says so and keeps the values
     clear_cache()
-    start = time.perf_counter()
+    start = time.thread_time()
     partial = canonicalize(huge, time_limit=0.02)
-    elapsed = time.perf_counter() - start
+    elapsed = time.thread_time() - start
     assert not partial.complete
     assert elapsed < 0.25, elapsed  # the limit plus finishing the tree as written
     X = np.random.default_rng(2).uniform(0.1, 1, size=(8, 3))

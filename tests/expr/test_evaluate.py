@@ -80,3 +80,18 @@ def test_n_ary_sums_and_products_print_and_evaluate():
     assert to_latex(tree) == r"x_{0} + 2 x_{0} x_{1} + 1"
     got = compile_expr(tree, X)(np.array([[3.0, 4.0]]))
     assert got.tolist() == [3 + 24 + 1]
+
+
+def test_a_20000_term_sum_parses_prints_compares_and_evaluates():
+    from srbf.expr import to_infix, to_latex
+
+    names = ["x0", "x1"]
+    text = " + ".join(f"{i % 5} * x{i % 2}" for i in range(20000))
+    tree = parse(text, names)
+    assert to_infix(tree) == text
+    assert to_latex(tree).count("+") == 19999
+    again = parse(text, names)
+    assert again == tree and hash(again) == hash(tree) and again != parse(text + " + 1", names)
+    X = np.array([[1.0, 10.0], [2.0, -1.0]])
+    expected = sum((i % 5) * X[:, i % 2] for i in range(20000))
+    np.testing.assert_allclose(compile_expr(tree, names)(X), expected, rtol=1e-12)

@@ -35,7 +35,6 @@ SIN_X1 = Call("sin", (x1,))
         ("1./3", Call("div", (Num(1), Num(3)))),
         (".5*x0", mul(Num(0.5), x0)),
         ("y = x0^2 + sin(x1)", add(pow_(x0, Num(2)), SIN_X1)),
-        ("f(x0, x1) = x0^2 + sin(x1)", add(pow_(x0, Num(2)), SIN_X1)),
         ("add(mul(X0, X0), X1)", add(mul(x0, x0), x1)),
         ("sub(div(x0, x1), neg(inv(x0)))", Call("sub", (Call("div", (x0, x1)), Call("neg", (Call("inv", (x0,)),))))),
         ("sqrt(log(abs(x0)))", Call("sqrt", (Call("log", (Call("abs", (x0,)),)),))),
@@ -123,6 +122,16 @@ def test_without_declared_variables_any_name_is_a_variable():
         ("x0 $ x1", "$", 3, "unexpected character"),
         ("x0 ** * 2", "*", 6, "operand is missing"),
         ("sin + x0", "sin", 0, "without arguments"),
+        ("x0 = 2", "x0", 3, "left-hand side 'x0' of the '=' at position 3 is an input variable"),
+        ("X_1 = 2", "X_1", 4, "left-hand side 'X_1' .* is an input variable"),
+        ("f(x0, x1) = x0", "f(x0, x1)", 10, "left-hand side 'f\\(x0, x1\\)' .* is not the target's name"),
+        ("z = x0", "z", 2, "not the target's name \\('y'\\)"),
+        (" = x0", "=", 1, "nothing before '='"),
+        ("x0 == 1", "=", 3, "unexpected character"),
+        ("\u0663", "\u0663", 0, "U\\+0663.*only the ASCII digits"),
+        ("x0 + 2.\u0665", "\u0665", 7, "digit"),
+        ("x0 + \uff13", "\uff13", 5, "digit"),
+        ("x0**\u00b2", "\u00b2", 4, "digit"),
     ],
 )
 def test_malformed_input(text, token, position, message):
@@ -131,6 +140,25 @@ def test_malformed_input(text, token, position, message):
     assert info.value.token == token
     assert info.value.position == position
     assert str(position) in str(info.value) or message == "empty"
+
+
+def test_equation_with_the_target_on_the_left():
+    assert parse("y = x0 + 1", X) == parse("x0 + 1", X)
+    assert parse("F = x0 + 1", X, target="F") == parse("x0 + 1", X)
+    assert parse("y = x0", X, target="F") == x0  # y is always the output
+    assert parse("y = + x0 1", X) == add(x0, Num(1))  # prefix after the '=' as well
+    with pytest.raises(ParseError, match=r"not the target's name \('F' or 'y'\)"):
+        parse("G = x0", X, target="F")
+    with pytest.raises(ParseError, match="unexpected character '='"):
+        parse("y = x0 = 2", X)
+
+
+def test_other_scripts_digits_are_never_numbers():
+    with pytest.raises(ParseError, match="token 1"):
+        parse(["+", "\u0663", "x0"], X)
+    with pytest.raises(ParseError, match="digit"):
+        parse("x\u0663")  # not a variable name either
+    assert parse("\u03b8 + 1") == add(Var("\u03b8"), Num(1))  # other letters are fine
 
 
 def test_malformed_prefix():

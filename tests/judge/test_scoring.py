@@ -101,9 +101,12 @@ def test_sum_in_another_order():
 
 
 def test_written_exactly_like_the_truth_counts_as_a_structure_match():
-    # the canonical forms differ (2*3 folds to 6, 2*0 to 0) but the formulas are written alike
-    r = judge_one("x1*2*3 + x2", "x1*2*0 + x2")
+    # the canonical forms differ (2*3 folds to 6, 2*0.5 to 1) but the formulas are written alike
+    r = judge_one("x1*2*3 + x2", "x1*2*0.5 + x2")
     assert r["srr_raw"] == 1 and r["srr_structure"] == 1
+    # a literal 0 is worked out first: x1*2*0 + x2 is x2, written or not
+    r = judge_one("x1*2*3 + x2", "x1*2*0 + x2")
+    assert r["srr_raw"] == 0 and r["srr_structure"] == 0 and r["srr_exponents"] == 0
 
 
 def test_renamed_function():

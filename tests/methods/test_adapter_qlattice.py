@@ -141,8 +141,8 @@ def test_recovered_formula_keeps_feyns_affine_layers(case):
     assert metrics["srr_structure"] == 0
     structure = to_infix(mask(parse(case["expression"]), "structure"))
     assert structure == {
-        "mu * Nn": "<constant> + <constant> * (<constant> + <constant> * Nn) * (<constant> + <constant> * mu)",
-        "sqrt(x1)": "<constant> + <constant> * (<constant> + <constant> * x1)**<constant>",
+        "mu * Nn": "<constant> + <constant> * (<constant> + Nn) * (<constant> + mu)",  # a*Nn + b = a*(Nn + b/a)
+        "sqrt(x1)": "<constant> + <constant> * (<constant> + x1)**<constant>",
     }[case["truth"]]
 
 

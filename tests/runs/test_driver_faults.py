@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from driver_helpers import campaigns, rows, swiss_config, write_catalog, write_config, write_method
+from driver_helpers import REPO, campaigns, rows, swiss_config, write_catalog, write_config, write_method
 from srbf.runs.config import load_config
 from srbf.runs.driver import RunError, run_config
-from srbf.runs.executor import LocalExecutor
+from srbf.runs.executor import DEFAULT_MAX_RESTARTS, LocalExecutor
 
 
 def test_every_kind_of_fit_failure_gets_one_row_with_its_status(tmp_path):
@@ -59,6 +61,17 @@ def test_a_worker_that_keeps_dying_is_stopped_and_its_fits_are_recorded_as_crash
     assert len(not_run) == 4  # each of the 2 workers ran 2 fits (1 restart allowed), then stopped
     assert "every worker for method swiss was stopped after 2 abnormal ends in a row" in not_run[0][7]
     assert len(summary.notes) == 2 and all("stopped running swiss" in n for n in summary.notes)
+
+
+def test_by_default_a_worker_is_stopped_after_the_documented_five_abnormal_ends(tmp_path):
+    documented = re.search(r"after (\d+) abnormal ends in a row", (REPO / "docs" / "running.md").read_text())
+    assert documented and int(documented.group(1)) == DEFAULT_MAX_RESTARTS + 1 == 5
+    path = swiss_config(tmp_path, n=7, workers=1, options={"mode": "always_crash"})
+    summary = run_config(load_config(path), progress=False, log=lambda text: None)
+    errors = [r[7] for r in rows(tmp_path / "results")]
+    assert [e.startswith("the worker process died") for e in errors] == [True] * 5 + [False] * 2
+    assert all("stopped after 5 abnormal ends in a row" in e for e in errors[5:])
+    assert summary.notes and "after 5 abnormal ends in a row" in summary.notes[0]
 
 
 def test_a_worker_that_cannot_restart_gives_its_fits_back_then_they_are_crashed(tmp_path):

@@ -112,12 +112,13 @@ def _formula(text: Any, keys: list[str], mapping: Mapping[str, str], where: str)
     return to_infix(_rename(tree, mapping))
 
 
-def _same_formula(text: Any, names: list[str], formula: str) -> bool:
-    """Whether ``text`` (over the variables' names) reads as the same tree as ``formula``."""
+def _same_formula(text: Any, names: list[str], formula: str, target: str) -> bool:
+    """Whether ``text`` (over the variables' names, perhaps ``target = ...``) reads as the same
+    tree as ``formula``."""
     if not isinstance(text, str):
         return False
     try:
-        return parse(text, names) == parse(formula, names)
+        return parse(text, names, target=target) == parse(formula, names)
     except ParseError:
         return False
 
@@ -168,7 +169,7 @@ def convert_reference_entry(
 
     meta: dict[str, Any] = {}
     raw = entry.get("raw")
-    if raw is not None and not _same_formula(raw, names, formula):
+    if raw is not None and not _same_formula(raw, names, formula, target_original):
         meta["raw"] = raw  # the published spelling, when it is not just the formula reprinted
     for key, value in entry.items():
         if key in _CONSUMED_ENTRY_KEYS:

@@ -2,8 +2,9 @@
 
 ``canonicalize(expr)`` rewrites a tree bottom-up with a fixed set of value-preserving rules
 (flattened, sorted sums and products; subtraction, division, roots and reciprocals as sums and
-powers; numbers folded; like terms and like factors combined; see docs/canonical.md for the full
-list). Two formulas that differ only in how they are written (``x*x`` and ``x**2``, a sum in
+powers; numbers folded; like terms and like factors combined; zeros dropped; a sum's leading
+coefficient collected the same way wherever the sum stands, which also gives an even power of a
+difference one orientation; see docs/canonical.md for the full list). Two formulas that differ only in how they are written (``x*x`` and ``x**2``, a sum in
 another order, ``x - y`` and ``x + (-1)*y``) get the same canonical tree. Formulas equal only by a
 deeper identity (``sin(x)**2 + cos(x)**2``, ``(x + 1)**2`` expanded) stay different: the form is
 a normaliser, not a theorem prover, and the judge that uses it is strict on purpose.
@@ -14,8 +15,9 @@ NaN at 0), ``cbrt(x)`` becomes ``x**(1/3)`` (NaN for negative x under NumPy), ``
 becomes ``x``.
 
 It runs on every prediction, so it is written on srbf's own tree (no SymPy), keeps a cache of
-finished forms, and never hangs: past ``time_limit`` seconds it stops rewriting, finishes the tree
-as written and says so with ``complete=False``.
+finished forms, and never hangs: past ``time_limit`` seconds of its own thread's CPU time (not wall
+time, so that another process loading the machine does not change a form) it stops rewriting,
+finishes the tree as written and says so with ``complete=False``.
 
 This module is the public API and the cache of finished forms; the node representation is in
 ``canonical_nodes`` and the rewriting rules in ``canonical_rewrite``.
@@ -130,7 +132,7 @@ def canonical_node(
     form of a finished canonicalisation is cached; the node is rebuilt from it on a hit."""
     if not isinstance(time_limit, (int, float)) or not time_limit > 0:
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
-    start = time.perf_counter()
+    start = time.thread_time()
     key = cache_key("canonical", positive, expr)
     if key is not None:
         found = _CACHE.get(key)

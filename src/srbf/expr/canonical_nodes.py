@@ -111,17 +111,29 @@ def nonnegative(node: tuple, positive: frozenset = frozenset()) -> bool:
 
 
 def to_expr(node: tuple) -> Expr:
-    """An internal node back to srbf's tree (sums and products n-ary)."""
-    kind = node[0]
-    if kind == NUM:
-        return Num(math.nan if node[1] else node[2])
-    if kind == VAR:
-        return Var(node[1])
-    if kind == SYM:
-        return Const(node[1])
-    if kind == RAW:
-        return node[4]
-    return Call(node[1], tuple(to_expr(child) for child in node[3]))
+    """An internal node back to srbf's tree (sums and products n-ary; iterative for deep trees)."""
+    out: list[Expr] = []
+    stack: list[tuple[tuple, bool]] = [(node, False)]
+    while stack:
+        current, done = stack.pop()
+        kind = current[0]
+        if kind == NUM:
+            out.append(Num(math.nan if current[1] else current[2]))
+        elif kind == VAR:
+            out.append(Var(current[1]))
+        elif kind == SYM:
+            out.append(Const(current[1]))
+        elif kind == RAW:
+            out.append(current[4])
+        elif done:
+            n = len(current[3])
+            args = tuple(out[len(out) - n:])
+            del out[len(out) - n:]
+            out.append(Call(current[1], args))
+        else:
+            stack.append((current, True))
+            stack.extend((child, False) for child in reversed(current[3]))
+    return out[0]
 
 
 def from_expr(expr: Expr) -> tuple:

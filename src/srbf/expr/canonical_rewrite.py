@@ -54,6 +54,14 @@ def _with_coefficient(c: float, body: tuple) -> tuple:
     return (CALL, "mul", 0.0, (num(c), body))
 
 
+def _leading_coefficient(total: tuple) -> float:
+    """The coefficient of a canonical sum's first non-constant term (1 when there is none)."""
+    for term in total[3]:
+        if term[0] != NUM:
+            return split_coefficient(term)[0]
+    return 1.0
+
+
 def _fsum(values: list[float]) -> float:
     """Exactly rounded, so the result does not depend on the order the terms came in."""
     if len(values) == 1:
@@ -82,17 +90,26 @@ class Rewriter:
     """One canonicalisation: the smart constructors below take canonical children and return a
     canonical node; ``canon`` walks the input tree and calls them bottom-up."""
 
-    __slots__ = ("deadline", "timed_out", "positive")
+    __slots__ = ("deadline", "timed_out", "positive", "ticks")
 
     def __init__(self, deadline: float, positive: frozenset = frozenset()):
         self.deadline = deadline
         self.timed_out = False
         self.positive = positive
+        self.ticks = 0
+
+    def past_deadline(self) -> bool:
+        """Whether the CPU-time deadline has passed; the clock (about 1 us a read) is read every
+        16th call, which is far finer than any limit in seconds."""
+        if not self.timed_out:
+            self.ticks += 1
+            if not self.ticks & 15 and time.thread_time() > self.deadline:
+                self.timed_out = True
+        return self.timed_out
 
     # -- walking the input ------------------------------------------------------------------
     def canon(self, expr: Expr) -> tuple:
-        if self.timed_out or time.perf_counter() > self.deadline:
-            self.timed_out = True
+        if self.past_deadline():
             return (RAW, "", 0.0, (), expr)
         kind = type(expr)
         if kind is Num:
@@ -265,6 +282,8 @@ class Rewriter:
         factors: list[tuple] = []
         for item in items:
             self._absorb(item, coefficients, factors)
+        if len(factors) > 1 and any(f[0] == CALL and f[1] == "add" for f in factors):
+            factors = self._collect_contents(factors, coefficients)
         for _ in range(16):  # merging may expose new like factors; a few rounds always suffice
             exps = [f for f in factors if f[0] == CALL and f[1] == "exp"]
             if len(exps) > 1:  # exp(a) * exp(b) -> exp(a + b)
@@ -309,6 +328,36 @@ class Rewriter:
             return (CALL, "mul", 0.0, tuple(factors))
         return (CALL, "mul", 0.0, (num(c), *factors))
 
+    def _collect_contents(self, factors: list[tuple], coefficients: list[float]) -> list[tuple]:
+        """Each sum among a product's factors gives its leading coefficient to the product's
+        coefficient (``x*(2 + 2*y)`` is ``2*x*(1 + y)``, ``x*(y - x)`` is ``-x*(x - y)``).
+        Past the deadline the sums stay as they are (the form is then incomplete)."""
+        if self.past_deadline():
+            return factors
+        out: list[tuple] = []
+        for f in factors:
+            if f[0] == CALL and f[1] == "add":
+                c, f = self.divide_sum(f, _leading_coefficient(f))
+                coefficients.append(c)
+                self._absorb(f, coefficients, out)
+            else:
+                out.append(f)
+        return out
+
+    def divide_sum(self, total: tuple, c: float) -> tuple[float, tuple]:
+        """``total`` as ``c * rest`` (each coefficient divided by ``c``, so the term that had
+        coefficient ``c`` has exactly 1); (1, total) when ``c`` is 1, 0 or not finite."""
+        if c == 1 or c == 0 or not math.isfinite(c):
+            return 1.0, total
+        terms = []
+        for term in total[3]:
+            if term[0] == NUM:
+                terms.append(num(value_of(term) / c))
+            else:
+                tc, body = split_coefficient(term)
+                terms.append(_with_coefficient(tc / c, body))
+        return c, self.add(terms)
+
     # -- powers -------------------------------------------------------------------------------
     def pow(self, base: tuple, exponent: tuple) -> tuple:
         if exponent[0] == NUM:
@@ -338,6 +387,11 @@ class Rewriter:
                         outside, inside = split
                         rest = self.pow(self.mul(inside), exponent) if inside else ONE
                         return self.mul([self.pow(f, exponent) for f in outside] + [rest])
+                elif op == "add":  # (2 + 2*y)**p -> 2**p * (1 + y)**p; (y - x)**2 -> (x - y)**2
+                    lead = _leading_coefficient(base)
+                    c, rest = self.divide_sum(base, lead if is_integer(p) else abs(lead))
+                    if c != 1:
+                        return self.mul([_fold("pow", (c, p)), self.pow(rest, exponent)])
                 elif op == "exp":
                     return self.exp(self.mul([args[0], exponent]))
                 elif op == "abs" and is_even(p):
@@ -401,6 +455,10 @@ class Rewriter:
             op, args = arg[1], arg[3]
             if op == "exp":
                 return args[0]
+            if op == "add":  # log(2 + 2*x) -> log(2) + log(1 + x), as log(2*(1 + x)) would split
+                c, rest = self.divide_sum(arg, abs(_leading_coefficient(arg)))
+                if c != 1:
+                    return self.add([_fold("log", (c,)), self.log(rest)])
             if op == "pow" and args[1][0] == NUM:  # log(x**p) -> p*log(x), p*log|x| for even p
                 p = value_of(args[1])
                 inner = self.abs(args[0]) if is_even(p) else args[0]
@@ -428,6 +486,10 @@ class Rewriter:
         if is_call(arg, "mul") and arg[3][0][0] == NUM:  # |c*x| -> |c|*|x|
             c, rest = split_coefficient(arg)
             return self.mul([num(abs(c)), self.abs(rest)])
+        if is_call(arg, "add"):  # |2 + 2*x| -> 2*|1 + x|
+            c, rest = self.divide_sum(arg, abs(_leading_coefficient(arg)))
+            if c != 1:
+                return self.mul([num(c), self.abs(rest)])
         if can_extract_minus(arg):
             return self.abs(self.negate(arg))
         return (CALL, "abs", 0.0, (arg,))

@@ -11,6 +11,9 @@ A masked number is the placeholder ``MASK = Const("<constant>")``: it prints as 
   root indices (``sqrt`` is ``**0.5``, division is ``**-1``) must match;
 - ``"structure"``: every number, exponents included (``x**2`` and ``x**3`` share a structure).
 
+At every level a coefficient of exactly -1 is kept: it is the sign of a negated or subtracted
+term, not a fitted constant, so ``-f`` matches ``2*f`` no more than ``f`` does.
+
 Masking is followed by a light re-normalisation, because numbers that differed no longer do:
 sums and products are re-sorted, several placeholders side by side in a sum or a product merge
 into one, and an operator applied to placeholders only is a placeholder. Terms or factors that
@@ -20,10 +23,13 @@ exponents level, and the exponents level from the canonical tree, so the levels 
 equal at "all" implies equal at "exponents" implies equal at "structure".
 
 ``raw_skeleton(expr)`` is the formula as written, not canonicalised, with its numbers (and the
-named constants ``pi`` and ``e``, which the canonical form treats as numbers) masked.
+named constants ``pi`` and ``e``, which the canonical form treats as numbers) masked; literal
+zeros are worked out first (``drop_zeros``), so ``0*x`` never reads as a fitted ``c*x``.
 """
 
 from __future__ import annotations
+
+from operator import is_
 
 from srbf.expr.canonical import (
     DEFAULT_TIME_LIMIT,
@@ -33,10 +39,10 @@ from srbf.expr.canonical import (
     canonical_node,
     positive_set,
 )
-from srbf.expr.canonical_nodes import CALL, NUM, RAW, SYM, factor_key, from_expr, to_expr
-from srbf.expr.tree import Call, Const, Expr, Num
+from srbf.expr.canonical_nodes import CALL, MINUS_ONE, NUM, RAW, SYM, factor_key, from_expr, to_expr
+from srbf.expr.tree import Call, Const, Expr, Num, walk
 
-__all__ = ["LEVELS", "MASK", "mask", "masked_form", "raw_skeleton"]
+__all__ = ["LEVELS", "MASK", "drop_zeros", "mask", "masked_form", "raw_skeleton"]
 
 MASK_NAME = "<constant>"
 MASK = Const(MASK_NAME)
@@ -46,38 +52,59 @@ _MASK = (SYM, MASK_NAME, 0.0, ())
 
 
 def _term_key(term: tuple) -> tuple:
-    """Sum terms sort by what follows their (masked) coefficient, then as a whole."""
-    if term[0] == CALL and term[1] == "mul" and term[3][0] == _MASK:
+    """Sum terms sort by what follows their (masked) coefficient or sign, then as a whole."""
+    if term[0] == CALL and term[1] == "mul" and (term[3][0] == _MASK or term[3][0] == MINUS_ONE):
         rest = term[3][1:]
         return (rest[0] if len(rest) == 1 else (CALL, "mul", 0.0, rest), term)
     return (term, term)
 
 
 def _mask_node(node: tuple, keep_exponents: bool) -> tuple:
-    kind = node[0]
-    if kind == NUM or kind == SYM:
-        return _MASK
-    if kind == RAW:  # a subtree the time limit left as written
-        return _mask_node(from_expr(node[4]), keep_exponents)
-    if kind != CALL:
-        return node
+    """The masked node, built bottom-up from an explicit stack (no recursion limit)."""
+    out: list[tuple] = []
+    stack: list[tuple[tuple, bool]] = [(node, False)]
+    while stack:
+        current, done = stack.pop()
+        kind = current[0]
+        if kind == RAW:  # a subtree the time limit left as written: its skeleton as written
+            written = raw_skeleton(current[4], "exponents" if keep_exponents else "structure", drop=False)
+            out.append(from_expr(written))
+        elif kind == NUM or kind == SYM:
+            out.append(_MASK)
+        elif kind != CALL:
+            out.append(current)
+        elif done:
+            n = len(current[3])
+            masked = out[len(out) - n:]
+            del out[len(out) - n:]
+            out.append(_masked_call(current, masked, keep_exponents))
+        else:
+            stack.append((current, True))
+            stack.extend((arg, False) for arg in reversed(current[3]))
+    return out[0]
+
+
+def _masked_call(node: tuple, masked: list[tuple], keep_exponents: bool) -> tuple:
+    """One call given its masked arguments: kept exponents and signs put back, placeholders
+    merged, sums and products sorted again."""
     op, args = node[1], node[3]
     if op == "pow" and keep_exponents and args[1][0] == NUM:
-        base = _mask_node(args[0], keep_exponents)
-        return _MASK if base == _MASK else (CALL, "pow", 0.0, (base, args[1]))
-    masked = [_mask_node(arg, keep_exponents) for arg in args]
+        return _MASK if masked[0] == _MASK else (CALL, "pow", 0.0, (masked[0], args[1]))
+    sign = op == "mul" and args[0] == MINUS_ONE  # a sign, not a fitted constant: kept at every level
+    if sign:
+        masked = masked[1:]
     if op in ("add", "mul"):
         flat = []
         for arg in masked:  # a placeholder sum/product never appears inside its own kind, but be safe
             flat.extend(arg[3] if (arg[0] == CALL and arg[1] == op) else (arg,))
         others = [arg for arg in flat if arg != _MASK]
+        if not others:
+            return _MASK
+        others.sort(key=_term_key if op == "add" else factor_key)
         if len(others) < len(flat):
-            if not others:
-                return _MASK
-            others.sort(key=_term_key if op == "add" else factor_key)
             others.insert(0, _MASK)
-        else:
-            others.sort(key=_term_key if op == "add" else factor_key)
+        if sign:
+            others.insert(0, MINUS_ONE)
         return others[0] if len(others) == 1 else (CALL, op, 0.0, tuple(others))
     if all(arg == _MASK for arg in masked):
         return _MASK
@@ -122,21 +149,79 @@ def mask(expr: Expr, level: str, *, time_limit: float = DEFAULT_TIME_LIMIT, posi
     return masked_form(expr, level, time_limit=time_limit, positive=positive).expr
 
 
-def raw_skeleton(expr: Expr) -> Expr:
-    """The formula exactly as written, with every number (and ``pi``, ``e``) replaced by MASK."""
+def _is_zero(node: Expr) -> bool:
+    return type(node) is Num and node.value == 0
+
+
+def _without_zeros(node: Call, args: tuple) -> Expr:
+    """One written operation with its literal zeros worked out (args already done)."""
+    op = node.op
+    if len(args) == 2:
+        left, right = args
+        if op == "mul" and (_is_zero(left) or _is_zero(right)):
+            return Num(0.0)
+        if op == "div" and _is_zero(left):
+            return Num(0.0)
+        if op == "add" and (_is_zero(left) or _is_zero(right)):
+            return left if _is_zero(right) else right
+        if op == "sub" and _is_zero(right):
+            return left
+        if op == "sub" and _is_zero(left):
+            return Call("neg", (right,))
+        if op == "pow" and _is_zero(right):
+            return Num(1.0)
+        if op == "pow" and _is_zero(left) and type(right) is Num and right.value > 0:
+            return Num(0.0)
+    elif op == "neg" and _is_zero(args[0]):
+        return Num(0.0)
+    return _rebuilt_call(node, args)
+
+
+def drop_zeros(expr: Expr) -> Expr:
+    """The formula as written, with literal zeros worked out: a product or quotient with a 0
+    factor (or numerator) is 0, a 0 term leaves its sum, ``x**0`` is 1. The canonical form does
+    this and more; raw skeletons use this so that ``0*x1`` is never the skeleton of ``c*x1``."""
+    if not any(type(node) is Num and node.value == 0 for node in walk(expr)):
+        return expr  # the common case, found without rebuilding the tree
+    return _rebuild(expr, lambda leaf: leaf, _without_zeros)
+
+
+def raw_skeleton(expr: Expr, level: str = "structure", *, drop: bool = True) -> Expr:
+    """The formula as written (literal zeros worked out first unless ``drop=False``, see
+    :func:`drop_zeros`) with every number (and ``pi``, ``e``) replaced by MASK; at level
+    "exponents" a number standing as the exponent of a power is kept."""
+    if level not in ("structure", "exponents"):
+        raise ValueError(f"level must be 'structure' or 'exponents', got {level!r}")
+    keep = level == "exponents"
+
+    def call(node: Call, args: tuple) -> Expr:
+        if keep and node.op == "pow" and len(args) == 2 and type(node.args[1]) is Num:
+            args = (args[0], node.args[1])
+        return _rebuilt_call(node, args)
+
+    written = drop_zeros(expr) if drop else expr
+    return _rebuild(written, lambda leaf: MASK if type(leaf) in (Num, Const) else leaf, call)
+
+
+def _rebuilt_call(node: Call, args: tuple) -> Expr:
+    """``node`` itself when its arguments came back unchanged (by identity: no deep comparison)."""
+    return node if all(map(is_, args, node.args)) else Call(node.op, args)
+
+
+def _rebuild(expr: Expr, leaf, call) -> Expr:
+    """Rebuild a tree bottom-up without recursion (a long sum parses into a deep binary tree):
+    ``leaf(x)`` maps a leaf, ``call(node, args)`` a call given its rebuilt arguments."""
     out: list[Expr] = []
     stack: list[tuple[Expr, bool]] = [(expr, False)]
-    while stack:  # iterative: a long sum parses into a deep binary tree
+    while stack:
         node, done = stack.pop()
-        if type(node) is Num or type(node) is Const:
-            out.append(MASK)
-        elif type(node) is not Call:
-            out.append(node)
+        if type(node) is not Call:
+            out.append(leaf(node))
         elif done:
             n = len(node.args)
             args = tuple(out[len(out) - n:])
             del out[len(out) - n:]
-            out.append(Call(node.op, args))
+            out.append(call(node, args))
         else:
             stack.append((node, True))
             stack.extend((arg, False) for arg in reversed(node.args))

@@ -1,8 +1,9 @@
 """Read a formula string, in any spelling SR packages emit, into srbf's tree. Never evaluates it.
 
-Accepted: Python/SymPy infix (``x0**2 + sin(x1)``), caret powers and a leading ``y =``,
-function-call prefix (``add(mul(X0, X0), X1)``), capitalised and module-prefixed names
-(``Sin``, ``np.sin``, ``Recip``), and prefix token lists (``+ x1 * 2.5 x2``). Variables are
+Accepted: Python/SymPy infix (``x0**2 + sin(x1)``), caret powers, a leading ``y =`` (or the
+target's own name), function-call prefix (``add(mul(X0, X0), X1)``), capitalised and
+module-prefixed names (``Sin``, ``np.sin``, ``Recip``), and prefix token lists
+(``+ x1 * 2.5 x2``). Variables are
 matched by name; generic column names (``x0``, ``X_1``) are mapped to columns by index, 0-based
 unless ``one_based=True``. A formula is untrusted input: it is tokenised and parsed by hand, and
 every failure is a :class:`ParseError` naming the offending token and its position.
@@ -35,7 +36,7 @@ class _Token(NamedTuple):
 _TOKEN_RE = re.compile(
     r"""
     (?P<ws>\s+)
-  | (?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)
+  | (?P<num>(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)
   | (?P<name>[^\W\d]\w*(?:\.[^\W\d]\w*)*)
   | (?P<op>\*\*|[-+*/^])
   | (?P<lpar>[(\[])
@@ -46,9 +47,14 @@ _TOKEN_RE = re.compile(
     re.VERBOSE | re.DOTALL,
 )
 _KINDS = {"lpar": "(", "rpar": ")", "comma": ","}
-_LHS_RE = re.compile(r"^\s*[^\W\d]\w*(?:\s*\([^()]*\))?\s*=(?!=)")
-_GENERIC_COLUMN_RE = re.compile(r"^[xX]_?(\d+)$")
-_PREFIX_NUMBER_RE = re.compile(r"^[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|nan)$", re.IGNORECASE)
+_EQUALS_RE = re.compile(r"(?<![<>!=])=(?!=)")  # an equation's '=', not '==', '<=', '>=' or '!='
+_GENERIC_COLUMN_RE = re.compile(r"^[xX]_?([0-9]+)$")
+_PREFIX_NUMBER_RE = re.compile(r"^[-+]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|nan)$", re.IGNORECASE)
+DEFAULT_TARGET = "y"
+_TOO_DEEP = (
+    "formula is nested too deeply to read (brackets and functions nest at most about 150 levels; "
+    "sums and products may be of any length)"
+)
 _SPECIAL_NUMBERS = {"inf": float("inf"), "infinity": float("inf"), "nan": float("nan")}
 _CONSTANT_SPELLINGS = {"pi": "pi", "e": "e", "E": "e", "PI": "pi", "Pi": "pi"}
 _INFIX_SYMBOLS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "**": "pow", "^": "pow"}
@@ -61,6 +67,7 @@ def parse(
     one_based: bool = False,
     by_index: bool = False,
     notation: str = "auto",
+    target: str | None = None,
 ) -> Expr:
     """Parse ``text`` into a tree.
 
@@ -69,25 +76,67 @@ def parse(
     ``by_index=True`` (0-based) or ``one_based=True`` they always resolve by index, which is what
     a method that numbers its columns means. ``notation`` is "auto", "infix" or "prefix"; a list
     of tokens is always prefix.
+
+    An equation ``lhs = formula`` is read when ``lhs`` is ``target`` (the problem's output name)
+    or ``y``; any other left-hand side (an input variable, ``f(x)``) is a ParseError. Only the
+    ASCII digits 0-9 are digits: another script's digit (``٣``) is a ParseError, never a number.
     """
     resolver = _NameResolver(variables, one_based=one_based, by_index=by_index or one_based)
     if not isinstance(text, str):
-        return _PrefixParser(list(text), None, resolver).parse()
+        tokens = [str(t) for t in text]
+        for index, token in enumerate(tokens):
+            _check_digits(token, f"token {index}", index)
+        return _PrefixParser(tokens, None, resolver).parse()
     if notation not in ("auto", "infix", "prefix"):
         raise ValueError(f"notation must be 'auto', 'infix' or 'prefix', got {notation!r}")
     if not text.strip():
         raise ParseError("empty formula", "", 0)
+    _check_digits(text)
+    start = _formula_start(text, target, resolver)
     if notation == "prefix":
-        return _prefix_from_string(text, resolver)
+        return _prefix_from_string(text, start, resolver)
     try:
-        return _InfixParser(text, resolver).parse()
+        return _InfixParser(text, start, resolver).parse()
     except ParseError as infix_error:
         if notation == "infix":
             raise
         try:
-            return _prefix_from_string(text, resolver)
+            return _prefix_from_string(text, start, resolver)
         except ParseError:
             raise infix_error from None
+
+
+def _check_digits(text: str, where: str | None = None, position: int | None = None) -> None:
+    """Refuse a digit other than 0-9 (Python's float() would read ``٣`` as 3)."""
+    if text.isascii():
+        return
+    for offset, char in enumerate(text):
+        if char.isdigit() and not "0" <= char <= "9":
+            at = where or f"position {offset}"
+            raise ParseError(
+                f"digit {char!r} (U+{ord(char):04X}) at {at}: only the ASCII digits 0-9 are read as numbers",
+                char,
+                offset if position is None else position,
+            )
+
+
+def _formula_start(text: str, target: str | None, resolver: "_NameResolver") -> int:
+    """Where the formula starts: after ``target =`` or ``y =``, else at 0 (no '=' in the text)."""
+    match = _EQUALS_RE.search(text)
+    if match is None:
+        return 0
+    lhs, pos = text[: match.start()].strip(), match.start()
+    names = [DEFAULT_TARGET] + ([target] if target and target != DEFAULT_TARGET else [])
+    if lhs in names:
+        return match.end()
+    expected = " or ".join(repr(name) for name in reversed(names))
+    if not lhs:
+        raise ParseError(f"nothing before '=' at position {pos}: expected {expected} = formula", "=", pos)
+    if lhs in resolver.known or (resolver.variables is not None and resolver._column(lhs) is not None):
+        why = f"the left-hand side {lhs!r} of the '=' at position {pos} is an input variable, not the target ({expected})"
+    else:
+        why = f"the left-hand side {lhs!r} of the '=' at position {pos} is not the target's name ({expected})"
+    raise ParseError(f"{why}: an equation is read only as target = formula", lhs, pos)
 
 
 class _NameResolver:
@@ -182,9 +231,7 @@ class _InfixParser:
     unary := (-|+) unary | power; power := primary ((**|^) unary)?; primary := number | name |
     name(args) | (sum). Unary minus binds looser than ** and tighter than *, as in Python."""
 
-    def __init__(self, text: str, resolver: _NameResolver):
-        match = _LHS_RE.match(text)
-        offset = match.end() if match else 0
+    def __init__(self, text: str, offset: int, resolver: _NameResolver):
         self.text = text
         self.tokens = _tokenize(text, offset)
         self.i = 0
@@ -196,7 +243,7 @@ class _InfixParser:
         try:
             expr, _ = self._sum()
         except RecursionError:
-            raise ParseError("formula is nested too deeply to read", "", 0) from None
+            raise ParseError(_TOO_DEEP, "", 0) from None
         if self.i < len(self.tokens):
             token = self.tokens[self.i]
             if token.kind == ")":
@@ -296,9 +343,7 @@ class _InfixParser:
         self.i += 1
 
 
-def _prefix_from_string(text: str, resolver: _NameResolver) -> Expr:
-    match = _LHS_RE.match(text)
-    start = match.end() if match else 0
+def _prefix_from_string(text: str, start: int, resolver: _NameResolver) -> Expr:
     tokens, positions = [], []
     for word in re.finditer(r"\S+", text[start:]):
         tokens.append(word.group())
@@ -314,7 +359,7 @@ class _PrefixParser:
     _SYMBOLS = {**_INFIX_SYMBOLS, "neg": "neg"}
 
     def __init__(self, tokens: list[str], positions: list[int] | None, resolver: _NameResolver):
-        self.tokens = [str(t) for t in tokens]
+        self.tokens = tokens
         self.positions = positions
         self.resolver = resolver
         self.i = 0
@@ -333,7 +378,7 @@ class _PrefixParser:
         try:
             expr = self._node()
         except RecursionError:
-            raise ParseError("formula is nested too deeply to read", "", 0) from None
+            raise ParseError(_TOO_DEEP, "", 0) from None
         if self.i < len(self.tokens):
             extra = self.tokens[self.i]
             raise ParseError(

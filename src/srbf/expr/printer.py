@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+import string
 
 from srbf.expr.operators import CONSTANT_LATEX, OPERATORS
 from srbf.expr.tree import Call, Const, Expr, Num, Var
@@ -39,41 +40,49 @@ def _precedence(expr: Expr) -> int:
     return _ATOM
 
 
-def _left_nested(expr: Call) -> Call:
-    """``add(a, b, c)`` as ``add(add(a, b), c)``: how Python reads ``a + b + c``."""
-    return Call(expr.op, (Call(expr.op, expr.args[:-1]), expr.args[-1]))
-
-
 def to_infix(expr: Expr) -> str:
-    """Python-syntax infix text of the tree, e.g. ``x0**2 + sin(x1)``."""
-    if isinstance(expr, Num):
-        return format_number(expr.value)
-    if isinstance(expr, (Var, Const)):
-        return expr.name
+    """Python-syntax infix text of the tree, e.g. ``x0**2 + sin(x1)``. An n-ary sum or product
+    (canonical form) prints left-nested, as Python reads ``a + b + c``. Written piece by piece
+    from an explicit stack, so a sum of any length prints."""
+    out: list[str] = []
+    stack: list = [expr]
+    while stack:
+        item = stack.pop()
+        if type(item) is str:
+            out.append(item)
+        elif type(item) is Num:
+            out.append(format_number(item.value))
+        elif type(item) is Var or type(item) is Const:
+            out.append(item.name)
+        else:
+            stack.extend(reversed(_infix_pieces(item)))
+    return "".join(out)
+
+
+def _wrapped(expr: Expr, wrap: bool) -> list:
+    return ["(", expr, ")"] if wrap else [expr]
+
+
+def _infix_pieces(expr: Call) -> list:
+    """One call as a list of strings and argument trees, in reading order."""
     op = OPERATORS[expr.op]
     if op.symbol is None:
-        return f"{op.name}({', '.join(to_infix(arg) for arg in expr.args)})"
+        pieces: list = [f"{op.name}("]
+        for i, arg in enumerate(expr.args):
+            pieces.extend((", ", arg) if i else (arg,))
+        return pieces + [")"]
     if op.name == "neg":
         (operand,) = expr.args
-        text = to_infix(operand)
-        if _precedence(operand) < _NEG or (isinstance(operand, Num) and _precedence(operand) == _ATOM):
-            text = f"({text})"
-        return f"-{text}"
-    if len(expr.args) > 2:  # an n-ary sum or product (canonical form) prints left-nested
-        return to_infix(_left_nested(expr))
-    left, right = expr.args
-    left_text, right_text = to_infix(left), to_infix(right)
-    if op.name == "pow":  # right-associative; the exponent may be a unary minus
-        if _precedence(left) <= _POW:
-            left_text = f"({left_text})"
-        if _precedence(right) < _NEG:
-            right_text = f"({right_text})"
-        return f"{left_text}**{right_text}"
-    if _precedence(left) < op.precedence:
-        left_text = f"({left_text})"
-    if _precedence(right) <= op.precedence:
-        right_text = f"({right_text})"
-    return f"{left_text} {op.symbol} {right_text}"
+        wrap = _precedence(operand) < _NEG or (isinstance(operand, Num) and _precedence(operand) == _ATOM)
+        return ["-", *_wrapped(operand, wrap)]
+    if op.name == "pow" and len(expr.args) == 2:  # right-associative; the exponent may be a unary minus
+        left, right = expr.args
+        return [*_wrapped(left, _precedence(left) <= _POW), "**", *_wrapped(right, _precedence(right) < _NEG)]
+    first, *rest = expr.args  # left-nested: only the first operand can stay unbracketed at equal precedence
+    pieces = _wrapped(first, _precedence(first) < op.precedence)
+    for arg in rest:
+        pieces.extend((f" {op.symbol} ", *_wrapped(arg, _precedence(arg) <= op.precedence)))
+    return pieces
 
 
 def to_prefix(expr: Expr) -> list[str]:
@@ -122,39 +131,75 @@ def _latex_number(value: float) -> str:
 
 
 def to_latex(expr: Expr) -> str:
-    """LaTeX for reports, e.g. ``\\frac{x_{0}^{2}}{2} + \\sin\\left(x_{1}\\right)``."""
-    if isinstance(expr, Num):
-        return _latex_number(expr.value)
-    if isinstance(expr, Var):
-        return _latex_name(expr.name)
-    if isinstance(expr, Const):
-        return CONSTANT_LATEX[expr.name]
-    if len(expr.args) > 2 and expr.op in ("add", "mul"):
-        return to_latex(_left_nested(expr))
+    """LaTeX for reports, e.g. ``\\frac{x_{0}^{2}}{2} + \\sin\\left(x_{1}\\right)``. Written
+    piece by piece from an explicit stack, like :func:`to_infix`."""
+    out: list[str] = []
+    stack: list = [expr]
+    while stack:
+        item = stack.pop()
+        if type(item) is str:
+            out.append(item)
+        elif type(item) is Num:
+            out.append(_latex_number(item.value))
+        elif type(item) is Var:
+            out.append(_latex_name(item.name))
+        elif type(item) is Const:
+            out.append(CONSTANT_LATEX[item.name])
+        else:
+            stack.extend(reversed(_latex_pieces(item)))
+    return "".join(out)
+
+
+def _latex_wrapped(expr: Expr, wrap: bool) -> list:
+    return [r"\left(", expr, r"\right)"] if wrap else [expr]
+
+
+def _latex_starts_with_minus(expr: Expr) -> bool:
+    """Whether the LaTeX of ``expr`` begins with '-' (followed down the left operands)."""
+    while True:
+        if isinstance(expr, Num):
+            return _latex_number(expr.value).startswith("-")
+        if not isinstance(expr, Call) or expr.op not in ("neg", "add", "sub", "mul"):
+            return False
+        if expr.op == "neg":
+            return True
+        if expr.op == "mul" and _precedence(expr.args[0]) < OPERATORS["mul"].precedence:
+            return False  # bracketed
+        expr = expr.args[0]
+
+
+def _latex_pieces(expr: Call) -> list:
+    """One call as a list of strings and argument trees, in reading order (n-ary sums and
+    products left-nested)."""
     op = OPERATORS[expr.op]
-    parts = [to_latex(arg) for arg in expr.args]
-    wrap = lambda text: rf"\left({text}\right)"  # noqa: E731
-    if op.name in ("add", "sub"):
-        right = parts[1]
-        if right.startswith("-") or (op.name == "sub" and _precedence(expr.args[1]) <= op.precedence):
-            right = wrap(right)
-        return f"{parts[0]} {op.symbol} {right}"
+    args = expr.args
+    if op.name in ("add", "sub") or (op.name == "mul" and len(args) > 2):
+        pieces: list = [args[0]] if op.name != "mul" else _latex_wrapped(args[0], _precedence(args[0]) < op.precedence)
+        for right in args[1:]:
+            if op.name == "mul":
+                wrap = _precedence(right) <= _NEG
+                pieces.extend((_latex_joiner(right, wrap), *_latex_wrapped(right, wrap)))
+                continue
+            wrap = _latex_starts_with_minus(right) or (op.name == "sub" and _precedence(right) <= op.precedence)
+            pieces.extend((f" {op.symbol} ", *_latex_wrapped(right, wrap)))
+        return pieces
     if op.name == "mul":
-        left, right = parts
-        if _precedence(expr.args[0]) < op.precedence:
-            left = wrap(left)
-        if _precedence(expr.args[1]) <= _NEG:
-            right = wrap(right)
-        joiner = r" \cdot " if right[:1].isdigit() else " "
-        return f"{left}{joiner}{right}"
+        left, right = args
+        wrap = _precedence(right) <= _NEG
+        return [*_latex_wrapped(left, _precedence(left) < op.precedence), _latex_joiner(right, wrap), *_latex_wrapped(right, wrap)]
     if op.name == "neg":
-        operand = parts[0]
-        if _precedence(expr.args[0]) <= _NEG:
-            operand = wrap(operand)
-        return f"-{operand}"
+        return ["-", *_latex_wrapped(args[0], _precedence(args[0]) <= _NEG)]
     if op.name == "pow":
-        base = parts[0]
-        if _precedence(expr.args[0]) <= _POW:
-            base = wrap(base)
-        return f"{{{base}}}^{{{parts[1]}}}"
-    return op.latex.format(*parts)
+        return ["{", *_latex_wrapped(args[0], _precedence(args[0]) <= _POW), "}^{", args[1], "}"]
+    pieces = []
+    for literal, field_name, _, _ in string.Formatter().parse(op.latex):
+        pieces.append(literal)
+        if field_name is not None:
+            pieces.append(args[int(field_name)])
+    return pieces
+
+
+def _latex_joiner(right: Expr, wrapped: bool) -> str:
+    """A product's joiner: a visible dot before a number, a space otherwise."""
+    digit = not wrapped and isinstance(right, Num) and _latex_number(right.value)[:1].isdigit()
+    return r" \cdot " if digit else " "

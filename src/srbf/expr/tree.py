@@ -2,11 +2,13 @@
 
 Trees are immutable so they can be cached, used as dictionary keys and shared between threads.
 The parser produces binary ``add``/``mul``; later passes (canonical form) may build n-ary ones.
+A long sum parses into a tree as deep as it is long, so nothing here recurses: a call computes
+its hash once, on first use, from its children's, and compares with an explicit stack.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator, Union
 
 
@@ -46,6 +48,45 @@ class Call:
 
     op: str
     args: tuple["Expr", ...]
+    _hash: int = field(init=False, repr=False, compare=False)  # set on first use, then kept
+
+    def __hash__(self) -> int:
+        found = getattr(self, "_hash", None)
+        if found is not None:
+            return found
+        stack = [self]  # children first, without recursion
+        while stack:
+            node = stack[-1]
+            pending = [a for a in node.args if type(a) is Call and getattr(a, "_hash", None) is None]
+            if pending:
+                stack.extend(pending)
+                continue
+            stack.pop()
+            object.__setattr__(node, "_hash", hash((node.op, node.args)))
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(other) is not Call:
+            return NotImplemented
+        if hash(self) != hash(other):
+            return False
+        stack = [(self, other)]
+        while stack:
+            a, b = stack.pop()
+            if a is b:
+                continue
+            if type(a) is Call:
+                if type(b) is not Call or hash(a) != hash(b) or a.op != b.op or len(a.args) != len(b.args):
+                    return False
+                stack.extend(zip(a.args, b.args))
+            elif a != b:
+                return False
+        return True
+
+    def __reduce__(self):
+        return (Call, (self.op, self.args))  # the hash is recomputed: str hashes differ between processes
 
 
 Expr = Union[Num, Var, Const, Call]

@@ -11,12 +11,12 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 
+from srbf.expr.masking import raw_skeleton
 from srbf.expr.operators import CONSTANTS, OPERATORS
 from srbf.expr.printer import format_number
 from srbf.expr.tree import Call, Const, Expr, Num, Var
 
 MASK_LABEL = "<constant>"
-_MASK = Const(MASK_LABEL)
 
 _LOG2_10 = math.log2(10)
 
@@ -123,17 +123,9 @@ def count_constants(canonical: Expr) -> int:
 
 def raw_exponent_skeleton(expr: Expr) -> Expr:
     """The formula as written with every number masked except the exponents of powers (a number
-    standing as the second argument of ``pow``); named constants are masked like numbers."""
-
-    def leaf(node: Expr) -> Expr:
-        return _MASK if isinstance(node, (Num, Const)) else node
-
-    def call(node: Call, args: tuple) -> Expr:
-        if node.op == "pow" and len(args) == 2 and isinstance(node.args[1], Num):
-            return Call("pow", (args[0], node.args[1]))
-        return Call(node.op, args)
-
-    return _rebuild(expr, leaf, call)
+    standing as the second argument of ``pow``); named constants are masked like numbers, and
+    literal zeros are worked out first (``srbf.expr.masking.raw_skeleton``)."""
+    return raw_skeleton(expr, "exponents")
 
 
 def _is_function(node: Expr) -> bool:

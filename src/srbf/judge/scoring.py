@@ -40,6 +40,10 @@ from srbf.judge.length import (
 from srbf.judge.pruning import prune
 from srbf.judge.srbench import DEFAULT_TIME_LIMIT, DEFAULT_WORK_LIMIT, SYMBOLIC_R2, SymbolicPool, shared_pool
 
+# Room for any formula of 100,000 nodes; a longer text fails at once instead of taking minutes and
+# gigabytes to parse (workers already cap what they return at 100 KB, docs/adapters.md).
+MAX_PREDICTION_CHARS = 1_000_000
+
 JUDGE_VERSION = "1.1"  # bump whenever a metric's definition or computation changes
 
 FIT_KEYS = (
@@ -213,6 +217,8 @@ class Judge:
     solution (SymPy, in worker processes, at most ``work_limit`` Python calls per prediction, with
     a wall-clock backstop of ``time_limit`` seconds).
     ``numeric_only=True`` computes the fit metrics (and the SRBench accuracy solution) only.
+    ``target`` names the problem's output: a prediction ``target = formula`` (or ``y = ...``) is
+    scored as ``formula``; any other left-hand side does not parse.
     ``positive`` names variables that are never negative on the problem's domain (a list, or one
     comma-separated string; the scoring pass takes them from the catalog's ranges): both forms
     are canonicalised under the rules that hold for them (docs/canonical.md).
@@ -233,6 +239,7 @@ class Judge:
         numeric_only: bool = False,
         pool: SymbolicPool | None = None,
         positive: Iterable[str] | str = (),
+        target: str | None = None,
     ):
         if isinstance(variables, str):
             variables = [v.strip() for v in variables.split(",")]
@@ -245,6 +252,7 @@ class Judge:
         self.numeric_only = bool(numeric_only)
         self._pool = pool
         self.positive = self._read_positive(positive)
+        self.target = target
         self.truth = self._read_truth(truth)
         self._truth_formula: _Formula | None = None
         self._truth_points: TruthPoints | None = None
@@ -344,8 +352,10 @@ class Judge:
         if prediction is None:
             raise _Failure("no prediction")
         if isinstance(prediction, str):
+            if len(prediction) > MAX_PREDICTION_CHARS:
+                raise _Failure(f"{len(prediction):,} characters: longer than the judge reads ({MAX_PREDICTION_CHARS:,})")
             try:
-                expr = parse(prediction, self.variables)
+                expr = parse(prediction, self.variables, target=self.target)
             except ParseError as error:
                 raise _Failure(f"does not parse: {error}") from None
             return expr, expr

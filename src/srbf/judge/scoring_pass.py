@@ -322,7 +322,7 @@ def _score_problem(work: _Problem, srbench: bool) -> list[Outcome]:
         return out
     try:
         judge = Judge(entry.formula, problem, variables=entry.variable_names, srbench=srbench, pool=_pool(srbench),
-                      positive=positive_variables(entry.variables))  # fmt: skip
+                      target=entry.target, positive=positive_variables(entry.variables))  # fmt: skip
     except JudgeInputError as error:
         return out + [(p.id, None, f"{work.where}: {error}") for p, _ in to_judge]
     try:

@@ -5,10 +5,15 @@ under the interpreter the method's config names), so imports, JIT warm-up and mo
 paid once at start and never inside a timed fit. ``fit(task)`` always returns a ``FitResult``:
 
 - ``ok``: the method returned an expression;
-- ``failed``: the method raised, or returned something that is not ``{"expression": str, ...}``;
+- ``failed``: the method raised, or returned something that is not ``{"expression": str, ...}``
+  within the ``Limits``, or the worker sent a message of the wrong shape;
 - ``timeout``: no result within ``task.time_limit`` seconds; the worker and every process it
   started are killed and it restarts on next use; the trajectory reported so far is kept;
-- ``crashed``: the child died during the fit (``os._exit``, a signal); it restarts on next use.
+- ``crashed``: the child died during the fit (``os._exit``, a signal), or broke the protocol
+  (garbage on its channel); it is killed and restarts on next use.
+
+Every message from the child is read through ``srbf.methods.boundary`` (text made storable,
+types and sizes checked), since the method can write on the channel itself.
 
 ``restarts`` counts the restarts so that the caller can bound them. Everything the child writes to
 stdout or stderr is drained continuously into a bounded buffer; failed, timed-out and crashed
@@ -36,6 +41,7 @@ import numpy as np
 
 from srbf.methods import isolation
 from srbf.methods import worker_main as wire
+from srbf.methods.boundary import BadMessage, Limits, Trajectory, clean_start_message, failed, fit_result
 from srbf.runs.records import FitResult, FitTask
 
 WORKER_MAIN = Path(wire.__file__).resolve()
@@ -86,8 +92,8 @@ class Worker:
     called once per process start before any fit. ``env`` adds (or, with value None, removes)
     environment variables of the clean environment a worker starts with (``isolation``);
     ``sandbox`` runs it under bubblewrap. ``start_timeout`` bounds import plus setup, ``tail_bytes``
-    the output kept. The process starts on ``start()``, on entering a ``with`` block, or on the
-    first fit.
+    the output kept, ``limits`` what a fit may send back. The process starts on ``start()``, on
+    entering a ``with`` block, or on the first fit.
     """
 
     def __init__(
@@ -99,6 +105,7 @@ class Worker:
         env: Mapping[str, str | None] | None = None,
         start_timeout: float | None = 600.0,
         tail_bytes: int = 8192,
+        limits: Limits | None = None,
         sandbox: isolation.Sandbox | None = None,
     ):
         self.method_file = Path(method_file).expanduser().resolve()
@@ -107,6 +114,7 @@ class Worker:
         self.env = dict(env or {})
         self.start_timeout = start_timeout
         self.tail_bytes = int(tail_bytes)
+        self.limits = limits or Limits()
         self.sandbox = sandbox
         self.starts = 0  # processes started, the first one included
         self.fits = 0
@@ -118,7 +126,8 @@ class Worker:
         self._poller = None
         self._proto_eof = False
         self._out_eof = False
-        self._decoder = wire.FrameDecoder()
+        self._decoder = self._new_decoder()
+        self._protocol_error = ""
         self._frames: deque = deque()
         self._output = _OutputTail(self.tail_bytes)
         self._next_id = 0
@@ -198,7 +207,7 @@ class Worker:
         self.fits += 1
         mark = self._output.total
         data = wire.encode_header(header)
-        trajectory: list[tuple[float, str]] = []
+        trajectory = Trajectory(self.limits)
         t0 = time.monotonic()
         try:
             wire.write_frame(self._to_child, data, (X, y))
@@ -215,51 +224,41 @@ class Worker:
             message = frame[0]
             if message.get("id") != fit_id:
                 continue  # a stray message from an earlier fit
-            kind = message["type"]
-            if kind == "report":
-                trajectory.append((float(message["t"]), message["expression"]))
-            elif kind == "result":
-                return self._result(message, trajectory, mark)
+            try:
+                if message["type"] == "report":
+                    trajectory.add(message)
+                elif message["type"] == "result":
+                    result = fit_result(message, trajectory, self.limits)
+                    if result.status != "ok":
+                        result.stderr_tail = self._tail_after_result(mark)
+                    return result
+            except BadMessage as bad:  # forged by the method: its process may be doing anything
+                self._kill()
+                return self._abnormal_end("failed", str(bad), trajectory, time.monotonic() - t0, mark)
 
-    def _result(self, message: dict, trajectory: list, mark: int) -> FitResult:
-        ok = message.get("status") == "ok" and isinstance(message.get("expression"), str)
-        error = None
-        if not ok:
-            error = message.get("error") or "the worker sent a result without status ok"
-            if message.get("traceback"):
-                error = f"{error}\n\n{message['traceback']}"
-        return FitResult(
-            status="ok" if ok else "failed",
-            expression=message.get("expression") if ok else None,
-            error=error,
-            wall_seconds=message.get("wall"),
-            cpu_seconds=message.get("cpu"),
-            method_seconds=message.get("method_seconds"),
-            internals=message.get("internals") or {},
-            trajectory=trajectory,
-            stderr_tail="" if ok else self._tail_after_result(mark),
-        )
-
-    def _timed_out(self, limit: float, trajectory: list, elapsed: float, mark: int) -> FitResult:
+    def _timed_out(self, limit: float, trajectory: Trajectory, elapsed: float, mark: int) -> FitResult:
         self._kill()
-        return FitResult(
-            status="timeout",
-            error=f"no result within the time limit of {limit:g} s; the worker was killed "
-            "and restarts on next use",
-            wall_seconds=elapsed,
-            trajectory=trajectory,
-            stderr_tail=self._output.since(mark),
+        return self._abnormal_end(
+            "timeout",
+            f"no result within the time limit of {limit:g} s; the worker was killed and restarts on next use",
+            trajectory,
+            elapsed,
+            mark,
         )
 
-    def _died(self, trajectory: list, elapsed: float, mark: int) -> FitResult:
-        how = self._kill(grace=_DRAIN_SECONDS)
-        return FitResult(
-            status="crashed",
-            error=f"the worker process died during the fit ({how}); it restarts on next use",
-            wall_seconds=elapsed,
-            trajectory=trajectory,
-            stderr_tail=self._output.since(mark),
-        )
+    def _died(self, trajectory: Trajectory, elapsed: float, mark: int) -> FitResult:
+        if self._protocol_error:
+            reason = f"the worker broke the protocol: {self._protocol_error}; it was killed and restarts on next use"
+            self._kill()
+        else:
+            how = self._kill(grace=_DRAIN_SECONDS)
+            reason = f"the worker process died during the fit ({how}); it restarts on next use"
+        return self._abnormal_end("crashed", reason, trajectory, elapsed, mark)
+
+    def _abnormal_end(self, status: str, reason: str, trajectory: Trajectory, elapsed: float, mark: int) -> FitResult:
+        result = failed(reason, trajectory, status, wall_seconds=elapsed)
+        result.stderr_tail = self._output.since(mark)
+        return result
 
     def _tail_after_result(self, mark: int) -> str:
         self._read_output()  # the child flushed before sending its result: collect what is there
@@ -297,7 +296,8 @@ class Worker:
         self._poller.register(from_child_r, select.POLLIN)
         self._poller.register(out_r, select.POLLIN)
         self._proto_eof = self._out_eof = False
-        self._decoder = wire.FrameDecoder()
+        self._decoder = self._new_decoder()
+        self._protocol_error = ""
         self._frames.clear()
         self._finalizer = weakref.finalize(self, _reap, proc, self._to_child, (from_child_r, out_r), private)
         self.starts += 1
@@ -308,7 +308,9 @@ class Worker:
     def _handshake(self, python: str, mark: int) -> None:
         path = self.method_file
         try:
-            start = wire.encode_header({"type": "start", "protocol": wire.PROTOCOL_VERSION, "options": self.options})
+            start = wire.encode_header(
+                {"type": "start", "protocol": wire.PROTOCOL_VERSION, "options": self.options, "limits": self.limits.for_worker()}
+            )
         except (TypeError, ValueError) as exc:
             self._discard()
             raise WorkerStartError(f"{path}: options for setup() are not JSON-serialisable: {exc}") from exc
@@ -329,14 +331,14 @@ class Worker:
                 f"worker for {path} did not become ready within {limit:g} s (import and setup)"
                 + _with_output(self._output.since(mark))
             )
-        message = frame[0]
-        if message["type"] != "ready":
+        message = clean_start_message(frame[0])
+        if message.get("type") != "ready":
             self._read_output()
             output = self._output.since(mark)
             self._kill()
-            detail = message.get("error", f"unexpected message {message['type']!r}")
+            detail = str(message.get("error", f"unexpected message {message.get('type')!r}"))[: wire.ERROR_CHARS]
             if message.get("traceback"):
-                detail = f"{detail}\n\n{message['traceback']}"
+                detail = f"{detail}\n\n{str(message['traceback'])[-wire.TRACEBACK_CHARS :]}"
             raise WorkerStartError(f"method {path} failed to start: {detail}" + _with_output(output))
         self.info = {k: v for k, v in message.items() if k != "type"}
 
@@ -428,6 +430,10 @@ class Worker:
             elif fd == self._proto_fd:
                 self._read_proto()
 
+    def _new_decoder(self) -> wire.FrameDecoder:
+        """A decoder that refuses what no honest worker sends: a payload, an oversized header."""
+        return wire.FrameDecoder(max_header=self.limits.frame_bytes, max_payload=0)
+
     def _read_proto(self) -> None:
         while not self._proto_eof:
             try:
@@ -440,7 +446,8 @@ class Worker:
                 return
             try:
                 self._frames.extend(self._decoder.feed(data))
-            except wire.ProtocolError as exc:  # cannot happen unless the channel itself is broken
+            except wire.ProtocolError as exc:  # garbage on the channel: the method wrote on it
+                self._protocol_error = str(exc)
                 self._output.add(f"\n[srbf] protocol error: {exc}\n".encode())
                 self._proto_eof = True
                 self._poller.unregister(self._proto_fd)

@@ -17,10 +17,12 @@ Frame (both directions)::
 The header is UTF-8 JSON with a ``type`` key. The payload holds raw little-endian float64 arrays,
 listed in the header under ``arrays`` as ``{"name", "shape"}`` in payload order.
 
-Messages. parent -> worker: ``start`` (protocol version, setup options), ``fit`` (id, budget, seed,
-variables, options; arrays X and y), ``shutdown``. worker -> parent: ``ready`` or ``start_error``
-once, then per fit any number of ``report`` (id, seconds since the fit started, expression)
-followed by one ``result`` (id, status, expression or error, wall and CPU seconds, internals).
+Messages. parent -> worker: ``start`` (protocol version, setup options, the limits on what a fit
+may return), ``fit`` (id, budget, seed, variables, options; arrays X and y), ``shutdown``. worker
+-> parent: ``ready`` or ``start_error`` once, then per fit any number of ``report`` (id, seconds
+since the fit started, expression) followed by one ``result`` (id, status, expression or error,
+wall and CPU seconds, internals). The worker applies the limits itself, so that an honest method
+learns at once; the parent checks everything again (``srbf.methods.boundary``).
 
 Usage (by the parent only): ``python worker_main.py FD_IN FD_OUT METHOD_FILE``.
 """
@@ -45,6 +47,9 @@ MAGIC = b"SRBW"
 PREFIX = struct.Struct("<4sIQ")
 FIT_KEYWORDS = ("budget", "seed", "variables", "options", "report")
 TRACEBACK_CHARS = 4000
+ERROR_CHARS = 4000  # of an exception's message
+MAX_DEPTH = 64  # nesting of returned internals
+LIMITS = {"expression_bytes": 100000, "internals_bytes": 1000000}  # replaced by the parent's, at start
 
 
 class ProtocolError(Exception):
@@ -105,18 +110,24 @@ def read_frame(stream):
 def _decode_header(raw):
     try:
         header = json.loads(bytes(raw).decode("utf-8"))
-    except ValueError as exc:
-        raise ProtocolError("frame header is not JSON: %s" % exc)
+    except (ValueError, RecursionError) as exc:
+        raise ProtocolError("frame header is not JSON: %s" % (str(exc)[:200],))
     if not isinstance(header, dict) or "type" not in header:
         raise ProtocolError("frame header has no 'type'")
     return header
 
 
 class FrameDecoder:
-    """Incremental decoder for a non-blocking reader: feed bytes as they come, get whole frames."""
+    """Incremental decoder for a non-blocking reader: feed bytes as they come, get whole frames.
 
-    def __init__(self):
+    ``max_header`` and ``max_payload`` bound what a frame may announce; the parent sets them, so
+    that garbage on the channel is a ProtocolError at once instead of a wait for bytes that never
+    come."""
+
+    def __init__(self, max_header=None, max_payload=None):
         self._buffer = bytearray()
+        self.max_header = max_header
+        self.max_payload = max_payload
 
     def feed(self, data):
         self._buffer += data
@@ -127,6 +138,10 @@ class FrameDecoder:
             magic, header_length, payload_length = PREFIX.unpack_from(buffer, start)
             if magic != MAGIC:
                 raise ProtocolError("bad frame magic %r" % (bytes(magic),))
+            if self.max_header is not None and header_length > self.max_header:
+                raise ProtocolError("a frame header of %d bytes, over the limit of %d" % (header_length, self.max_header))
+            if self.max_payload is not None and payload_length > self.max_payload:
+                raise ProtocolError("a frame payload of %d bytes, over the limit of %d" % (payload_length, self.max_payload))
             header_end = start + PREFIX.size + header_length
             end = header_end + payload_length
             if len(buffer) < end:
@@ -135,6 +150,9 @@ class FrameDecoder:
             start = end
         if start:
             del buffer[:start]
+        head = bytes(buffer[: len(MAGIC)])
+        if head and not MAGIC.startswith(head):
+            raise ProtocolError("bad frame magic %r" % (head,))
         return frames
 
 
@@ -160,11 +178,12 @@ def arrays_from_payload(np, header, payload):
 
 def to_jsonable(value, _depth=0):
     """A JSON-able copy of what a method returned: NumPy values become plain numbers and lists,
-    dict keys become strings, anything else its repr (so an odd internal never fails a fit)."""
+    dict keys become strings, anything else its repr (so an odd internal never fails a fit).
+    ValueError when nested deeper than MAX_DEPTH."""
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
-    if _depth > 64:
-        return repr(value)
+    if _depth >= MAX_DEPTH:
+        raise ValueError("the internals are nested deeper than %d levels" % MAX_DEPTH)
     if type(value).__module__ == "numpy" and hasattr(value, "tolist"):
         return to_jsonable(value.tolist(), _depth + 1)
     if isinstance(value, dict):
@@ -214,6 +233,35 @@ cpu_seconds = _cpu_seconds_function()
 
 def _tail(text, limit=TRACEBACK_CHARS):
     return text if len(text) <= limit else "..." + text[-limit:]
+
+
+def format_size(n):
+    """Bytes in decimal units, as the limits are documented: 100 KB, 1 MB, 4 B."""
+    for unit, size in (("MB", 10**6), ("KB", 10**3)):
+        if n >= size:
+            return "%.3g %s" % (n / size, unit)
+    return "%d B" % n
+
+
+def over_limit(what, size, limit, name):
+    """The reason a fit fails when ``what`` is too large, the same from worker and parent."""
+    return "%s is %s, over the limit of %s (limits.%s)" % (what, format_size(size), format_size(limit), name)
+
+
+def text_bytes(text):
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def describe_exception(exc):
+    """``Type: message``, the message cut to ERROR_CHARS; never raises (a method's exception may
+    not even print)."""
+    try:
+        message = str(exc)
+    except BaseException as inner:  # its __str__ raised
+        message = "<its message cannot be printed: %s>" % type(inner).__name__
+    if len(message) > ERROR_CHARS:
+        message = message[:ERROR_CHARS] + "... (%d characters in all)" % len(message)
+    return "%s: %s" % (type(exc).__name__, message)
 
 
 def _module_name(path):
@@ -283,14 +331,22 @@ def check_output(output):
         }
     if not expression.strip():
         return {"status": "failed", "error": "fit() returned an empty 'expression'"}
+    size = text_bytes(expression)
+    if size > LIMITS["expression_bytes"]:
+        return {"status": "failed", "error": over_limit("the expression", size, LIMITS["expression_bytes"], "expression_bytes")}
     internals = {str(k): to_jsonable(v) for k, v in output.items() if k not in ("expression", "fit_seconds")}
     method_seconds = output.get("fit_seconds")
     if method_seconds is not None:
         try:
             method_seconds = float(method_seconds)
         except (TypeError, ValueError):
-            internals["fit_seconds"] = to_jsonable(method_seconds)  # kept, but not a number
+            method_seconds = float("nan")
+        if not (0 <= method_seconds < float("inf")):  # not a time: kept, but not taken as one
+            internals["fit_seconds"] = to_jsonable(output.get("fit_seconds"))
             method_seconds = None
+    size = text_bytes(json.dumps(internals, ensure_ascii=False, separators=(",", ":")))
+    if size > LIMITS["internals_bytes"]:
+        return {"status": "failed", "error": over_limit("the internals' JSON", size, LIMITS["internals_bytes"], "internals_bytes")}
     return {"status": "ok", "expression": expression, "method_seconds": method_seconds, "internals": internals}
 
 
@@ -306,6 +362,9 @@ def run_fit(channel, np, fit, header, payload):
         """Record ``expression`` as the current best formula, timestamped since the fit started."""
         if not isinstance(expression, str):
             raise TypeError("report() takes the expression as a str, got %s" % type(expression).__name__)
+        size = text_bytes(expression)
+        if size > LIMITS["expression_bytes"]:
+            raise ValueError("report(): " + over_limit("the expression", size, LIMITS["expression_bytes"], "expression_bytes"))
         if not state["active"] or expression == state["last"]:
             return
         state["last"] = expression
@@ -325,11 +384,7 @@ def run_fit(channel, np, fit, header, payload):
         output = fit(arrays["X"], arrays["y"], **kwargs)
         fields = None
     except BaseException as exc:  # SystemExit and KeyboardInterrupt from a method are failures too
-        fields = {
-            "status": "failed",
-            "error": "%s: %s" % (type(exc).__name__, exc),
-            "traceback": _tail(traceback.format_exc()),
-        }
+        fields = {"status": "failed", "error": describe_exception(exc), "traceback": _traceback()}
     wall = time.perf_counter() - t0
     cpu = cpu_seconds() - cpu0
     state["active"] = False
@@ -337,11 +392,18 @@ def run_fit(channel, np, fit, header, payload):
         try:
             fields = check_output(output)
         except BaseException as exc:
-            fields = {"status": "failed", "error": "cannot read what fit() returned: %s: %s" % (type(exc).__name__, exc)}
+            fields = {"status": "failed", "error": "cannot read what fit() returned: " + describe_exception(exc)}
     _flush_stdio()
     message = {"type": "result", "id": fit_id, "wall": wall, "cpu": cpu}
     message.update(fields)
     channel.send(message)
+
+
+def _traceback():
+    try:
+        return _tail(traceback.format_exc())
+    except BaseException:  # a frame or an exception that cannot be printed
+        return ""
 
 
 def _flush_stdio():
@@ -396,17 +458,14 @@ def main(argv=None):
             % (sys.executable, type(exc).__name__, exc),
         })
         return 1
+    LIMITS.update(start.get("limits") or {})
     t0 = time.perf_counter()
     try:
         fit, setup = load_method(method_file)
         if setup is not None:
             setup(start.get("options") or {})
     except BaseException as exc:
-        channel.send({
-            "type": "start_error",
-            "error": "%s: %s" % (type(exc).__name__, exc),
-            "traceback": _tail(traceback.format_exc()),
-        })
+        channel.send({"type": "start_error", "error": describe_exception(exc), "traceback": _traceback()})
         return 1
     _flush_stdio()
     channel.send({

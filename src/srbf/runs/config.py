@@ -33,6 +33,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from pydantic import ValidationError
 
+from srbf.methods.boundary import Limits
 from srbf.runs.config_errors import ConfigError, ConfigProblem, _show, render_path
 from srbf.runs.config_fields import (
     ADAPTER_TYPES,
@@ -119,6 +120,7 @@ class MethodConfig:
     budget_knob: str | None
     budgets: tuple[float, ...]
     sweeps: tuple[Sweep, ...] = ()
+    limits: Limits = Limits()  # what one fit may send back (not part of the hash unless changed)
 
 
 @dataclass(frozen=True)
@@ -194,6 +196,7 @@ def _build(model: _RunModel, source: str) -> RunConfig:
                 budget_knob=m.budget_knob,
                 budgets=tuple(m.budgets if m.budgets is not None else model.budgets),
                 sweeps=tuple(_sweep(s) for s in model.sweeps) + tuple(_sweep(s) for s in m.sweeps),
+                limits=Limits(**m.limits.model_dump()),
             )
         )
     s = model.sampling

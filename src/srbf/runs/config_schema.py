@@ -14,6 +14,7 @@ from typing import Annotated, Any, Mapping, Sequence, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, ValidationInfo, model_validator
 
+from srbf.methods.boundary import Limits
 from srbf.runs.config_errors import ConfigProblem, _closest, _did_you_mean, _show, render_path
 from srbf.runs.config_fields import (
     DEFAULT_BUDGETS,
@@ -67,6 +68,15 @@ class _SweepModel(_Model):
     axis: Name | None = None
 
 
+class _LimitsModel(_Model):
+    """What one fit may send back (srbf.methods.boundary.Limits; the defaults are its)."""
+
+    expression_bytes: PositiveInt = Limits.expression_bytes
+    internals_bytes: PositiveInt = Limits.internals_bytes
+    trajectory_rows: PositiveInt = Limits.trajectory_rows
+    trajectory_bytes: PositiveInt = Limits.trajectory_bytes
+
+
 class _AdapterModel(_Model):
     type: AdapterType
     name: Text | None = None  # builtin: which built-in (default: the method's name)
@@ -84,6 +94,7 @@ class _MethodModel(_Model):
     python: Python | None = None
     env: Env = Field(default_factory=dict)
     time_limit: PositiveNumber = DEFAULT_TIME_LIMIT
+    limits: Annotated[_LimitsModel, BeforeValidator(_none_is({}))] = Field(default_factory=_LimitsModel)
     config_provenance: Provenance = DEFAULT_PROVENANCE
     budget_knob: Text | None = None
     budgets: Budgets | None = None

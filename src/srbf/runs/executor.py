@@ -18,8 +18,8 @@ An executor has a small interface, so that where fits run can change without tou
 ``LocalExecutor`` runs N worker processes on this machine (default: one per core), each driven by
 a thread of the parent that feeds it one fit at a time and keeps it alive across problems. A
 worker that times out or dies is restarted by the next fit (``srbf.methods.Worker``); after
-``max_restarts`` abnormal ends in a row (timeouts, crashes, failed restarts) without a completed
-fit between them, that thread stops running the method, with a note saying why, and leaves its
+``max_restarts + 1`` abnormal ends in a row (5 by default: timeouts, crashes, failed restarts)
+without a completed fit between them, that thread stops running the method, with a note saying why, and leaves its
 remaining fits to the other threads. When no thread is left for a method, its remaining fits come
 back as ``crashed`` with the reason, so every planned fit gets exactly one result.
 
@@ -49,7 +49,7 @@ from srbf.runs.records import FitResult, FitTask
 
 __all__ = ["DEFAULT_MAX_RESTARTS", "Completed", "Executor", "LocalExecutor", "WorkerStartError", "default_workers"]
 
-DEFAULT_MAX_RESTARTS = 5
+DEFAULT_MAX_RESTARTS = 4  # a thread stops running a method after 5 abnormal ends in a row (docs/running.md)
 _IDLE_SECONDS = 0.2  # how long run() waits for a result before yielding an empty batch
 _JOIN_SECONDS = 10.0
 
@@ -137,6 +137,7 @@ def new_worker(
         env=worker_env(spec),
         start_timeout=start_timeout,
         tail_bytes=tail_bytes,
+        limits=spec.limits,
         sandbox=sandbox,
     )
 
@@ -168,9 +169,9 @@ class _Held:
 class LocalExecutor(Executor):
     """``workers`` worker processes on this machine, one fit at a time each (see the module docstring).
 
-    ``max_restarts``: abnormal ends in a row one thread tolerates for a method before it stops
-    running it. ``start_timeout`` bounds a worker's import and setup; ``tail_bytes`` is the output
-    kept from a worker for failed fits. ``on_note(text)`` receives notes about stopped workers, in
+    ``max_restarts``: restarts in a row one thread tolerates for a method; the next abnormal end
+    stops it running that method. ``start_timeout`` bounds a worker's import and setup;
+    ``tail_bytes`` is the output kept from a worker for failed fits. ``on_note(text)`` receives notes about stopped workers, in
     the thread that iterates ``run``. ``sandbox`` runs every worker under bubblewrap.
     """
 

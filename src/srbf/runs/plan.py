@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Collection, Mapping
 
 from srbf.catalogs.model import Catalog, CatalogEntry
+from srbf.methods.boundary import Limits
 from srbf.runs.config import RunConfig
 from srbf.runs.records import TaskKey
 from srbf.runs.sweeps import Condition, Variant, canonical_json
@@ -52,6 +53,7 @@ class WorkerSpec:
     options_json: str
     env: tuple[tuple[str, str | None], ...]
     sees_truth: bool = False
+    limits: Limits = Limits()
 
     @property
     def options(self) -> dict[str, Any]:
@@ -82,6 +84,7 @@ def worker_spec(variant: Variant) -> WorkerSpec:
         options_json=canonical_json(options),
         env=tuple(sorted(variant.method.env.items())),
         sees_truth=oracle,
+        limits=variant.method.limits,
     )
 
 

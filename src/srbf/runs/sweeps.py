@@ -157,7 +157,8 @@ def file_sha256(path: str | Path) -> str:
 
 
 def hash_payload(method: MethodConfig, options: Mapping[str, Any]) -> dict[str, Any]:
-    """What a variant's hash covers: scheme, adapter, concrete options, time limit per fit.
+    """What a variant's hash covers: scheme, adapter, concrete options, time limit per fit, and
+    the limits on what a fit returns where they differ from the defaults.
 
     A built-in is named; a method file enters by the sha256 of its contents (its path differs
     between machines, its code is what runs). The method's display name, interpreter path,
@@ -173,12 +174,15 @@ def hash_payload(method: MethodConfig, options: Mapping[str, Any]) -> dict[str, 
         described = {"type": "srbench", "sha256": content_hash(adapter.path)}
     else:
         described = {"type": adapter.type, "name": adapter.name}
-    return {
+    payload = {
         "scheme": HASH_SCHEME,
         "adapter": described,
         "options": _plain(options),
         "time_limit": float(method.time_limit),
     }
+    if method.limits.changed():  # limits decide what is recorded; the defaults leave old hashes as they were
+        payload["limits"] = method.limits.changed()
+    return payload
 
 
 def _plain(value: Any) -> Any:

@@ -1,19 +1,25 @@
 """JSON text for the store's free-form columns (configs, method internals, metrics).
 
-NumPy scalars and arrays are written as plain numbers and lists. Non-finite floats are kept:
-``NaN``, ``Infinity`` and ``-Infinity`` are written as Python's ``json`` writes them, so they read
-back exactly through srbf's readers. SQLite's own JSON functions accept them from SQLite 3.42 on
-(JSON5; NaN reads as NULL there) and fail with "malformed JSON" before; strict JSON parsers reject
-them: read the store through srbf's frames (``ResultsStore.predictions_frame`` etc.).
+Everything written is standard JSON, so that any reader (SQLite's JSON functions, DuckDB, a
+strict parser, another language) can read the store. NumPy scalars and arrays are written as
+plain numbers and lists. JSON has no NaN or infinity, so a non-finite float is written as the
+string ``"NaN"``, ``"Infinity"`` or ``"-Infinity"`` (the spelling of Protocol Buffers' JSON
+mapping), and srbf's reader turns those three strings back into floats: through srbf's frames
+(``ResultsStore.predictions_frame`` etc.) a NaN or an infinity reads back exactly. The price: a
+string that is exactly one of the three also reads back as a float. Stores written before this
+held bare ``NaN`` tokens; they read back as before.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import PurePath
 from typing import Any
 
 import numpy as np
+
+NON_FINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
 
 def _plain(value: Any) -> Any:
@@ -26,14 +32,52 @@ def _plain(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} value {value!r:.80} is not JSON-serialisable")
 
 
+def _finite(value: Any) -> Any:
+    """``value`` with every non-finite float spelled as its string."""
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return value if math.isfinite(value) else ("NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _finite(value.tolist())
+    return value
+
+
+def _write(value: Any) -> str:
+    return json.dumps(value, default=_plain, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
 def dumps(value: Any, what: str) -> str:
-    """``value`` as compact JSON text; a ``TypeError`` naming ``what`` if it cannot be written."""
+    """``value`` as compact standard JSON text; a ``TypeError`` naming ``what`` if it cannot be written."""
     try:
-        return json.dumps(value, default=_plain, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError) as exc:
+        try:
+            return _write(value)
+        except ValueError as exc:  # a non-finite float somewhere (or a circular reference)
+            if "Out of range float" not in str(exc):
+                raise
+            return _write(_finite(value))
+    except (TypeError, ValueError, RecursionError) as exc:
         raise TypeError(f"{what}: {exc}") from None
 
 
+def _nonfinite_back(value: Any) -> Any:
+    if isinstance(value, str):
+        return NON_FINITE.get(value, value)
+    if isinstance(value, dict):
+        return {k: _nonfinite_back(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_nonfinite_back(v) for v in value]
+    return value
+
+
 def loads(text: str | None) -> Any:
-    """The value stored as JSON ``text`` (``None`` for SQL NULL)."""
-    return None if text is None else json.loads(text)
+    """The value stored as JSON ``text`` (``None`` for SQL NULL), non-finite floats restored."""
+    if text is None:
+        return None
+    value = json.loads(text)
+    if '"NaN"' in text or 'Infinity"' in text:
+        value = _nonfinite_back(value)
+    return value
