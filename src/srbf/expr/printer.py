@@ -40,23 +40,31 @@ def _precedence(expr: Expr) -> int:
     return _ATOM
 
 
-def to_infix(expr: Expr) -> str:
-    """Python-syntax infix text of the tree, e.g. ``x0**2 + sin(x1)``. An n-ary sum or product
-    (canonical form) prints left-nested, as Python reads ``a + b + c``. Written piece by piece
-    from an explicit stack, so a sum of any length prints."""
+def _render(expr: Expr, leaf, pieces) -> str:
+    """Text of the tree written piece by piece from an explicit stack, so a sum of any length
+    prints: ``leaf`` writes a number, variable or constant, ``pieces`` splits a call into strings
+    and subtrees."""
     out: list[str] = []
     stack: list = [expr]
     while stack:
         item = stack.pop()
         if type(item) is str:
             out.append(item)
-        elif type(item) is Num:
-            out.append(format_number(item.value))
-        elif type(item) is Var or type(item) is Const:
-            out.append(item.name)
+        elif type(item) is Call:
+            stack.extend(reversed(pieces(item)))
         else:
-            stack.extend(reversed(_infix_pieces(item)))
+            out.append(leaf(item))
     return "".join(out)
+
+
+def _infix_leaf(expr: Expr) -> str:
+    return format_number(expr.value) if type(expr) is Num else expr.name
+
+
+def to_infix(expr: Expr) -> str:
+    """Python-syntax infix text of the tree, e.g. ``x0**2 + sin(x1)``. An n-ary sum or product
+    (canonical form) prints left-nested, as Python reads ``a + b + c``."""
+    return _render(expr, _infix_leaf, _infix_pieces)
 
 
 def _wrapped(expr: Expr, wrap: bool) -> list:
@@ -130,24 +138,15 @@ def _latex_number(value: float) -> str:
     return {"inf": r"\infty", "-inf": r"-\infty", "nan": r"\mathrm{NaN}"}.get(text, text)
 
 
+def _latex_leaf(expr: Expr) -> str:
+    if type(expr) is Num:
+        return _latex_number(expr.value)
+    return _latex_name(expr.name) if type(expr) is Var else CONSTANT_LATEX[expr.name]
+
+
 def to_latex(expr: Expr) -> str:
-    """LaTeX for reports, e.g. ``\\frac{x_{0}^{2}}{2} + \\sin\\left(x_{1}\\right)``. Written
-    piece by piece from an explicit stack, like :func:`to_infix`."""
-    out: list[str] = []
-    stack: list = [expr]
-    while stack:
-        item = stack.pop()
-        if type(item) is str:
-            out.append(item)
-        elif type(item) is Num:
-            out.append(_latex_number(item.value))
-        elif type(item) is Var:
-            out.append(_latex_name(item.name))
-        elif type(item) is Const:
-            out.append(CONSTANT_LATEX[item.name])
-        else:
-            stack.extend(reversed(_latex_pieces(item)))
-    return "".join(out)
+    """LaTeX for reports, e.g. ``\\frac{x_{0}^{2}}{2} + \\sin\\left(x_{1}\\right)``."""
+    return _render(expr, _latex_leaf, _latex_pieces)
 
 
 def _latex_wrapped(expr: Expr, wrap: bool) -> list:
