@@ -51,10 +51,6 @@ _EQUALS_RE = re.compile(r"(?<![<>!=])=(?!=)")  # an equation's '=', not '==', '<
 _GENERIC_COLUMN_RE = re.compile(r"^[xX]_?([0-9]+)$")
 _PREFIX_NUMBER_RE = re.compile(r"^[-+]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|nan)$", re.IGNORECASE)
 DEFAULT_TARGET = "y"
-_TOO_DEEP = (
-    "formula is nested too deeply to read (brackets and functions nest at most about 150 levels; "
-    "sums and products may be of any length)"
-)
 _SPECIAL_NUMBERS = {"inf": float("inf"), "infinity": float("inf"), "nan": float("nan")}
 _CONSTANT_SPELLINGS = {"pi": "pi", "e": "e", "E": "e", "PI": "pi", "Pi": "pi"}
 _INFIX_SYMBOLS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "**": "pow", "^": "pow"}
@@ -226,121 +222,127 @@ def _fold_call(name: str, op: str, args: list[Expr], pos: int) -> Expr:
     return Call(op, tuple(args))
 
 
+# Binding strength of each infix operator; a unary sign sits between * and ** (as in Python).
+_BINARY_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "**": 4, "^": 4}
+_SIGN_PRECEDENCE = 3
+_SIGN = object()  # marks a unary sign on the operator stack
+_GROUP = object()  # marks an open bracket or call; entries (_GROUP, opening, name, op, args)
+
+
 class _InfixParser:
-    """Recursive descent over: sum := product (+|- product)*; product := unary (*|/ unary)*;
-    unary := (-|+) unary | power; power := primary ((**|^) unary)?; primary := number | name |
-    name(args) | (sum). Unary minus binds looser than ** and tighter than *, as in Python."""
+    """Operator precedence with explicit stacks, so nesting depth costs memory, not Python frames.
+
+    The language: sum := product (+|- product)*; product := unary (*|/ unary)*; unary := (-|+)
+    unary | power; power := primary ((**|^) unary)?; primary := number | name | name(args) |
+    (sum). So ``**`` is right-associative and ``-x**2`` is ``-(x**2)``, as in Python; ``-2.5`` is
+    a number while ``-(2.5)`` is a negation. Operands are (tree, is_literal) pairs; operators are
+    (precedence, symbol) pairs or group markers; tokens are read once, left to right, so every
+    error is raised at the same token as a recursive-descent reader would raise it.
+    """
 
     def __init__(self, text: str, offset: int, resolver: _NameResolver):
         self.text = text
         self.tokens = _tokenize(text, offset)
-        self.i = 0
         self.resolver = resolver
         if not self.tokens:
             raise ParseError("empty formula", "", offset)
 
     def parse(self) -> Expr:
-        try:
-            expr, _ = self._sum()
-        except RecursionError:
-            raise ParseError(_TOO_DEEP, "", 0) from None
-        if self.i < len(self.tokens):
-            token = self.tokens[self.i]
-            if token.kind == ")":
-                raise ParseError(f"unbalanced bracket: {token.text!r} at position {token.pos} closes nothing", token.text, token.pos)
-            raise ParseError(f"unexpected {token.text!r} at position {token.pos}", token.text, token.pos)
-        return expr
-
-    def _peek(self) -> _Token | None:
-        return self.tokens[self.i] if self.i < len(self.tokens) else None
-
-    def _sum(self) -> tuple[Expr, bool]:
-        left, literal = self._product()
-        while (token := self._peek()) is not None and token.text in ("+", "-"):
-            self.i += 1
-            right, _ = self._product()
-            left, literal = Call(_INFIX_SYMBOLS[token.text], (left, right)), False
-        return left, literal
-
-    def _product(self) -> tuple[Expr, bool]:
-        left, literal = self._unary()
-        while (token := self._peek()) is not None and token.text in ("*", "/"):
-            self.i += 1
-            right, _ = self._unary()
-            left, literal = Call(_INFIX_SYMBOLS[token.text], (left, right)), False
-        return left, literal
-
-    def _unary(self) -> tuple[Expr, bool]:
-        token = self._peek()
-        if token is not None and token.text in ("-", "+"):
-            self.i += 1
-            operand, literal = self._unary()
-            if token.text == "+":
-                return operand, literal
-            if literal and isinstance(operand, Num):
-                return Num(-operand.value), False  # "-2.5" is a number, "-(2.5)" a negation
-            return Call("neg", (operand,)), False
-        return self._power()
-
-    def _power(self) -> tuple[Expr, bool]:
-        base, literal = self._primary()
-        token = self._peek()
-        if token is not None and token.text in ("**", "^"):
-            self.i += 1
-            exponent, _ = self._unary()
-            return Call("pow", (base, exponent)), False
-        return base, literal
-
-    def _primary(self) -> tuple[Expr, bool]:
-        token = self._peek()
-        if token is None:
-            end = len(self.text)
-            raise ParseError(f"formula ends too early at position {end}: an operand is missing", "", end)
-        self.i += 1
-        if token.kind == "num":
-            return Num(float(token.text)), True
-        if token.kind == "(":
-            inner, _ = self._sum()
-            self._expect_close(token)
-            return inner, False
-        if token.kind == "name":
-            following = self._peek()
-            if following is not None and following.kind == "(":
-                return self._call(token), False
-            resolved = self.resolver.resolve(token.text, token.pos)
-            return resolved, isinstance(resolved, Num)  # inf and nan read like number literals
-        raise ParseError(f"unexpected {token.text!r} at position {token.pos}: an operand is missing", token.text, token.pos)
-
-    def _call(self, name: _Token) -> Expr:
-        op = lookup_function(name.text)
-        if op is None:
-            raise ParseError(f"unknown function {name.text!r} at position {name.pos}", name.text, name.pos)
-        opening = self.tokens[self.i]
-        self.i += 1
-        args: list[Expr] = []
-        if (token := self._peek()) is not None and token.kind == ")":
-            self.i += 1
-        else:
+        tokens, count = self.tokens, len(self.tokens)
+        operands: list[tuple[Expr, bool]] = []
+        operators: list[tuple] = []
+        i = 0
+        while True:
+            # expecting an operand: signs, then a number, a name, a call or an open bracket
+            token = tokens[i] if i < count else None
+            if token is None:
+                end = len(self.text)
+                raise ParseError(f"formula ends too early at position {end}: an operand is missing", "", end)
+            i += 1
+            if token.text in ("-", "+"):
+                operators.append((_SIGN_PRECEDENCE, token.text))
+                continue
+            if token.kind == "num":
+                operands.append((Num(float(token.text)), True))
+            elif token.kind == "(":
+                operators.append((_GROUP, token, None, None, None))
+                continue
+            elif token.kind == "name":
+                if i < count and tokens[i].kind == "(":
+                    op = lookup_function(token.text)
+                    if op is None:
+                        raise ParseError(f"unknown function {token.text!r} at position {token.pos}", token.text, token.pos)
+                    opening = tokens[i]
+                    i += 1
+                    if i < count and tokens[i].kind == ")":
+                        i += 1
+                        operands.append((_fold_call(token.text, op, [], token.pos), False))
+                    else:
+                        operators.append((_GROUP, opening, token, op, []))
+                        continue
+                else:
+                    resolved = self.resolver.resolve(token.text, token.pos)
+                    operands.append((resolved, isinstance(resolved, Num)))  # inf and nan read like literals
+            else:
+                raise ParseError(
+                    f"unexpected {token.text!r} at position {token.pos}: an operand is missing", token.text, token.pos
+                )
+            # after an operand: an infix operator, a comma or a closing bracket, or the end
             while True:
-                arg, _ = self._sum()
-                args.append(arg)
-                token = self._peek()
-                if token is not None and token.kind == ",":
-                    self.i += 1
-                    continue
-                self._expect_close(opening)
-                break
-        return _fold_call(name.text, op, args, name.pos)
+                token = tokens[i] if i < count else None
+                precedence = _BINARY_PRECEDENCE.get(token.text) if token is not None else None
+                if precedence is not None:
+                    i += 1
+                    # ** is right-associative: it reduces only what binds strictly tighter
+                    _reduce(operands, operators, precedence + 1 if precedence == 4 else precedence)
+                    operators.append((precedence, token.text))
+                    break
+                _reduce(operands, operators, 0)
+                group = operators[-1] if operators else None
+                if token is None:
+                    if group is None:
+                        return operands.pop()[0]
+                    opening = group[1]
+                    raise ParseError(
+                        f"unbalanced bracket: {opening.text!r} at position {opening.pos} is never closed",
+                        opening.text,
+                        opening.pos,
+                    )
+                if group is None:
+                    if token.kind == ")":
+                        raise ParseError(
+                            f"unbalanced bracket: {token.text!r} at position {token.pos} closes nothing", token.text, token.pos
+                        )
+                    raise ParseError(f"unexpected {token.text!r} at position {token.pos}", token.text, token.pos)
+                _, opening, name, op, args = group
+                if token.kind == "," and name is not None:
+                    i += 1
+                    args.append(operands.pop()[0])
+                    break
+                if token.kind != ")":
+                    raise ParseError(f"unexpected {token.text!r} at position {token.pos}: expected ')'", token.text, token.pos)
+                i += 1
+                operators.pop()
+                inner = operands.pop()[0]
+                if name is not None:
+                    args.append(inner)
+                    inner = _fold_call(name.text, op, args, name.pos)
+                operands.append((inner, False))
 
-    def _expect_close(self, opening: _Token) -> None:
-        token = self._peek()
-        if token is None:
-            raise ParseError(
-                f"unbalanced bracket: {opening.text!r} at position {opening.pos} is never closed", opening.text, opening.pos
-            )
-        if token.kind != ")":
-            raise ParseError(f"unexpected {token.text!r} at position {token.pos}: expected ')'", token.text, token.pos)
-        self.i += 1
+
+def _reduce(operands: list[tuple[Expr, bool]], operators: list[tuple], precedence: int) -> None:
+    """Apply the pending operators that bind at least as tightly as ``precedence``, down to the
+    innermost open bracket."""
+    while operators and operators[-1][0] is not _GROUP and operators[-1][0] >= precedence:
+        strength, symbol = operators.pop()
+        if strength == _SIGN_PRECEDENCE:
+            operand, literal = operands[-1]
+            if symbol == "-":
+                # "-2.5" is a number, "-(2.5)" a negation
+                operands[-1] = (Num(-operand.value), False) if literal and type(operand) is Num else (Call("neg", (operand,)), False)
+            continue
+        right = operands.pop()[0]
+        operands[-1] = (Call(_INFIX_SYMBOLS[symbol], (operands[-1][0], right)), False)
 
 
 def _prefix_from_string(text: str, start: int, resolver: _NameResolver) -> Expr:
@@ -375,10 +377,7 @@ class _PrefixParser:
     def parse(self) -> Expr:
         if not self.tokens:
             raise ParseError("empty formula", "", 0)
-        try:
-            expr = self._node()
-        except RecursionError:
-            raise ParseError(_TOO_DEEP, "", 0) from None
+        expr = self._tree()
         if self.i < len(self.tokens):
             extra = self.tokens[self.i]
             raise ParseError(
@@ -386,7 +385,25 @@ class _PrefixParser:
             )
         return expr
 
-    def _node(self) -> Expr:
+    def _tree(self) -> Expr:
+        """Read one tree; operators wait on a stack (op, arguments still missing, arguments read)."""
+        pending: list[tuple[str, int, list[Expr]]] = []
+        while True:
+            node = self._leaf_or_operator(pending)
+            if node is None:
+                continue
+            while pending:
+                op, arity, args = pending[-1]
+                args.append(node)
+                if len(args) < arity:
+                    break
+                pending.pop()
+                node = Call(op, tuple(args))
+            else:
+                return node
+
+    def _leaf_or_operator(self, pending: list[tuple[str, int, list[Expr]]]) -> Expr | None:
+        """The next token as a leaf, or None after putting an operator on ``pending``."""
         if self.i >= len(self.tokens):
             last = len(self.tokens) - 1
             raise ParseError(
@@ -401,8 +418,8 @@ class _PrefixParser:
             return Num(float(token))
         op = self._SYMBOLS.get(token) or lookup_function(token)
         if op is not None:
-            args = [self._node() for _ in range(OPERATORS[op].arity)]
-            return Call(op, tuple(args))
+            pending.append((op, OPERATORS[op].arity, []))
+            return None
         if not re.fullmatch(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*", token):
             raise ParseError(f"unexpected {token!r} at {self._where(index)}", token, self._pos(index))
         return self.resolver.resolve(token, self._pos(index))
