@@ -5,6 +5,7 @@ import math
 import pytest
 
 from srbf.expr import Call, Const, Num, ParseError, Var, parse
+from srbf.expr.tree import count_nodes
 
 X = ["x0", "x1"]
 
@@ -178,9 +179,26 @@ def test_never_evaluates_the_string():
             parse(hostile, X)
 
 
-def test_deep_nesting_is_an_error_not_a_crash():
-    with pytest.raises(ParseError, match="nested too deeply"):
-        parse("(" * 5000 + "x0" + ")" * 5000, X)
+def test_deep_nesting_is_read_without_recursion():
+    assert parse("(" * 20000 + "x0" + ")" * 20000, X) == x0
+    deep = parse("sin(" * 20000 + "x0" + ")" * 20000, X)
+    for _ in range(20000):
+        assert deep.op == "sin"
+        deep = deep.args[0]
+    assert deep == x0
+    signs = parse("-" * 20001 + "2", X)  # an odd number of signs: a negated number under negations
+    assert signs.op == "neg" and count_nodes(signs) == 20001
+    tower = parse("x0" + "**x1" * 3, X)  # right-associative at any length
+    assert tower == pow_(x0, pow_(x1, pow_(x1, x1)))
+    prefix = parse(["sin"] * 20000 + ["x0"], X)
+    assert count_nodes(prefix) == 20001
+
+
+def test_deep_nesting_errors_name_the_innermost_bracket():
+    with pytest.raises(ParseError, match="'\\(' at position 19999 is never closed"):
+        parse("(" * 20000 + "x0", X)
+    with pytest.raises(ParseError, match="closes nothing"):
+        parse("(" * 20000 + "x0" + ")" * 20001, X)
 
 
 def test_notation_argument_is_checked():

@@ -61,10 +61,19 @@ def test_a_20000_term_sum_is_scored(data, capsys, npz):
     assert numeric["success"] == 1 and numeric["fvu_support"] < 1e-12
 
 
-def test_a_nesting_too_deep_to_read_is_a_failure_with_its_reason(data):
-    metrics = score(TRUTH, "sin(" * 3000 + "x0" + ")" * 3000, data)
+def test_a_formula_nested_20000_deep_is_scored(data):
+    brackets = Judge(TRUTH, data).score("(" * 20000 + "x0" + ")" * 20000 + " + x1")
+    assert brackets["success"] == 1 and brackets["failure_reason"] is None and brackets["srr_structure"] == 1
+    functions = Judge(TRUTH, data).score("sin(" * 20000 + "x0" + ")" * 20000 + " + x1")
+    assert functions["success"] == 1 and functions["failure_reason"] is None
+    assert functions["canonical_complete"] is False  # too deep to canonicalise: the record says so
+    assert functions["srr_structure"] == 0
+
+
+def test_a_text_beyond_the_length_limit_is_a_failure_with_its_reason(data):
+    metrics = score(TRUTH, "sin(" * 250001 + "x0" + ")" * 250001, data)
     assert metrics["success"] == 0
-    assert metrics["failure_reason"].startswith("does not parse: formula is nested too deeply")
+    assert "longer than the judge reads" in metrics["failure_reason"]
 
 
 def test_a_deep_tree_is_scored(data):
