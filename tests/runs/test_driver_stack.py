@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 import srbf
+from srbf.methods.stack import lock_hash as own_lock_hash
 from srbf.cli import main
 from srbf.judge import JUDGE_VERSION
 from srbf.store import ResultsStore
@@ -83,7 +84,8 @@ def test_each_campaign_records_the_stack_its_method_ran_with(scored_run, other_p
         assert row["srbf_version"] == srbf.__version__ and row["python_version"] == platform.python_version()
         assert (row["method_package"], row["method_package_version"]) == ("srbf", srbf.__version__)
         assert row["method_scipy_version"] == metadata.version("scipy")
-        assert row["method_lock_hash"] is None  # no method environment behind a built-in
+    # srbf's own lock as `make` installed it (None elsewhere); no lock behind another interpreter
+    assert here["method_lock_hash"] == own_lock_hash(None) and there["method_lock_hash"] is None
     assert here["method_numpy_version"] == metadata.version("numpy")
     assert here["method_python_version"] == platform.python_version()
     assert there["method_numpy_version"] == SHADOW_NUMPY  # as the method's own interpreter sees it
