@@ -13,12 +13,14 @@ import sysconfig
 from importlib import metadata
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
 import srbf
 from srbf.cli import main
 from srbf.judge import JUDGE_VERSION
+from srbf.methods.stack import lock_hash as own_lock_hash
 from srbf.store import ResultsStore
 
 SHADOW_NUMPY = "0.0.1"  # the NumPy version the other environment's metadata records
@@ -83,7 +85,10 @@ def test_each_campaign_records_the_stack_its_method_ran_with(scored_run, other_p
         assert row["srbf_version"] == srbf.__version__ and row["python_version"] == platform.python_version()
         assert (row["method_package"], row["method_package_version"]) == ("srbf", srbf.__version__)
         assert row["method_scipy_version"] == metadata.version("scipy")
-        assert row["method_lock_hash"] is None  # no method environment behind a built-in
+    # srbf's own lock as `make` installed it (None elsewhere); no lock behind another interpreter
+    own = own_lock_hash(None)
+    assert here["method_lock_hash"] == own if own else pd.isna(here["method_lock_hash"])
+    assert pd.isna(there["method_lock_hash"])
     assert here["method_numpy_version"] == metadata.version("numpy")
     assert here["method_python_version"] == platform.python_version()
     assert there["method_numpy_version"] == SHADOW_NUMPY  # as the method's own interpreter sees it
