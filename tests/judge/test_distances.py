@@ -123,3 +123,19 @@ def test_zhang_shasha_matches_brute_force_on_random_trees():
         b = _random_tree(rng, int(rng.integers(1, 8)))
         expected = _forest_distance((_as_tuple(a),), (_as_tuple(b),))
         assert tree_edit_distance(a, b, label) == expected
+
+
+def test_a_tree_too_costly_to_compare_gives_no_distance_instead_of_stalling():
+    """A right-nested power chain makes Zhang-Shasha quadratic in its length: past the cell cap the
+    distance is missing, below it the distance is computed as before."""
+    from srbf.expr import parse
+    from srbf.judge.distances import MAX_TREE_EDIT_CELLS, PreparedTree, tree_edit_cells, tree_edit_distance
+    from srbf.judge.length import node_label
+
+    truth = PreparedTree(parse("x0 + x1", ["x0", "x1"]), node_label)
+    short = PreparedTree(parse("x0" + "**1" * 20 + " + x1", ["x0", "x1"]), node_label)
+    long = PreparedTree(parse("x0" + "**1" * 3000 + " + x1", ["x0", "x1"]), node_label)
+    assert tree_edit_cells(short) * tree_edit_cells(truth) <= MAX_TREE_EDIT_CELLS
+    assert tree_edit_distance(short, truth, node_label) == 20 * len("**1")
+    assert tree_edit_cells(long) * tree_edit_cells(truth) > MAX_TREE_EDIT_CELLS
+    assert tree_edit_distance(long, truth, node_label) is None
