@@ -11,7 +11,9 @@ without refreshing the lock is caught (`--check`, run by the test suite) with no
     python tools/lock.py --check          # the lock matches pyproject.toml
     python tools/lock.py --print uv       # one package's lines (the installer bootstraps uv)
 
-Standard library only, except `--check`, which uses `packaging` (a dependency of pytest).
+`--print` needs the standard library only (it bootstraps the install); `--write` and `--check` run
+in srbf's environment: they read the lock with `srbf.methods.lockfile` and check bounds with
+`packaging` (a dependency of pytest).
 """
 
 from __future__ import annotations
@@ -57,18 +59,21 @@ def digest(pyproject: Path) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def pins(lock_text: str) -> dict[str, str]:
-    """Normalised package name -> pinned version, from a hashed requirements file."""
-    found = {}
-    for line in lock_text.splitlines():
-        match = re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)", line)
-        if match:
-            found[normalise(match.group(1))] = match.group(2)
-    return found
-
-
 def normalise(name: str) -> str:
+    """PEP 503's comparable name; ``srbf.methods.lockfile.canonical_name``, repeated here only
+    because ``--print`` runs before srbf is installed."""
     return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def pins(lock: Path) -> dict[str, str]:
+    """Comparable package name -> pinned version, read by srbf's own lock reader (which also
+    refuses a malformed line, a package pinned twice or one without a hash)."""
+    from srbf.methods.lockfile import LockError as ReadError, parse_lock
+
+    try:
+        return {name: package.version for name, package in parse_lock(lock.read_text(), str(lock)).items()}
+    except ReadError as error:
+        raise LockError(str(error)) from None
 
 
 def write(pyproject: Path, lock: Path, uv: str, upgrade: bool) -> None:
@@ -94,7 +99,7 @@ def check(pyproject: Path, lock: Path) -> None:
         raise LockError(f"{lock}: line 1 should record the pyproject digest; run `make lock`")
     if first[len(DIGEST_PREFIX):].strip() != digest(pyproject):
         raise LockError(f"{lock}: written for other dependencies than {pyproject.name} lists now; run `make lock`")
-    pinned = pins(text)
+    pinned = pins(lock)
     tables = dependency_tables(pyproject)
     wanted = tables["dependencies"] + [r for extra in tables["optional-dependencies"].values() for r in extra]
     for spec in wanted:
@@ -136,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.write:
             write(args.pyproject, args.lock, args.uv, args.upgrade)
-            print(f"wrote {args.lock} ({len(pins(args.lock.read_text()))} packages)")
+            print(f"wrote {args.lock} ({len(pins(args.lock))} packages)")
         elif args.check:
             check(args.pyproject, args.lock)
             print(f"{args.lock.name} matches {args.pyproject.name}")
