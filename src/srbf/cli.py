@@ -165,15 +165,11 @@ def _judge(args: argparse.Namespace) -> int:
 
     try:
         metrics = judge_from_files(args.truth, args.prediction, args.data, variables=args.variables, srbench=args.srbench,
-                                   positive=args.positive)  # fmt: skip
+                                   positive=args.positive, target=args.target)  # fmt: skip
     except JudgeInputError as error:
         raise UserError(str(error)) from None
     print(json.dumps(jsonable(metrics), indent=2) if args.json else format_metrics(metrics))
     return 0
-
-
-
-
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -221,6 +217,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--positive", metavar="NAMES",
                    help="comma-separated variables never negative on the domain ('' for none; default: from the "
                         "file's catalog entry when it names a shipped one, else none)")  # fmt: skip
+    p.add_argument("--target", metavar="NAME",
+                   help="the output's name: a prediction 'NAME = formula' is scored as the formula ('y = ...' always "
+                        "is; default: the file's catalog entry's target when it names a shipped one)")  # fmt: skip
     p.add_argument("--srbench", action="store_true", help="also run SRBench's SymPy symbolic-solution check (slow)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(run=_judge)

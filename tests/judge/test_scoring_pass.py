@@ -420,6 +420,25 @@ def test_judge_command_positive_variables(capsys, tmp_path):
     assert "positive names V3, not among the data's columns" in capsys.readouterr().err
 
 
+def test_judge_command_reads_the_catalog_entrys_target(capsys, tmp_path):
+    """`srbf sample` names its catalog entry, so `E = ...` (the entry's output) is read as the
+    formula; another name is a parse failure; --target names it for a file without an entry."""
+    import json
+
+    data = tmp_path / "p.npz"
+    assert main(["sample", "feynman", "I.39.22", "-o", str(data)]) == 0  # pr = n*kb*T/V
+
+    def judged(prediction, *extra):
+        capsys.readouterr()
+        assert main(["judge", "--truth", "n*kb*T/V", "--prediction", prediction, "--data", str(data), "--json", *extra]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    assert judged("pr = n*kb*T/V")["srr_structure"] == 1
+    assert judged("y = n*kb*T/V")["srr_structure"] == 1
+    assert "'q' of the '='" in judged("q = n*kb*T/V")["failure_reason"]
+    assert judged("q = n*kb*T/V", "--target", "q")["srr_structure"] == 1
+
+
 def test_positive_variables_of_a_catalog_entry():
     from srbf.catalogs.model import VariableSpec
     from srbf.judge.data import positive_variables
