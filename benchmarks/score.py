@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from judge import build  # noqa: E402 - the judge benchmark's problems and predictions
 
-from srbf.runs.records import FitResult, TaskKey  # noqa: E402
+from srbf.core import FitResult, TaskKey  # noqa: E402
 from srbf.store import ResultsStore  # noqa: E402
 
 KINDS = ("truth", "truth_plus_1e-8", "scaled_1.01", "next_formula")

@@ -19,7 +19,7 @@ import numpy as np
 
 from srbf.methods import Worker
 from srbf.methods.isolation import Sandbox
-from srbf.runs.records import FitTask, TaskKey
+from srbf.core import FitTask, TaskKey
 
 TRIVIAL = '''
 def fit(X, y, *, budget, seed, variables, options, report):

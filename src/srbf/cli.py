@@ -12,11 +12,12 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+from srbf.core import SrbfError
 from srbf import __version__
 from srbf.cli_args import non_negative_float, positive_int
 
 
-class UserError(Exception):
+class UserError(SrbfError):
     """An error in what the user asked for; printed as one line, exit status 2."""
 
 

@@ -15,7 +15,7 @@ from srbf.catalogs.sampling import sample_problem
 from srbf.cli import main
 from srbf.judge import JUDGE_VERSION, METRIC_KEYS
 from srbf.judge.scoring_pass import ScoringError, metrics_long_frame, parse_condition, score_store
-from srbf.runs.records import FitResult, TaskKey
+from srbf.core import FitResult, TaskKey
 from srbf.store import STORE_FILENAME, ResultsStore
 
 CONDITION = "n_support=64;noise=0"

@@ -16,7 +16,7 @@ import pytest
 
 from srbf.methods import Worker
 from srbf.methods.isolation import Sandbox, method_seed, sandbox_problem, signal_stop
-from srbf.runs.records import FitTask, TaskKey
+from srbf.core import FitTask, TaskKey
 
 KEY = TaskKey("m", "hash", "cat", 1, "p1", 0, 10.0, "n_support=8;noise=0", 7)
 

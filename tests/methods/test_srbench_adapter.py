@@ -12,7 +12,7 @@ from srbf.expr import compile_expr, parse
 from srbf.methods import WorkerStartError
 from srbf.methods import srbench
 from srbf.methods import srbench_main as generic
-from srbf.runs.records import FitTask, TaskKey
+from srbf.core import FitTask, TaskKey
 
 # A least-squares "method" in SRBench's shape: est, model(est, X), complexity, hyper_params,
 # eval_kwargs with pre_train and test_params; it imports a helper beside it, relatively.

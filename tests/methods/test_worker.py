@@ -17,7 +17,7 @@ import pytest
 
 from srbf.methods import Worker, WorkerStartError, start_worker
 from srbf.methods import worker_main as wire
-from srbf.runs.records import FitTask, TaskKey
+from srbf.core import FitTask, TaskKey
 
 VARIABLES = ("x0", "x1", "x2")
 

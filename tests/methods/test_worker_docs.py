@@ -9,7 +9,7 @@ import numpy as np
 
 from srbf.expr import compile_expr, parse
 from srbf.methods import Worker
-from srbf.runs.records import FitTask, TaskKey
+from srbf.core import FitTask, TaskKey
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "adapters.md"
 

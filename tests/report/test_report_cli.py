@@ -141,7 +141,7 @@ def test_no_store(capsys, tmp_path):
 def scored_store(root, frame):
     """A results store holding ``frame``'s rows as predictions with their metrics (judge 1.0)."""
     from srbf.judge import JUDGE_VERSION
-    from srbf.runs.records import FitResult, TaskKey
+    from srbf.core import FitResult, TaskKey
     from srbf.store import ResultsStore
 
     metrics = ["success", "nrr_validation", "srr_structure", "log10_fvu_validation", "token_count_mismatch"]
@@ -177,7 +177,7 @@ def test_end_to_end_from_a_scored_store(capsys, tmp_path):
 
 
 def test_store_with_predictions_but_no_metrics(capsys, tmp_path):
-    from srbf.runs.records import FitResult, TaskKey
+    from srbf.core import FitResult, TaskKey
     from srbf.store import ResultsStore
 
     with ResultsStore(tmp_path) as store:

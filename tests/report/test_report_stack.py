@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from srbf.report.stack import stack_markdown
-from srbf.runs.records import FitResult, TaskKey
+from srbf.core import FitResult, TaskKey
 from srbf.store import ResultsStore
 
 

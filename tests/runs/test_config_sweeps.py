@@ -7,7 +7,7 @@ import shutil
 import pytest
 
 from srbf.runs.config import ConfigError, config_from_dict, load_config
-from srbf.runs.records import TaskKey
+from srbf.core import TaskKey
 from srbf.runs.sweeps import HASH_SCHEME, Condition, canonical_json, expand, iter_cells, sweep_points
 
 BASE = {"experiment": "q", "catalogs": "nguyen", "method": "prior"}

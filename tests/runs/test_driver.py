@@ -11,7 +11,7 @@ from srbf.runs.driver import RunError, apply_overrides, collect_status, filter_v
 from srbf.runs.executor import LocalExecutor
 from srbf.runs.plan import make_plan
 from srbf.runs.problems import Placeholder, ProblemSource
-from srbf.runs.records import FitTask
+from srbf.core import FitTask
 
 
 def small_config(tmp_path, **changes):

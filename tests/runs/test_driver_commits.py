@@ -10,7 +10,7 @@ from srbf.runs.config import load_config
 from srbf.runs.driver import COMMIT_WINDOW_SECONDS, RunSummary, _HeldResults, run_config
 from srbf.runs.executor import Completed
 from srbf.runs.plan import make_plan
-from srbf.runs.records import FitResult
+from srbf.core import FitResult
 from srbf.store import ResultsStore
 
 

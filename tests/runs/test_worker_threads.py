@@ -6,7 +6,7 @@ import numpy as np
 
 from srbf.runs.executor import ONE_THREAD, new_worker, worker_env
 from srbf.runs.plan import WorkerSpec
-from srbf.runs.records import FitTask, TaskKey
+from srbf.core import FitTask, TaskKey
 
 METHOD = '''
 import os

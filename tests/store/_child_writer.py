@@ -7,7 +7,7 @@ usage: _child_writer.py STORE N  -- record N fits then print "done" and sleep;
 import sys
 import time
 
-from srbf.runs.records import FitResult, TaskKey
+from srbf.core import FitResult, TaskKey
 from srbf.store import ResultsStore
 
 

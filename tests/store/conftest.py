@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import srbf
-from srbf.runs.records import FitResult, TaskKey
+from srbf.core import FitResult, TaskKey
 from srbf.store import ResultsStore
 
 HERE = Path(__file__).resolve().parent

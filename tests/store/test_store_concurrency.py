@@ -92,7 +92,7 @@ def test_kill_mid_loop_loses_at_most_the_fit_in_flight(tmp_path, child, make_res
     assert stored in (confirmed, confirmed + 1)
 
     # and a rerun resumes by key
-    from srbf.runs.records import TaskKey
+    from srbf.core import TaskKey
 
     planned = [
         TaskKey("linear", "cfg-1", "nguyen", 1, f"p{i}", 0, 60.0, "noise=0", i) for i in range(stored + 5)

@@ -14,7 +14,7 @@ from srbf.store.jsontext import loads
 
 @pytest.fixture
 def filled(store, campaign, make_key, make_result):
-    from srbf.runs.records import FitResult
+    from srbf.core import FitResult
 
     for i in range(4):
         store.record(

@@ -48,7 +48,7 @@ def test_record_reads_back_equal(store, campaign, make_key, make_result):
 
 
 def test_empty_fields_and_failures(store, campaign, make_key):
-    from srbf.runs.records import FitResult
+    from srbf.core import FitResult
 
     for i, status in enumerate(("failed", "timeout", "crashed", "placeholder")):
         store.record(make_key(i), FitResult(status, error=f"{status}!"), campaign_id=campaign, data_hash="")

@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-from srbf.runs.records import STATUSES
+from srbf.core import STATUSES
 from srbf.store import PROVENANCES, SCHEMA_VERSION, STORE_FILENAME, ResultsStore, StoreError, resolve_path
 from srbf.store.schema import APPLICATION_ID, TABLES
 

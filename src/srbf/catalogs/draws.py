@@ -25,6 +25,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from srbf.core import SrbfError
 from srbf.catalogs.model import DISTRIBUTIONS, SIGNS, VariableSpec
 
 __all__ = ["KEY_SCHEME", "STREAMS", "draw_inputs", "ood_range", "stream_generator"]
@@ -316,7 +317,7 @@ def reset_generator(material: str, stream: str) -> np.random.Generator:
 # --------------------------------------------------------------------------------------------
 
 
-class Shortfall(Exception):
+class Shortfall(SrbfError):
     """A stream ran out of budget; the message says how many points it got and needed."""
 
 

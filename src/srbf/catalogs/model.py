@@ -10,11 +10,13 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
 
+from srbf.core import SrbfError
+
 DISTRIBUTIONS = ("uniform", "log_uniform", "integer")
 SIGNS = ("range", "negative", "both")
 
 
-class CatalogError(ValueError):
+class CatalogError(SrbfError, ValueError):
     """A catalog that cannot be used; the message names the file, the problem, the field and the value."""
 
 

@@ -14,11 +14,12 @@ from __future__ import annotations
 import re
 from typing import NamedTuple, Sequence
 
+from srbf.core import SrbfError
 from srbf.expr.operators import MODULE_PREFIXES, OPERATORS, lookup_function
 from srbf.expr.tree import Call, Const, Expr, Num, Var
 
 
-class ParseError(ValueError):
+class ParseError(SrbfError, ValueError):
     """A formula that cannot be read. ``token`` and ``position`` (0-based offset) locate it."""
 
     def __init__(self, message: str, token: str = "", position: int = 0):

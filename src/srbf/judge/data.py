@@ -12,10 +12,12 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from srbf.core import SrbfError
+
 ARRAYS = ("X_support", "y_support", "X_validation", "y_validation")
 
 
-class JudgeInputError(ValueError):
+class JudgeInputError(SrbfError, ValueError):
     """Input the judge cannot score against: the message is one line that says what is wrong."""
 
 

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from srbf.core import SrbfError
 from srbf.judge.long_frame import metrics_long_frame, parse_condition  # re-exported: the pass and its reader
 from srbf.judge.scoring import JUDGE_VERSION, Judge
 from srbf.judge.stack import differences, judge_stack, other_stack_ids
@@ -62,7 +63,7 @@ DEFAULT_N_VALIDATION = 512
 DEFAULT_OOD = False
 
 
-class ScoringError(Exception):
+class ScoringError(SrbfError):
     """A scoring pass that cannot start (no store there, a store opened read-only); one line."""
 
 

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from srbf.methods import worker_main as wire
-from srbf.runs.records import FitResult
+from srbf.core import FitResult, SrbfError
 
 SANITIZED_KEY = "srbf_sanitized"  # srbf's notes on what it repaired in a record (a list of lines)
 MAX_DEPTH = wire.MAX_DEPTH
@@ -60,7 +60,7 @@ class Limits:
         return 8 * (self.expression_bytes + self.internals_bytes + ERROR_CHARS) + (1 << 20)
 
 
-class BadMessage(ValueError):
+class BadMessage(SrbfError, ValueError):
     """A message of the wrong shape from a worker; the fit fails with this reason."""
 
 

@@ -154,7 +154,7 @@ def _toy_fit(spec: MethodSpec, report: DoctorReport, python: Path, time_limit: f
 
     from srbf.expr import ParseError, compile_expr, parse
     from srbf.methods.worker import Worker, WorkerStartError
-    from srbf.runs.records import FitTask, TaskKey
+    from srbf.core import FitTask, TaskKey
 
     config = spec.shipped_method()
     options = config.get("options") if isinstance(config.get("options"), dict) else {}

@@ -21,6 +21,7 @@ import subprocess
 from pathlib import Path
 from typing import Any, Sequence
 
+from srbf.core import SrbfError
 from srbf.methods.roster import ROSTER
 
 ENV_PREFIX = "env:"
@@ -28,7 +29,7 @@ MANIFEST = "srbf-manifest.json"
 _ENV_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 
 
-class EnvError(ValueError):
+class EnvError(SrbfError, ValueError):
     """A method environment that cannot be used: unknown, not installed, or half installed."""
 
 

@@ -23,6 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from srbf.core import SrbfError
 from srbf.methods import lockfile
 from srbf.methods.envs import MANIFEST, env_dir, env_python, read_manifest, run_captured
 from srbf.methods.roster import MethodSpec
@@ -40,7 +41,7 @@ _PROGRESS = re.compile(r"^\s*(Collecting|Building wheel|Installing collected|Suc
 Echo = Callable[[str], None]
 
 
-class InstallError(RuntimeError):
+class InstallError(SrbfError, RuntimeError):
     """An install step failed. ``step`` names it, ``tail`` holds the last lines of its output."""
 
     def __init__(self, message: str, *, step: str = "", tail: str = ""):
@@ -49,7 +50,7 @@ class InstallError(RuntimeError):
         self.tail = tail
 
 
-class LicenceNotAccepted(RuntimeError):
+class LicenceNotAccepted(SrbfError, RuntimeError):
     """The method's licence needs ``--accept-licence``; the message is the notice."""
 
 

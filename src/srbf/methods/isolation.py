@@ -37,7 +37,7 @@ from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from srbf.runs.records import TaskKey
+from srbf.core import SrbfError, TaskKey
 
 GUARD = Path(__file__).resolve().with_name("worker_guard.py")
 ALLOWED_ENV = (
@@ -60,7 +60,7 @@ ALLOWED_PREFIXES = ("LC_",)
 _STOP_SECONDS = 2.0  # how long the guard gets to end its tree before its group is SIGKILLed
 
 
-class SandboxError(RuntimeError):
+class SandboxError(SrbfError, RuntimeError):
     """bubblewrap cannot run here; the message is one line saying why."""
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
+from srbf.core import SrbfError
 from srbf.methods.roster import MethodSpec
 
 LOCKS_DIR = Path(__file__).resolve().with_name("locks")
@@ -28,7 +29,7 @@ _REQUIREMENT = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)\s*(?:;[^\\
 _HASH = re.compile(r"--hash=(sha256:[0-9a-f]{64})$")
 
 
-class LockError(ValueError):
+class LockError(SrbfError, ValueError):
     """A lock that cannot be read or made; the message names the file, the line and the value."""
 
 

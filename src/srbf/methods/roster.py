@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from srbf.core import SrbfError
+
 ADAPTERS_DIR = Path(__file__).resolve().with_name("adapters")
 CONFIGS_DIR = Path(__file__).resolve().parents[3] / "configs" / "methods"  # in a source checkout
 
@@ -178,7 +180,7 @@ _ENTRIES = (
 ROSTER: dict[str, MethodSpec] = {spec.name: spec for spec in _ENTRIES}
 
 
-class UnknownMethod(KeyError):
+class UnknownMethod(SrbfError, KeyError):
     """A name that is not on the roster; the message lists the roster or the closest name."""
 
     def __str__(self) -> str:

@@ -14,12 +14,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from srbf.core import SrbfError
+
 __all__ = ["NAME_PATTERN", "ScaffoldError", "write_method"]
 
 NAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
-class ScaffoldError(ValueError):
+class ScaffoldError(SrbfError, ValueError):
     """A name or place ``srbf new`` cannot use; one line."""
 
 
@@ -128,11 +130,13 @@ fit, parse, evaluate, score) on two real problems.
 
 from pathlib import Path
 
+from srbf.core import SrbfError
+
 import numpy as np
 
 from srbf.methods import Worker
 from srbf.runs.check import run_check
-from srbf.runs.records import FitTask, TaskKey
+from srbf.core import FitTask, TaskKey
 
 HERE = Path(__file__).resolve().parent
 PYTHON = {python!r}  # the interpreter the config names (None: the one running srbf)

@@ -20,11 +20,13 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
+from srbf.core import SrbfError
+
 SRBENCH_MAIN = Path(__file__).resolve().with_name("srbench_main.py")
 DIR_OPTION = "srbench_dir"  # the option srbench_main.py reads the folder from
 
 
-class SRBenchError(ValueError):
+class SRBenchError(SrbfError, ValueError):
     """A path that is not a usable SRBench method folder; the message says what is wrong."""
 
 

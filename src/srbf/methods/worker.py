@@ -42,7 +42,7 @@ import numpy as np
 from srbf.methods import isolation
 from srbf.methods import worker_main as wire
 from srbf.methods.boundary import BadMessage, Limits, Trajectory, clean_start_message, failed, fit_result
-from srbf.runs.records import FitResult, FitTask
+from srbf.core import FitResult, FitTask, SrbfError
 
 WORKER_MAIN = Path(wire.__file__).resolve()
 _READ_CHUNK = 1 << 20
@@ -51,7 +51,7 @@ _DRAIN_SECONDS = 1.0  # how long to collect a dead child's last output
 _SHUTDOWN_SECONDS = 2.0  # how long close() waits for a clean exit before killing
 
 
-class WorkerStartError(RuntimeError):
+class WorkerStartError(SrbfError, RuntimeError):
     """The method's worker could not start: missing file, bad interpreter, import error, no
     ``fit``, or ``setup`` raised. The message names the method file and the error."""
 

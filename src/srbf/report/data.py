@@ -13,13 +13,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from srbf.core import SrbfError
 from srbf.stats import RULES
 
 DEFAULT_RESULTS = "./srbf-results"
 KEY = ("method", "catalog", "catalog_version", "problem_id", "draw", "budget")
 
 
-class ReportInputError(ValueError):
+class ReportInputError(SrbfError, ValueError):
     """The results cannot be analysed (no store, nothing scored, an unknown method or metric)."""
 
 

@@ -17,13 +17,15 @@ from typing import Callable
 
 import numpy as np
 
+from srbf.core import SrbfError
+
 __all__ = ["STEPS", "CheckFailed", "CheckReport", "run_check"]
 
 STEPS = ("load config", "load catalog", "sample", "start worker", "fit", "parse", "evaluate", "score")
 N_PROBLEMS = 2
 
 
-class CheckFailed(Exception):
+class CheckFailed(SrbfError):
     """A step broke; ``step`` names it and the message says why."""
 
     def __init__(self, step: str, message: str):
@@ -143,7 +145,7 @@ def _check_variant(variant, chosen, passed, say) -> None:
     from srbf.methods.worker import WorkerStartError
     from srbf.runs.executor import new_worker
     from srbf.runs.plan import worker_spec
-    from srbf.runs.records import FitTask
+    from srbf.core import FitTask
 
     spec = worker_spec(variant)
     say(f"  method {variant.label}: {spec.method_file}")

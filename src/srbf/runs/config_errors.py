@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from srbf.core import SrbfError
+
 __all__ = ["ConfigError", "ConfigProblem", "render_path"]
 
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
@@ -29,7 +31,7 @@ class ConfigProblem:
         return f"{self.source}: {self.path}: {self.message}" if self.path else f"{self.source}: {self.message}"
 
 
-class ConfigError(ValueError):
+class ConfigError(SrbfError, ValueError):
     """A config that cannot be used. ``problems`` lists them; the message has one line each."""
 
     def __init__(self, problems: Sequence[ConfigProblem]):

@@ -37,7 +37,7 @@ from srbf.runs.config import RunConfig
 from srbf.runs.executor import Completed, Executor, LocalExecutor, WorkerStartError
 from srbf.runs.plan import Plan, PlannedFit, load_catalogs, make_plan, worker_spec
 from srbf.runs.problems import Placeholder, ProblemSource
-from srbf.runs.records import STATUSES, FitTask, TaskKey
+from srbf.core import FitTask, STATUSES, SrbfError, TaskKey
 from srbf.runs.runlock import RunLock, RunLocked
 from srbf.runs.sweeps import Variant, canonical_json
 from srbf.store.results import Fit
@@ -57,7 +57,7 @@ ABNORMAL = ("failed", "timeout", "crashed")
 COMMIT_WINDOW_SECONDS = 0.05  # fits finished within this long of each other share one commit
 
 
-class RunError(Exception):
+class RunError(SrbfError):
     """A run that cannot start or go on (a method that does not start, a bad override); one line."""
 
 

@@ -45,7 +45,7 @@ from srbf.methods import isolation
 from srbf.methods.worker import Worker, WorkerStartError
 from srbf.runs.plan import PlannedFit, WorkerSpec
 from srbf.runs.problems import Placeholder
-from srbf.runs.records import FitResult, FitTask
+from srbf.core import FitResult, FitTask
 
 __all__ = ["DEFAULT_MAX_RESTARTS", "Completed", "Executor", "LocalExecutor", "WorkerStartError", "default_workers"]
 

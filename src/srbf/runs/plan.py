@@ -25,7 +25,7 @@ from typing import Any, Collection, Mapping
 from srbf.catalogs.model import Catalog, CatalogEntry
 from srbf.methods.boundary import Limits
 from srbf.runs.config import RunConfig
-from srbf.runs.records import TaskKey
+from srbf.core import TaskKey
 from srbf.runs.sweeps import Condition, Variant, canonical_json
 
 __all__ = [

@@ -15,7 +15,7 @@ from typing import Any
 
 from srbf.runs.config import RunConfig
 from srbf.runs.plan import PlannedFit
-from srbf.runs.records import FitResult, FitTask
+from srbf.core import FitResult, FitTask
 
 __all__ = ["Placeholder", "ProblemSource"]
 

@@ -14,8 +14,10 @@ import fcntl
 import os
 from pathlib import Path
 
+from srbf.core import SrbfError
 
-class RunLocked(Exception):
+
+class RunLocked(SrbfError):
     """Another process holds the run lock; the message is one line naming its pid."""
 
 

@@ -12,8 +12,10 @@ import errno
 import sqlite3
 from pathlib import Path
 
+from srbf.core import SrbfError
 
-class StoreError(Exception):
+
+class StoreError(SrbfError):
     """A results store cannot be opened, read or written; the message names the file."""
 
 

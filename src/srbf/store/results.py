@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import srbf
-from srbf.runs.records import STATUSES, FitResult, TaskKey
+from srbf.core import STATUSES, FitResult, TaskKey
 from srbf.store.connection import open_reader, open_writer, resolve_path, transaction
 from srbf.store.environment import git_state, machine_info
 from srbf.store.errors import DuplicateKeyWarning, StoreError, translate

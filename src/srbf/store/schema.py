@@ -7,7 +7,7 @@ opened for writing (``MIGRATIONS``), so that it ends with the same tables as a n
 opened read-only is not migrated: readers cope with the older tables (see ``frames``).
 
 The status and provenance lists are written out literally, not generated from
-``srbf.runs.records.STATUSES``: a file's CHECK constraints are fixed when it is created, so changing
+``srbf.core.STATUSES``: a file's CHECK constraints are fixed when it is created, so changing
 them takes a new schema version (a test keeps the two in step).
 """
 

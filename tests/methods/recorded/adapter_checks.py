@@ -175,7 +175,7 @@ def worker_fits(name: str, python: str, problems, *, options=None, time_limit: f
     """Run the adapter through the real Worker under ``python``; one FitResult per
     (X, y, variables, budget, seed) in ``problems``, all in one worker process."""
     from srbf.methods import Worker
-    from srbf.runs.records import FitTask, TaskKey
+    from srbf.core import FitTask, TaskKey
 
     results = []
     with Worker(ADAPTERS / f"{name}.py", python=python, options=options or {}) as worker:

@@ -1,0 +1,100 @@
+"""The vocabulary every layer of srbf shares, and that no layer owns.
+
+A ``TaskKey`` identifies one fit (the key of ARCHITECTURE.md): rerunning a config skips every key
+already in the store. A ``FitTask`` is what a worker needs to run it (never the truth, never the
+validation points); a ``FitResult`` is what comes back, whatever happened to the method.
+``SrbfError`` is the base of every error srbf raises on purpose, so a caller (the CLI, a
+notebook) can tell a user's mistake from a bug with one ``except``. ``to_plain`` turns a value
+into plain JSON-ready Python, the one converter the layers share.
+
+This module imports nothing of srbf; every package may import it.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass, field
+from pathlib import PurePath
+from typing import TYPE_CHECKING, Any, Mapping
+
+if TYPE_CHECKING:  # core stays importable without NumPy, so that `srbf --help` starts fast
+    import numpy as np
+
+STATUSES = ("ok", "failed", "timeout", "crashed", "placeholder")
+
+
+class SrbfError(Exception):
+    """Base of every error srbf raises about its input (a config, a catalog, a store, a method)."""
+
+
+@dataclass(frozen=True)
+class TaskKey:
+    """One fit: method and configuration, problem and draw, budget, condition and seed."""
+
+    method: str
+    config_hash: str
+    catalog: str
+    catalog_version: int
+    problem_id: str
+    draw: int
+    budget: float
+    condition: str  # canonical text of the data condition, e.g. "n_support=512;noise=0"
+    seed: int
+
+
+@dataclass(frozen=True)
+class FitTask:
+    """What a worker receives: the support points and their column names, the budget and options.
+    The sampled problem's hashes go with it to the store; they are not sent to the worker."""
+
+    key: TaskKey
+    X: np.ndarray
+    y: np.ndarray
+    variables: tuple[str, ...]
+    options: dict[str, Any] = field(default_factory=dict)
+    time_limit: float = 600.0
+    data_hash: str = ""
+    inputs_hash: str = ""
+    method_seed: int | None = None  # the seed the method gets (the driver derives one); None: key.seed
+
+
+@dataclass
+class FitResult:
+    """What came back from one fit. ``status`` is one of STATUSES; times are in seconds."""
+
+    status: str
+    expression: str | None = None
+    error: str | None = None
+    wall_seconds: float | None = None
+    cpu_seconds: float | None = None
+    method_seconds: float | None = None  # the method's own report of its fit time, if any
+    internals: dict[str, Any] = field(default_factory=dict)  # constants, front, log-probability, ...
+    trajectory: list[tuple[float, str]] = field(default_factory=list)  # (seconds since start, expression)
+    stderr_tail: str = ""
+
+
+def _non_finite(value: float, spelling: str) -> Any:
+    if spelling == "null":
+        return None
+    if spelling == "string":  # Protocol Buffers' JSON spelling, which srbf's store reads back
+        return "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
+    return value
+
+
+def to_plain(value: Any, *, non_finite: str = "keep") -> Any:
+    """``value`` as plain Python for JSON: mappings as dicts with text keys, sequences and arrays
+    as lists, NumPy scalars and paths unwrapped. ``non_finite`` says what NaN and infinities
+    become: ``keep`` (floats), ``null`` (None) or ``string`` ("NaN", "Infinity", "-Infinity")."""
+    np = sys.modules.get("numpy")  # a NumPy value exists only once NumPy is imported
+    if isinstance(value, Mapping):
+        return {str(k): to_plain(v, non_finite=non_finite) for k, v in value.items()}
+    if isinstance(value, (list, tuple)) or (np is not None and isinstance(value, np.ndarray)):
+        return [to_plain(v, non_finite=non_finite) for v in value]
+    if np is not None and isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, PurePath):
+        return str(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return _non_finite(value, non_finite)
+    return value
