@@ -4,6 +4,8 @@ Prints the seconds to load every shipped set from disk (the median of ``--repeat
 the process's cache cleared before each): reading the files only (the parser), the loader
 without admission (parser plus structure checks and content hashes), and ``load_catalog`` as
 every command calls it (plus admission: every formula parsed). Figures are printed, not asserted.
+With the shipped sets in YAML (read by a hand-written reader over PyYAML's C parser) the three
+were 0.53 s, 0.86 s and 1.09 s on the development machine; as JSON, 0.06 s, 0.37 s and 0.63 s.
 
     python benchmarks/catalog_load.py [--repeat 5]
 """
@@ -15,14 +17,13 @@ import json
 import statistics
 import time
 
-from srbf.catalogs import loader
+from srbf.catalogs.files import read_catalog_file
 from srbf.catalogs.loader import catalog_path, clear_cache, list_catalogs, load_catalog
 
 
 def _read_only(names: list[str]) -> None:
-    reader = getattr(loader, "read_catalog_file", None) or getattr(loader, "read_yaml", None)
     for name in names:
-        reader(catalog_path(name))
+        read_catalog_file(catalog_path(name))
 
 
 def _structure_only(names: list[str]) -> None:
