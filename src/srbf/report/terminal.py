@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from srbf.report import tables as T
+from srbf.report import markdown_tables as T
 from srbf.report.build import comparable, ranked, run_analysis
 from srbf.report.data import ReportInputError, check_methods, check_metrics, metric_columns
 from srbf.report.rounding import format_fixed, format_significant, format_with

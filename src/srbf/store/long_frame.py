@@ -1,7 +1,10 @@
 """The long per-prediction table the statistics read: stored predictions joined with their metrics.
 
-One row per scored prediction (``metrics_long_frame``); the condition text of a prediction's key
-is read back into its support size and noise (``parse_condition``).
+One row per scored prediction (``metrics_long_frame``), with the metrics of one judge version
+(the caller names it: the store keeps every version's rows and knows no current one); the
+condition text of a prediction's key is read back into its support size and noise
+(``parse_condition``). The metrics are stored as JSON records; the frame types their columns:
+text and flag metrics as such, every other metric as a number.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from srbf.judge.scoring import JUDGE_VERSION
+from srbf.store.results import ResultsStore
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,12 +39,14 @@ def parse_condition(text: str) -> tuple[int, float]:
     return n_support, noise
 
 
+# The judge's metrics that are not numbers (docs/metrics.md): text, and yes/no flags.
 _TEXT_METRICS = ("failure_reason", "srbench_symbolic_note")
 _FLAG_METRICS = ("canonical_complete", "srbench_symbolic_undecided")
 
 
-def metrics_long_frame(results: Any = None, *, judge_version: str = JUDGE_VERSION, **filters: Any) -> pd.DataFrame:
-    """One row per scored prediction with its metrics of ``judge_version``: what ``srbf.stats.analyze`` reads.
+def metrics_long_frame(results: Any = None, *, judge_version: str, **filters: Any) -> pd.DataFrame:
+    """One row per scored prediction with its metrics of ``judge_version`` (the current one is
+    ``srbf.judge.JUDGE_VERSION``): what ``srbf.stats.analyze`` reads.
 
     Columns: ``prediction_id``, ``experiment`` (the campaign's name), ``method`` (the variant's
     label, e.g. ``prior[depth=3]``: one method configuration), ``method_name`` (the method as
@@ -56,8 +61,6 @@ def metrics_long_frame(results: Any = None, *, judge_version: str = JUDGE_VERSIO
     budget: with several conditions or seeds, select one (``condition="n_support=512;noise=0"``).
     """
     import pandas as pd
-
-    from srbf.store import ResultsStore
 
     store = results if isinstance(results, ResultsStore) else ResultsStore.open_readonly(results)
     try:

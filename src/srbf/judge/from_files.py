@@ -1,21 +1,21 @@
-"""The judge from the command line: score a formula against an .npz file, print the metrics.
+"""The judge on files: score a formula against the points of an .npz file (``srbf judge``).
 
-``judge_from_files`` is what ``srbf judge`` calls; ``format_metrics`` prints a result as a table
-grouped like docs/metrics.md; ``jsonable`` makes a result safe for strict JSON (infinities as the
-strings "inf" and "-inf").
+``judge_from_files`` reads the arrays (``npz``), takes the positive variables and the target from
+the shipped catalog entry the file was sampled from when it names one, and scores with ``Judge``.
 """
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from srbf.judge.data import ARRAYS, JudgeInputError, positive_variables
 from srbf.judge.npz import read_npz
-from srbf.judge.scoring import COMPARISON_KEYS, FIT_KEYS, LENGTH_KEYS, SRBENCH_KEYS, Judge
+from srbf.judge.scoring import Judge
+
+__all__ = ["judge_from_files"]
 
 
 def judge_from_files(
@@ -79,62 +79,3 @@ def _declared_entry(path: Path, variables: Any) -> Any:
     if str(catalog.version) != version or list(entry.variable_names) != [str(v) for v in np.ravel(variables)]:
         return None
     return entry
-
-
-def jsonable(metrics: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy with infinities as "inf"/"-inf" (and NumPy scalars as Python numbers)."""
-    out: dict[str, Any] = {}
-    for key, value in metrics.items():
-        if isinstance(value, np.generic):
-            value = value.item()
-        if isinstance(value, float) and math.isinf(value):
-            value = "inf" if value > 0 else "-inf"
-        out[key] = value
-    return out
-
-
-def _format_value(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        if value == 0:
-            return "0"
-        if 1e-4 <= abs(value) < 1e6:
-            return f"{value:.6g}"
-        return f"{value:.4e}"
-    return str(value)
-
-
-_SECTIONS = (
-    ("Fit to the data", FIT_KEYS + ("srbench_accuracy_solution",)),
-    ("Comparison with the truth", COMPARISON_KEYS + ("srbench_symbolic_solution",)),
-    ("Length", LENGTH_KEYS),
-)
-
-
-def format_metrics(metrics: Mapping[str, Any]) -> str:
-    """A readable table of one result: sections, one metric per line, '-' for missing values."""
-    shown = set()
-    lines: list[str] = []
-    width = max((len(key) for key in metrics), default=10)
-    for title, keys in _SECTIONS:
-        present = [key for key in keys if key in metrics]
-        if not present:
-            continue
-        lines.append(title)
-        for key in present:
-            lines.append(f"  {key:<{width}}  {_format_value(metrics[key])}")
-            shown.add(key)
-    notes = [key for key in metrics if key not in shown and key not in SRBENCH_KEYS]
-    extra = [(key, metrics[key]) for key in notes if metrics[key] not in (None, "", False) or key == "failure_reason"]
-    if extra:
-        lines.append("Notes")
-        for key, value in extra:
-            lines.append(f"  {key:<{width}}  {_format_value(value)}")
-    return "\n".join(lines)
