@@ -8,14 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from srbf.catalogs.importer import (
-    convert_reference_catalog,
-    dump_catalog,
-    import_reference_catalog,
-    safe_variable_name,
-    write_catalog,
-)
-from srbf.catalogs.files import read_catalog_file
+from srbf.catalogs.files import dump_catalog, read_catalog_file, write_catalog
+from srbf.catalogs.importer import convert_reference_catalog, import_reference_catalog, safe_variable_name
 from srbf.catalogs.loader import CatalogError, catalog_from_dict, load_catalog
 from srbf.catalogs.sampling import draw_inputs
 from srbf.expr import compile_expr, parse

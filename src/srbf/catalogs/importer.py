@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
-from srbf.catalogs.files import dump_catalog, read_catalog_file, write_catalog  # noqa: F401 - the writers re-exported
+from srbf.catalogs.files import read_catalog_file, write_catalog  # noqa: F401 - write_catalog re-exported (docs/catalogs.md)
 from srbf.catalogs.loader import FORMAT_VERSION, as_number, is_reserved_name
 from srbf.catalogs.model import CatalogError
 from srbf.expr import Call, Expr, ParseError, Var, parse, to_infix
