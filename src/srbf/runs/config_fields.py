@@ -248,8 +248,8 @@ def _resolve(text: str, info: ValidationInfo) -> Path:
 
 
 def is_catalog_path(ref: str) -> bool:
-    """Whether a catalog reference is a file path (has a slash or ends .yaml/.yml/.json) or a shipped name."""
-    return "/" in ref or "\\" in ref or ref.endswith((".yaml", ".yml", ".json"))
+    """Whether a catalog reference is a file path (has a slash or ends .yaml/.yml) or a shipped name."""
+    return "/" in ref or "\\" in ref or ref.endswith((".yaml", ".yml"))
 
 
 def _catalogs(value: Any, info: ValidationInfo) -> tuple[str, ...]:
