@@ -28,6 +28,9 @@ HINT_KEYS = ("one_based", "by_index", "notation")  # internals["parse"]: what sr
 
 @dataclass(frozen=True)
 class StoredPrediction:
+    """What the pass needs of one stored prediction: its fit's outcome, the hashes of the points it
+    was fitted on, and the parse hints its method gave."""
+
     id: int
     status: str
     expression: str | None
@@ -157,6 +160,8 @@ def _refusal(p: StoredPrediction, problem: Any) -> str | None:
 
 
 def _score_problem(work: DrawnProblem, srbench: bool) -> list[Outcome]:
+    """The outcome of each prediction of ``work``: placeholders and failed fits as failure records,
+    the rest scored on the regenerated points when their hashes allow it."""
     from srbf.judge.data import JudgeInputError, positive_variables
 
     out: list[Outcome] = []

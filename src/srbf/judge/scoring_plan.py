@@ -130,13 +130,13 @@ def chunks(works: list[DrawnProblem], workers: int) -> list[list[DrawnProblem]]:
     """Whole problems in chunks of about total / (8 x workers) predictions (8 to 128)."""
     total = sum(len(w.predictions) for w in works)
     size = max(8, min(128, math.ceil(total / (8 * max(1, workers)))))
-    chunks, current, count = [], [], 0
+    pieces, current, count = [], [], 0
     for work in works:
         current.append(work)
         count += len(work.predictions)
         if count >= size:
-            chunks.append(current)
+            pieces.append(current)
             current, count = [], 0
     if current:
-        chunks.append(current)
-    return chunks
+        pieces.append(current)
+    return pieces
