@@ -3,23 +3,28 @@
 Each validator checks one value (a positive integer, a budget ladder, a catalog reference, an
 interpreter, ...) and raises ``PydanticCustomError`` of type ``srbf`` carrying ``(place, message)``
 problems; ``config_schema`` attaches them to its pydantic fields through the ``Annotated`` types at
-the end of this module and turns the errors into one ``ConfigProblem`` each. The defaults and the
-closed sets of names (provenance labels, adapter types) live here too.
+the end of this module and ``srbf.runs.config`` turns the errors into one ``ConfigProblem`` each.
+Mappings come back read-only (``MappingProxyType``), as the frozen models hold them. The defaults
+and the closed sets of names (provenance labels, adapter types) live here too.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
 import shutil
+import sys
 from pathlib import Path
+from types import MappingProxyType
 from typing import Annotated, Any, Mapping, Sequence
 
 from pydantic import BeforeValidator, ValidationInfo
 from pydantic_core import PydanticCustomError
 
-from srbf.runs.config_errors import _did_you_mean, _show
+from srbf.methods.boundary import Limits
+from srbf.runs.config_errors import _did_you_mean, _show, _unknown_key
 from srbf.runs.config_limits import MAX_DRAWS, MAX_POINTS
 from srbf.runs.sweeps import canonical_json
 
@@ -145,16 +150,16 @@ def _plain_value(value: Any, at: tuple[Any, ...], problems: list) -> Any:
     return value
 
 
-def _options(value: Any) -> dict[str, Any]:
+def _options(value: Any) -> Mapping[str, Any]:
     if value is None:
-        return {}
+        return MappingProxyType({})
     if not isinstance(value, Mapping):
         raise _fail(f"must be a mapping of option names to values, got {_show(value)}")
     problems: list = [((k,), f"reserved: {why}") for k, why in RESERVED_OPTIONS.items() if k in value]
     plain = _plain_value(value, (), problems)
     if problems:
         raise _fail_all(problems)
-    return plain
+    return MappingProxyType(plain)
 
 
 def _sweep_values(value: Any) -> tuple[Any, ...]:
@@ -300,6 +305,8 @@ def _python(value: Any, info: ValidationInfo) -> str:
     from srbf.methods import roster
     from srbf.methods.envs import env_name, is_env_spec
 
+    if value is None:  # the interpreter srbf runs under, as when the key is left out
+        return sys.executable
     text = _text(value)
     if is_env_spec(text):  # env:NAME, made by `srbf methods install NAME`; resolved when workers start
         try:
@@ -337,10 +344,10 @@ def builtin_method_names() -> tuple[str, ...]:
     return tuple(getattr(builtin, "BUILTIN_METHODS", BUILTIN_METHODS))
 
 
-def _env(value: Any) -> dict[str, str | None]:
+def _env(value: Any) -> Mapping[str, str | None]:
     """Environment variables for the worker: NAME: value (numbers become text), or null to unset."""
     if value is None:
-        return {}
+        return MappingProxyType({})
     if not isinstance(value, Mapping):
         raise _fail(f"must be a mapping of variable names to values, got {_show(value)}")
     problems, out = [], {}
@@ -353,7 +360,30 @@ def _env(value: Any) -> dict[str, str | None]:
             out[name] = None if v is None else str(v)
     if problems:
         raise _fail_all(problems)
-    return out
+    return MappingProxyType(out)
+
+
+def _limits(value: Any) -> Limits:
+    """What one fit may send back: null (the defaults of ``srbf.methods.boundary.Limits``) or a
+    mapping of some of its fields, each a positive integer."""
+    if value is None:
+        return Limits()
+    if isinstance(value, Limits):
+        return value
+    if not isinstance(value, Mapping):
+        raise _fail(f"must be a mapping, got {_show(value)}")
+    names = [field.name for field in dataclasses.fields(Limits)]
+    problems, checked = [], {}
+    for name in names:  # the fields' problems first, then the unknown keys, as for every section
+        if name in value:
+            try:
+                checked[name] = _positive_int(value[name])
+            except PydanticCustomError as error:
+                problems.append(((name,), error.context["message"]))
+    problems += [((key,), _unknown_key(key, names)) for key in value if key not in names]
+    if problems:
+        raise _fail_all(problems)
+    return Limits(**checked)
 
 
 # --- the types the schema's fields use ------------------------------------------------------------
@@ -374,6 +404,7 @@ SupportSizes = Annotated[Any, BeforeValidator(_support_sizes)]
 NoiseLevels = Annotated[Any, BeforeValidator(_noise_levels)]
 Budgets = Annotated[Any, BeforeValidator(_budgets)]
 Env = Annotated[Any, BeforeValidator(_env)]
+FitLimits = Annotated[Limits, BeforeValidator(_limits)]
 CatalogRefs = Annotated[Any, BeforeValidator(_catalogs)]
 Python = Annotated[str, BeforeValidator(_python)]
 MethodPath = Annotated[str, BeforeValidator(_method_path)]
