@@ -18,9 +18,10 @@ Relative paths to inputs (catalog files, method files, interpreters) are read fr
 file's folder; ``results`` is where you run srbf from.
 
 The work is split by job: ``config_yaml`` reads the YAML, ``config_limits`` holds the sizes a config
-may have, ``config_fields`` checks single values, ``config_schema`` holds the models,
-``config_errors`` has ``ConfigProblem`` and ``ConfigError``. This module validates, words
-pydantic's errors as one line per problem, and re-exports every name of ``__all__``.
+may have, ``config_fields`` checks single values, ``config_catalogs`` the catalogs and problems a
+config names, ``config_schema`` holds the models, ``config_errors`` has ``ConfigProblem`` and
+``ConfigError``. This module validates, words pydantic's errors as one line per problem, and
+re-exports every name of ``__all__``.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any, Mapping, Sequence, get_args
 
 from pydantic import BaseModel, ValidationError
 
+from srbf.runs.config_catalogs import is_catalog_path
 from srbf.runs.config_errors import ConfigError, ConfigProblem, _show, _unknown_key, render_path
 from srbf.runs.config_fields import (
     ADAPTER_TYPES,
@@ -37,7 +39,6 @@ from srbf.runs.config_fields import (
     DEFAULT_BUDGETS,
     PROVENANCE_LABELS,
     builtin_method_names,
-    is_catalog_path,
 )
 from srbf.runs.config_limits import data_problems
 from srbf.runs.config_schema import Adapter, MethodConfig, RunConfig, SamplingConfig, Sweep

@@ -1,11 +1,12 @@
 """The config's field validators: one function per kind of value, each raising with the value it got.
 
-Each validator checks one value (a positive integer, a budget ladder, a catalog reference, an
-interpreter, ...) and raises ``PydanticCustomError`` of type ``srbf`` carrying ``(place, message)``
-problems; ``config_schema`` attaches them to its pydantic fields through the ``Annotated`` types at
-the end of this module and ``srbf.runs.config`` turns the errors into one ``ConfigProblem`` each.
-Mappings come back read-only (``MappingProxyType``), as the frozen models hold them. The defaults
-and the closed sets of names (provenance labels, adapter types) live here too.
+Each validator checks one value (a positive integer, a budget ladder, an interpreter, ...) and
+raises ``PydanticCustomError`` of type ``srbf`` carrying ``(place, message)`` problems;
+``config_schema`` attaches them to its pydantic fields through the ``Annotated`` types at the end
+of this module (``config_catalogs`` does the same for catalogs), and ``srbf.runs.config`` turns the
+errors into one ``ConfigProblem`` each. Mappings come back read-only (``MappingProxyType``), as
+the frozen models hold them. The defaults and the closed sets of names (provenance labels, adapter
+types) live here too.
 """
 
 from __future__ import annotations
@@ -252,55 +253,6 @@ def _resolve(text: str, info: ValidationInfo) -> Path:
     return path if path.is_absolute() else (_base_dir(info) / path).resolve()
 
 
-def is_catalog_path(ref: str) -> bool:
-    """Whether a catalog reference is a file path (has a slash or ends .yaml/.yml) or a shipped name."""
-    return "/" in ref or "\\" in ref or ref.endswith((".yaml", ".yml"))
-
-
-def _catalogs(value: Any, info: ValidationInfo) -> tuple[str, ...]:
-    from srbf.catalogs.loader import CatalogError, list_catalogs, load_catalog
-
-    scalar = isinstance(value, str)
-    if not scalar and not (isinstance(value, (list, tuple)) and value):
-        raise _fail(f"must be a catalog name, a path to a catalog file, a list of them, or all; got {_show(value)}")
-    items = [value] if scalar else list(value)
-    if items == ["all"]:
-        return tuple(list_catalogs())
-    shipped = list_catalogs()
-    problems, refs = [], []
-    for i, item in enumerate(items):
-        at = () if scalar else (i,)
-        if item == "all":
-            problems.append((at, "all means every shipped catalog and stands alone (catalogs: all)"))
-            continue
-        if not isinstance(item, str) or not item.strip():
-            problems.append((at, f"must be a catalog name or a path to a catalog file, got {_show(item)}"))
-            continue
-        if is_catalog_path(item):
-            path = _resolve(item, info)
-            if not path.is_file():
-                problems.append((at, f"no such catalog file {str(path)!r}"))
-                continue
-            try:
-                load_catalog(path, admit=False)
-            except CatalogError as error:
-                problems.append((at, f"not a valid catalog: {error}"))
-                continue
-            ref = str(path)
-        elif item not in shipped:
-            hint = _did_you_mean(item, shipped) or " (see `srbf catalogs list`; a file path needs a / or .yaml)"
-            problems.append((at, f"unknown catalog {item!r}{hint}"))
-            continue
-        else:
-            ref = item
-        if ref in refs:
-            problems.append((at, f"{item!r} is listed twice"))
-        refs.append(ref)
-    if problems:
-        raise _fail_all(problems)
-    return tuple(refs)
-
-
 def _python(value: Any, info: ValidationInfo) -> str:
     from srbf.methods import roster
     from srbf.methods.envs import env_name, is_env_spec
@@ -405,6 +357,5 @@ NoiseLevels = Annotated[Any, BeforeValidator(_noise_levels)]
 Budgets = Annotated[Any, BeforeValidator(_budgets)]
 Env = Annotated[Any, BeforeValidator(_env)]
 FitLimits = Annotated[Limits, BeforeValidator(_limits)]
-CatalogRefs = Annotated[Any, BeforeValidator(_catalogs)]
 Python = Annotated[str, BeforeValidator(_python)]
 MethodPath = Annotated[str, BeforeValidator(_method_path)]

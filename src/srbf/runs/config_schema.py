@@ -20,7 +20,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr,
 
 from srbf.core import to_plain
 from srbf.methods.boundary import Limits
-from srbf.runs.config_errors import _did_you_mean, _show, render_path
+from srbf.runs.config_catalogs import CatalogRefs, _selection
+from srbf.runs.config_errors import _did_you_mean, render_path
 from srbf.runs.config_fields import (
     DEFAULT_BUDGETS,
     DEFAULT_PROVENANCE,
@@ -29,7 +30,6 @@ from srbf.runs.config_fields import (
     RESERVED_OPTIONS,
     AdapterType,
     Budgets,
-    CatalogRefs,
     Draws,
     Env,
     FitLimits,
@@ -49,9 +49,7 @@ from srbf.runs.config_fields import (
     Text,
     _fail,
     _fail_all,
-    _resolve,
     builtin_method_names,
-    is_catalog_path,
 )
 from srbf.runs.config_limits import MAX_VARIANTS
 from srbf.runs.sweeps import Cell, Condition, Variant, axis_problems, expand, grid_size, iter_cells
@@ -320,75 +318,3 @@ class RunConfig(_Section):
                 problems.append((at + ("option",), message))
         for index, message in axis_problems([s for _, s in located]):
             problems.append((located[index][0] + ("values",), message))
-
-
-def _ids(value: Any, at: tuple[Any, ...], found: list) -> list[tuple[tuple[Any, ...], str]] | None:
-    """(place, id) for a problem id or a list of ids; None (and a problem) for anything else."""
-    single = isinstance(value, (str, int)) and not isinstance(value, bool)
-    items = [value] if single else value
-    if not isinstance(items, (list, tuple)) or not items or not all(
-        isinstance(v, (str, int)) and not isinstance(v, bool) for v in items
-    ):
-        found.append((at, f"must be a problem id or a non-empty list of ids, got {_show(value)}"))
-        return None
-    located, seen = [], set()
-    for i, v in enumerate(items):
-        place = at if single else at + (i,)
-        if str(v) in seen:
-            found.append((place, f"{str(v)!r} is listed twice"))
-        seen.add(str(v))
-        located.append((place, str(v)))
-    return located
-
-
-def _selection(raw: Any, catalogs: tuple[str, ...], info: ValidationInfo, found: list) -> dict[str, tuple[str, ...]]:
-    """``problems`` as {catalog ref: selected ids}, every id checked against its catalog.
-
-    A list (or one id) applies to every catalog of the config: each id must be in at least one of
-    them, and each catalog keeps the ids it has. A mapping selects per catalog; a catalog it does
-    not name runs all its problems.
-    """
-    from srbf.catalogs.loader import load_catalog
-
-    if raw is None:
-        return {}
-
-    def known(ref: str) -> list[str]:
-        return [entry.id for entry in load_catalog(ref, admit=False).entries]
-
-    def shown(ref: str) -> str:
-        return Path(ref).name if is_catalog_path(ref) else ref
-
-    if isinstance(raw, Mapping):
-        selection: dict[str, tuple[str, ...]] = {}
-        for key, value in raw.items():
-            ref = key if key in catalogs else None
-            if ref is None and isinstance(key, str) and is_catalog_path(key):
-                resolved = str(_resolve(key, info))
-                ref = resolved if resolved in catalogs else None
-            if ref is None:
-                names = [shown(c) for c in catalogs]
-                hint = _did_you_mean(key, names) or f" (catalogs: {', '.join(names)})"
-                found.append((("problems", key), f"not one of this config's catalogs{hint}"))
-                continue
-            located = _ids(value, ("problems", key), found)
-            if located is None:
-                continue
-            valid = known(ref)
-            for place, pid in located:
-                if pid not in valid:
-                    hint = _did_you_mean(pid, valid)
-                    found.append((place, f"unknown problem id {pid!r} in catalog {shown(ref)}{hint}"))
-            selection[ref] = tuple(dict.fromkeys(pid for _, pid in located))
-        return selection
-    located = _ids(raw, ("problems",), found)
-    if located is None:
-        return {}
-    per_catalog = {ref: set(known(ref)) for ref in catalogs}
-    everywhere = sorted(set().union(*per_catalog.values()))
-    where = f"catalog {shown(catalogs[0])}" if len(catalogs) == 1 else "any of this config's catalogs"
-    for place, pid in located:
-        if pid not in everywhere:
-            found.append((place, f"unknown problem id {pid!r} in {where}{_did_you_mean(pid, everywhere)}"))
-    ids = list(dict.fromkeys(pid for _, pid in located))
-    return {ref: tuple(pid for pid in ids if pid in valid) for ref, valid in per_catalog.items()}
