@@ -129,7 +129,7 @@ def _adapter_type(value: Any) -> str:
     return value
 
 
-def _plain_value(value: Any, at: tuple[Any, ...], problems: list) -> Any:
+def _json_like(value: Any, at: tuple[Any, ...], problems: list) -> Any:
     """``value`` if it is JSON-like (text, number, true/false, null, list, mapping with text keys)."""
     if value is None or isinstance(value, (str, bool, int)):
         return value
@@ -138,14 +138,14 @@ def _plain_value(value: Any, at: tuple[Any, ...], problems: list) -> Any:
             problems.append((at, f"must be a finite number, got {_show(value)}"))
         return value
     if isinstance(value, (list, tuple)):
-        return [_plain_value(v, at + (i,), problems) for i, v in enumerate(value)]
+        return [_json_like(v, at + (i,), problems) for i, v in enumerate(value)]
     if isinstance(value, Mapping):
         out = {}
         for k, v in value.items():
             if not isinstance(k, str):
                 problems.append((at, f"keys must be text, got key {_show(k)}"))
                 continue
-            out[k] = _plain_value(v, at + (k,), problems)
+            out[k] = _json_like(v, at + (k,), problems)
         return out
     problems.append((at, f"must be text, a number, true/false, null, a list or a mapping, got {_show(value)}"))
     return value
@@ -157,7 +157,7 @@ def _options(value: Any) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
         raise _fail(f"must be a mapping of option names to values, got {_show(value)}")
     problems: list = [((k,), f"reserved: {why}") for k, why in RESERVED_OPTIONS.items() if k in value]
-    plain = _plain_value(value, (), problems)
+    plain = _json_like(value, (), problems)
     if problems:
         raise _fail_all(problems)
     return MappingProxyType(plain)
@@ -167,7 +167,7 @@ def _sweep_values(value: Any) -> tuple[Any, ...]:
     if not isinstance(value, (list, tuple)) or not value:
         raise _fail(f"must be a non-empty list of values, got {_show(value)}")
     problems: list = []
-    values = [_plain_value(v, (i,), problems) for i, v in enumerate(value)]
+    values = [_json_like(v, (i,), problems) for i, v in enumerate(value)]
     if not problems:
         seen: dict[str, int] = {}
         for i, v in enumerate(values):

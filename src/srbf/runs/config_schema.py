@@ -107,7 +107,8 @@ class Adapter(_Section):
     path: MethodPath | None = None  # file: the method file; srbench: the SRBench method folder
 
 
-# The key order of MethodConfig.to_dict and RunConfig.to_dict: stored runs hold their JSON text.
+# The keys of MethodConfig.to_dict and RunConfig.to_dict, in the order every stored campaign's config
+# text has them (srbf.runs.driver stores it): a new key goes last.
 _METHOD_KEYS = ("name", "adapter", "options", "python", "env", "time_limit", "config_provenance",
                 "provenance_explicit", "budget_knob", "budgets", "sweeps", "limits")
 _RUN_KEYS = ("experiment", "catalogs", "methods", "seed", "problems", "limit", "sampling", "workers", "results",
