@@ -320,8 +320,6 @@ def _limits(value: Any) -> Limits:
     mapping of some of its fields, each a positive integer."""
     if value is None:
         return Limits()
-    if isinstance(value, Limits):
-        return value
     if not isinstance(value, Mapping):
         raise _fail(f"must be a mapping, got {_show(value)}")
     names = [field.name for field in dataclasses.fields(Limits)]
