@@ -135,7 +135,7 @@ from srbf.core import SrbfError
 import numpy as np
 
 from srbf.methods import Worker
-from srbf.runs.check import run_check
+from srbf.cli.check import run_check
 from srbf.core import FitTask, TaskKey
 
 HERE = Path(__file__).resolve().parent
