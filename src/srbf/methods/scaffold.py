@@ -1,4 +1,4 @@
-"""``srbf new NAME``: the three files of a new method, working as written.
+"""``srbf methods new NAME`` (or ``srbf new``): the three files of a new method, working as written.
 
 - ``NAME.py``: a method file following docs/adapters.md (a small working search to replace);
 - ``NAME.yaml``: a run config for it (file adapter, interpreter, budgets, provenance label);
@@ -22,7 +22,7 @@ NAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
 class ScaffoldError(SrbfError, ValueError):
-    """A name or place ``srbf new`` cannot use; one line."""
+    """A name or place ``srbf methods new`` cannot use; one line."""
 
 
 METHOD_TEMPLATE = '''\
