@@ -166,7 +166,9 @@ def test_status_and_check_as_json(tmp_path, capsys, monkeypatch):
 
     monkeypatch.chdir(tmp_path)
     path = swiss_config(tmp_path, n=2, sweeps=[{"option": "mode", "values": ["ok", "raise"]}])
-    assert run_cli(capsys, "run", "-c", str(path), "--sweep-filter", "mode=raise", "--quiet")[0] == 0
+    code, out, err = run_cli(capsys, "run", "-c", str(path), "--sweep-filter", "mode=raise", "--json")
+    summary = json.loads(out)
+    assert code == 0 and (summary["recorded"], summary["statuses"], summary["planned"]) == (2, {"ok": 1, "failed": 1}, 2)
     code, out, err = run_cli(capsys, "status", "-c", str(path), "--json")
     assert code == 0, err
     status = json.loads(out)

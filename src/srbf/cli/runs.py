@@ -69,13 +69,21 @@ def _run(args: argparse.Namespace) -> int:
             config,
             variants=variants,
             resume=not args.no_resume,
-            progress=False if args.quiet else None,
+            progress=False if args.quiet or args.json else None,
             resume_hint=_resume_command(args),
         )
     finally:
         if in_main:
             signal.signal(signal.SIGTERM, previous)
-    print(summary.text())
+    if args.json:
+        from dataclasses import fields
+
+        from srbf.core import to_plain
+
+        plain = {f.name: getattr(summary, f.name) for f in fields(summary)}  # asdict would garble the Counter
+        print(json.dumps(to_plain({**plain, "recorded": summary.recorded}), indent=2))
+    else:
+        print(summary.text())
     return 130 if summary.interrupted else 0
 
 
@@ -176,6 +184,7 @@ def add_run_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--no-resume", action="store_true",
                    help="refuse to run if some of the fits are already stored (default: skip them)")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="the run's summary as JSON (no progress bar)")
     p.add_argument("--sandbox", action="store_true",
                    help="run every worker under bubblewrap: read-only files, no network, results, "
                         "config and catalogs out of sight (docs/fairness.md)")  # fmt: skip
