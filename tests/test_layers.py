@@ -1,5 +1,5 @@
 """The import graph between srbf's packages runs one way: core -> expr -> catalogs -> methods ->
-store -> runs -> judge -> stats -> report -> cli (docs/design.md).
+store -> runs -> judge -> stats -> report -> cli (README, "Layout").
 
 Every module under src/srbf is read with ``ast`` (nothing is imported), and every import in it
 counts: module level and inside functions, absolute and relative. A package may import itself and
@@ -16,11 +16,6 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src"
 LAYERS = ("core", "expr", "catalogs", "methods", "store", "runs", "judge", "stats", "report", "cli")
 RANK = {name: i for i, name in enumerate(LAYERS)}
-
-# Upward imports that other branches of issue 13 remove, each named with its branch. Empty this as
-# they merge: an entry that no longer occurs fails the test too, so the list cannot go stale.
-KNOWN = {
-}
 
 
 def module_name(path: Path, src: Path = SRC) -> str:
@@ -57,8 +52,10 @@ def imports_of(path: Path, src: Path = SRC) -> list[tuple[int, str]]:
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module
-            # `from srbf import judge` imports the package srbf.judge, not srbf itself
-            found += [(node.lineno, f"{target}.{alias.name}" if target == "srbf" else target) for alias in node.names]
+            for alias in node.names:  # `from srbf import judge` imports the package srbf.judge
+                submodule = src / "srbf" / alias.name
+                inner = target == "srbf" and (submodule.is_dir() or submodule.with_suffix(".py").is_file())
+                found.append((node.lineno, f"srbf.{alias.name}" if inner else target))
     return [(line, name) for line, name in found if name == "srbf" or name.startswith("srbf.")]
 
 
@@ -68,8 +65,6 @@ def package_edges(src: Path = SRC) -> dict[tuple[str, str], list[str]]:
     for path in sorted((src / "srbf").rglob("*.py")):
         source = package_of(module_name(path, src), src)
         for line, target in imports_of(path, src):
-            if target.split(".")[1:2] == ["__version__"]:
-                target = "srbf"
             where = f"{path.relative_to(src)}:{line} imports {target}"
             edges.setdefault((source, package_of(target, src)), []).append(where)
     return edges
@@ -107,15 +102,11 @@ def cycles(edges) -> list[list[str]]:
 
 def test_no_package_imports_a_later_one():
     bad = upward(package_edges())
-    unexpected = {edge: where for edge, where in bad.items() if edge not in KNOWN}
-    assert not unexpected, "\n".join(f"{a} -> {b}: {'; '.join(w)}" for (a, b), w in sorted(unexpected.items()))
-    stale = set(KNOWN) - set(bad)
-    assert not stale, f"these known exceptions no longer occur; remove them from KNOWN: {sorted(stale)}"
+    assert not bad, "\n".join(f"{a} -> {b}: {'; '.join(w)}" for (a, b), w in sorted(bad.items()))
 
 
 def test_no_cycle_between_packages():
-    edges = {edge: w for edge, w in package_edges().items() if edge not in KNOWN}
-    assert cycles(edges) == []
+    assert cycles(package_edges()) == []
 
 
 def test_every_package_is_in_the_layer_order():
@@ -133,12 +124,13 @@ def test_a_bad_graph_fails(tmp_path):
     (root / "__init__.py").write_text("__version__ = '0'\n")
     (root / "runs" / "check.py").write_text("def f():\n    from ..judge import scoring\n")
     (root / "judge" / "scoring.py").write_text("from srbf.runs import check\nfrom srbf import core\n")
-    (root / "core" / "x.py").write_text("import os\nfrom srbf import judge\n")
+    (root / "core" / "x.py").write_text("import os\nfrom srbf import judge, __version__\n")
     edges = package_edges(tmp_path / "src")
     assert set(upward(edges)) == {("runs", "judge"), ("core", "judge")}
     assert upward(edges)[("runs", "judge")] == ["srbf/runs/check.py:2 imports srbf.judge"]
     assert sorted(map(sorted, cycles(edges))) == [["core", "judge"], ["judge", "runs"]]
     assert ("judge", "core") in edges and ("judge", "runs") in edges  # allowed: downward
+    assert edges[("core", "core")] == ["srbf/core/x.py:2 imports srbf"]  # the version: srbf itself
 
 
 @pytest.mark.parametrize("module, layer", [("srbf", "core"), ("srbf.core", "core"), ("srbf.__main__", "cli"),
