@@ -23,10 +23,12 @@ QUICKSTART = Path(__file__).resolve().parents[2] / "configs" / "quickstart.yaml"
 def draw_one_per_set() -> None:
     from srbf.catalogs.loader import list_catalogs, load_catalog
     from srbf.catalogs.sampling import sample_problem
+    from srbf.report.text import text_table
 
     started = time.perf_counter()
     names = list_catalogs()
     print(f"Drawing one problem (512 support + 512 validation points, seed 0) from each of {len(names)} sets:\n")
+    rows = []
     for name in names:
         catalog = load_catalog(name)
         for entry in catalog.entries:
@@ -34,14 +36,13 @@ def draw_one_per_set() -> None:
             if problem.placeholder_reason is None:
                 break
         else:
-            print(f"{name:<18} no problem could be sampled")
+            rows.append((name, "", "no problem could be sampled", "", ""))
             continue
         y = problem.y_support
         formula = entry.formula if len(entry.formula) <= 48 else entry.formula[:45] + "..."
-        print(
-            f"{name:<18} {entry.id:<22} {entry.target} = {formula:<48} "
-            f"y in [{np.min(y):.3g}, {np.max(y):.3g}]  hash {problem.data_hash[:10]}"
-        )
+        rows.append((name, entry.id, f"{entry.target} = {formula}", f"[{np.min(y):.3g}, {np.max(y):.3g}]",
+                     problem.data_hash[:10]))
+    print(text_table(("set", "problem", "formula", "y in", "hash"), rows))
     print(f"\nDone in {time.perf_counter() - started:.2f} s. Write any problem to a file with: "
           "srbf sample feynman I.6.2a -o problem.npz")
 
