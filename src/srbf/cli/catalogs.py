@@ -174,8 +174,8 @@ def add_catalog_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("problem_id", nargs="?", help="a problem id within the set")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(run=_catalogs_show)
-    p = sub.add_parser("check", aliases=["validate"],
-                       help="admission report; exit status 1 if any entry is rejected (alias: validate)")
+    p = sub.add_parser("check", aliases=["validate"],  # validate: the old name
+                       help="admission report; exit status 1 if any entry is rejected")
     p.add_argument("catalogs", nargs="*", metavar="NAME|PATH", help="catalogs to check (default: all shipped)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(run=_catalogs_check)

@@ -228,9 +228,8 @@ def add_method_commands(commands: argparse._SubParsersAction) -> None:
                    help="the Python versions to lock for (default: the one running srbf)")  # fmt: skip
     p.set_defaults(run=_lock)
 
-    p = sub.add_parser("check", aliases=["doctor"],
-                       help="import a method in its environment and fit a toy problem through the worker "
-                            "(alias: doctor)")  # fmt: skip
+    p = sub.add_parser("check", aliases=["doctor"],  # doctor: the old name
+                       help="import a method in its environment and fit a toy problem through the worker")
     p.add_argument("name", metavar="NAME|all", help="a roster method, or all")
     p.add_argument("--time-limit", type=float, default=300.0, help="seconds for the import and for the toy fit (default 300)")
     p.add_argument("--budget", type=_number, help="budget of the toy fit (default: the first rung of its config's ladder, else 1)")
