@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from srbf.core import SrbfError
+from srbf.core import DEFAULT_RESULTS, SrbfError
 
 __all__ = ["NAME_PATTERN", "ScaffoldError", "write_method"]
 
@@ -95,7 +95,7 @@ CONFIG_TEMPLATE = '''\
 # {name}: a run config for the method in {name}.py (docs/config.md explains every key).
 #
 #   srbf check -c {name}.yaml     two problems, every step named: the first thing to run
-#   srbf run -c {name}.yaml       the run itself, into ./srbf-results (resumes if interrupted)
+#   srbf run -c {name}.yaml       the run itself, into {results} (resumes if interrupted)
 #   srbf status -c {name}.yaml    what is done and what is left
 
 experiment: {name}
@@ -117,7 +117,7 @@ method:
   budget_knob: candidate terms tried
 
 budgets: [1, 4, 16]           # the ladder the benchmark sweeps (never tuned)
-results: ./srbf-results
+results: {results}
 '''
 
 TEST_TEMPLATE = '''\
@@ -179,6 +179,7 @@ def write_method(
         folder / f"{name}.py": METHOD_TEMPLATE.format(name=name),
         folder / f"{name}.yaml": CONFIG_TEMPLATE.format(
             name=name,
+            results=DEFAULT_RESULTS,
             python_line=f"  python: {python_path}   # the worker's interpreter; it needs NumPy, not srbf\n"
             if python_path
             else "",
