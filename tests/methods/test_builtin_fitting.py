@@ -10,7 +10,8 @@ import pytest
 
 from srbf.expr import compile_expr, parse, to_infix
 from srbf.methods.builtin.enumeration import count_skeletons
-from srbf.methods.builtin.fitting import SLOT_NAME, ConstantFitter, count_slots, fvu, substitute
+from srbf.methods.builtin.fitting import ConstantFitter, fvu
+from srbf.methods.builtin.skeletons import SLOT_NAME, count_slots, substitute
 from srbf.methods.builtin.search import normal_form
 
 V = ["x0", "x1"]
@@ -159,7 +160,7 @@ def _all_trees(leaves, unary, binary, size):
 def test_enumeration_is_complete_and_normal_forms_are_hereditary():
     from srbf.expr import Var
     from srbf.methods.builtin.enumeration import skeletons_by_size
-    from srbf.methods.builtin.fitting import SLOT
+    from srbf.methods.builtin.skeletons import SLOT
 
     unary, binary = ["sin"], ["add", "sub", "mul", "div"]
     leaves = [SLOT, Var("x0"), Var("x1")]

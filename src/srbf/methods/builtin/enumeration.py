@@ -20,7 +20,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from srbf.expr import Expr, Var, count_nodes
-from srbf.methods.builtin.fitting import FVU_FLOOR, SLOT, ConstantFitter, warm_up
+from srbf.methods.builtin.fitting import FVU_FLOOR, ConstantFitter, warm_up
+from srbf.methods.builtin.skeletons import SLOT
 from srbf.methods.builtin.search import (
     DEFAULT_BINARY,
     DEFAULT_UNARY,
