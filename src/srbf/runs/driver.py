@@ -40,7 +40,7 @@ from srbf.runs.problems import Placeholder, ProblemSource
 from srbf.core import FitTask, STATUSES, SrbfError, TaskKey
 from srbf.runs.runlock import RunLock, RunLocked
 from srbf.runs.sweeps import Variant, canonical_json
-from srbf.store.results import Fit
+from srbf.store.rows import Fit
 
 __all__ = [
     "RunError",
