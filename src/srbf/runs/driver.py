@@ -33,7 +33,8 @@ import yaml
 
 from srbf.methods import isolation
 from srbf.runs.config import RunConfig
-from srbf.runs.executor import Completed, Executor, LocalExecutor, WorkerStartError
+from srbf.runs.executor import Completed, Executor, WorkerStartError
+from srbf.runs.local_executor import LocalExecutor
 from srbf.runs.plan import Plan, PlannedFit, load_catalogs, make_plan, worker_spec
 from srbf.runs.problems import Placeholder, ProblemSource
 from srbf.core import FitTask, SrbfError, TaskKey
