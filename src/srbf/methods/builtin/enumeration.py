@@ -99,22 +99,6 @@ def skeletons_by_size(
         yield size, fresh
 
 
-def count_skeletons(
-    n_variables: int,
-    max_size: int,
-    *,
-    unary: Sequence[str] = DEFAULT_UNARY,
-    binary: Sequence[str] = DEFAULT_BINARY,
-    constants: bool = True,
-) -> list[int]:
-    """How many distinct skeletons each size 1..max_size has (index 0 is size 1)."""
-    variables = [f"x{i}" for i in range(n_variables)]
-    return [
-        len(trees)
-        for _, trees in skeletons_by_size(variables, max_size, unary=unary, binary=binary, constants=constants)
-    ]
-
-
 def fit(
     X: np.ndarray,
     y: np.ndarray,
