@@ -38,7 +38,6 @@ from srbf.stats.meta import combine_summaries, set_summaries
 from srbf.stats.pvalues import mcnemar_exact, wilcoxon_pratt
 
 
-
 def draw_summary(draws) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-problem mean over the draws (last axis; NaN = no value), its split-half difference, and
     the number of draws used.
