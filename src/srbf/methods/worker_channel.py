@@ -104,14 +104,11 @@ class Channel:
                 self.read_proto()
 
     def read_proto(self) -> None:
-        while not self.proto_eof:
-            try:
-                data = os.read(self.proto_fd, _READ_CHUNK)
-            except BlockingIOError:
-                return
+        if self.proto_eof:
+            return
+        for data in self._available(self.proto_fd):
             if not data:
                 self.proto_eof = True
-                self.poller.unregister(self.proto_fd)
                 return
             try:
                 self.frames.extend(self.decoder.feed(data))
@@ -123,16 +120,27 @@ class Channel:
                 return
 
     def read_output(self) -> None:
-        while not self.out_eof:
+        if self.out_eof:
+            return
+        for data in self._available(self.out_fd):
+            if not data:
+                self.out_eof = True
+                return
+            self.output.add(data)
+
+    def _available(self, fd: int):
+        """Yield the chunks that can be read from ``fd`` without waiting; at end of file, stop
+        polling it and yield ``b""`` last."""
+        while True:
             try:
-                data = os.read(self.out_fd, _READ_CHUNK)
+                data = os.read(fd, _READ_CHUNK)
             except BlockingIOError:
                 return
             if not data:
-                self.out_eof = True
-                self.poller.unregister(self.out_fd)
+                self.poller.unregister(fd)
+                yield data
                 return
-            self.output.add(data)
+            yield data
 
     def close(self) -> None:
         """Close the parent's ends of the pipes (the child must be stopped first)."""
