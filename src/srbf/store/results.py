@@ -10,6 +10,8 @@ Readers (``ResultsStore.open_readonly``: ``srbf status``, notebooks, the report)
 processes and may read while a run writes: the file is in WAL mode, so a reader sees the last
 commit and never blocks the writer (see ``connection``).
 
+What a fit becomes as rows (and every check on it before it is written) is in ``rows``.
+
 Floats: SQLite stores infinities exactly; NaN has no SQL value and is stored as NULL, so a NaN
 time reads back as NaN in a frame (and ``None`` through plain SQL). Inside JSON columns (internals,
 metrics, configs) NaN and infinities are kept exactly (see ``jsontext``).
