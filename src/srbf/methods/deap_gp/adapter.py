@@ -41,12 +41,15 @@ from __future__ import annotations
 import functools
 import math
 import operator
+import os
 import random
+import sys
 import time
 
 import numpy as np
 
-import _shared  # the adapters' shared helpers, beside this file
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "shared"))
+import _shared  # noqa: E402  the adapters' shared helpers: srbf/methods/shared/_shared.py
 
 NAME = "deap_gp"
 DEFAULT_GENERATIONS = 40  # DEAP's symbreg example

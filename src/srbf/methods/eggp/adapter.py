@@ -32,9 +32,12 @@ reports nothing while it runs, so those steps carry no timestamps and ``report``
 with the final expression.
 """
 
+import os
+import sys
 import time
 
-import _shared  # the adapters' shared helpers, beside this file
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "shared"))
+import _shared  # noqa: E402  the adapters' shared helpers: srbf/methods/shared/_shared.py
 
 NAME = "eggp"
 OPTIONS = ("unary", "binary", "params")

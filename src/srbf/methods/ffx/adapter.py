@@ -45,12 +45,16 @@ standard library, NumPy and ffx (with six, pandas, scikit-learn) are imported.
 
 from __future__ import annotations
 
+import importlib
+import os
+import sys
 import time
 import warnings
 
 import numpy as np
 
-import _shared  # the adapters' shared helpers, beside this file
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "shared"))
+import _shared  # noqa: E402  the adapters' shared helpers: srbf/methods/shared/_shared.py
 
 NAME = "ffx"
 OP_ABS, OP_MAX0, OP_MIN0, OP_LOG10, OP_GTH, OP_LTH = 1, 2, 3, 4, 5, 6  # ffx.core.constants
@@ -136,24 +140,18 @@ def check_options(options) -> dict:
     return {}
 
 
-# --- importing the package (not this file) -------------------------------------------------------
-
-
-import_package = _shared.import_package  # the real package, not this file of the same name
-
-
 # --- the method ----------------------------------------------------------------------------------
 
 
 def setup(options):
     """Import ffx once per worker (never inside a timed fit)."""
-    import_package("ffx.core")
+    importlib.import_module("ffx.core")
 
 
 def run(X, y, *, budget, seed, variables, options, report):
     """Fit; return (FFX's Pareto set of models, the result dict ``fit`` returns)."""
     check_options(options)
-    ffx = import_package("ffx")
+    ffx = importlib.import_module("ffx")
     started = time.perf_counter()
     variables = list(variables)
     X = np.asarray(X, dtype=float)

@@ -50,12 +50,16 @@ standard library, NumPy and gplearn are imported.
 
 from __future__ import annotations
 
+import importlib
+import os
+import sys
 import time
 import warnings
 
 import numpy as np
 
-import _shared  # the adapters' shared helpers, beside this file
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "shared"))
+import _shared  # noqa: E402  the adapters' shared helpers: srbf/methods/shared/_shared.py
 
 NAME = "gplearn"
 DEFAULT_GENERATIONS = 20  # gplearn's own default, used when the budget is None
@@ -200,23 +204,17 @@ def generations(budget) -> int:
     return _shared.positive_integer(NAME, budget, "generations")
 
 
-# --- importing the package (not this file) -------------------------------------------------------
-
-
-import_package = _shared.import_package  # the real package, not this file of the same name
-
-
 # --- the method ----------------------------------------------------------------------------------
 
 
 def setup(options):
     """Import gplearn once per worker (never inside a timed fit)."""
-    import_package("gplearn.genetic")
+    importlib.import_module("gplearn.genetic")
 
 
 def run(X, y, *, budget, seed, variables, options, report):
     """Fit; return (the fitted SymbolicRegressor, the result dict ``fit`` returns)."""
-    SymbolicRegressor = import_package("gplearn.genetic").SymbolicRegressor
+    SymbolicRegressor = importlib.import_module("gplearn.genetic").SymbolicRegressor
 
     started = time.perf_counter()
     options = check_options(options)

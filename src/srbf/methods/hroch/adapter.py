@@ -42,13 +42,16 @@ standard library, NumPy and HROCH (with scikit-learn < 1.6) are imported.
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 import time
 import warnings
 
 import numpy as np
 
-import _shared  # the adapters' shared helpers, beside this file
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "shared"))
+import _shared  # noqa: E402  the adapters' shared helpers: srbf/methods/shared/_shared.py
 
 NAME = "hroch"
 BUDGET_UNITS = ("iterations", "seconds")

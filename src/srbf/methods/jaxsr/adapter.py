@@ -33,9 +33,12 @@ report during its search; ``report`` is called once, with the result. JAX compil
 data shape, so a fit on a shape not seen before in the worker includes compilation time.
 """
 
+import os
+import sys
 import time
 
-import _shared  # the adapters' shared helpers, beside this file
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "shared"))
+import _shared  # noqa: E402  the adapters' shared helpers: srbf/methods/shared/_shared.py
 
 NAME = "jaxsr"
 OPTIONS = ("unary", "binary", "params", "x64", "warmup")

@@ -59,12 +59,15 @@ standard library, NumPy and pyoperon are imported.
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 import warnings
 
 import numpy as np
 
-import _shared  # the adapters' shared helpers, beside this file
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "shared"))
+import _shared  # noqa: E402  the adapters' shared helpers: srbf/methods/shared/_shared.py
 
 NAME = "operon"
 BUDGET_UNITS = {"generations": ("generations", 1000), "evaluations": ("max_evaluations", 1_000_000)}

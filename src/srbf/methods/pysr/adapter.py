@@ -40,11 +40,13 @@ import math
 import os
 import re
 import shutil
+import sys
 import tempfile
 import threading
 import time
 
-import _shared  # the adapters' shared helpers, beside this file
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "shared"))
+import _shared  # noqa: E402  the adapters' shared helpers: srbf/methods/shared/_shared.py
 
 NAME = "pysr"
 OPTIONS = ("unary", "binary", "params", "warmup")

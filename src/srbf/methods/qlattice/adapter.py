@@ -34,9 +34,12 @@ are needed. feyn's ``predict`` protects some functions (it clips the arguments o
 differ from ``predict`` only where such a clip applies.
 """
 
+import os
+import sys
 import time
 
-import _shared  # the adapters' shared helpers, beside this file
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "shared"))
+import _shared  # noqa: E402  the adapters' shared helpers: srbf/methods/shared/_shared.py
 
 NAME = "qlattice"
 OPTIONS = ("unary", "binary", "params")

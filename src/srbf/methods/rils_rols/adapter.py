@@ -49,7 +49,8 @@ import time
 
 import numpy as np
 
-import _shared  # the adapters' shared helpers, beside this file
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "shared"))
+import _shared  # noqa: E402  the adapters' shared helpers: srbf/methods/shared/_shared.py
 
 NAME = "rils_rols"
 OPTIONS = ("unary", "binary", "params")

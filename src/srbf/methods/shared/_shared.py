@@ -1,21 +1,19 @@
 """What the adapter files share: option checking, operator vocabularies, number formatting, and
 the reading of eggp's and SymRegg's traces (the two have the same API and display text).
 
-Not an adapter (the leading underscore keeps it out of the roster's ``adapters/NAME.py``): a
-sibling module the adapters import as ``import _shared``. srbf's worker appends the method file's
-folder to ``sys.path`` before it loads the file (``worker_main.load_method``), so this module is
-found under every method's own interpreter. Like the adapters and the worker it imports only the
-standard library (NumPy is not needed here), never srbf, and keeps to Python 3.8 syntax.
+Not an adapter: a module in ``srbf/methods/shared/`` that every method folder's ``adapter.py``
+imports as ``import _shared`` after appending this folder (``../shared`` from its own) to
+``sys.path``. The adapter runs under the method's own interpreter, where srbf is not installed,
+so the path is found from the adapter file itself, never through srbf. Like the adapters and the
+worker it imports only the standard library (NumPy is not needed here), never srbf, and keeps to
+Python 3.8 syntax.
 
 Every error is a ``ValueError`` whose message starts with the method's name, as the adapters'
 own checks do.
 """
 
-import importlib
 import math
-import os
 import re
-import sys
 
 DEFAULT_UNARY = ("sin", "cos", "exp", "log", "sqrt")  # the benchmark's vocabulary (srbf's defaults)
 DEFAULT_BINARY = ("add", "sub", "mul", "div")
@@ -153,29 +151,6 @@ def prefix_infix(name, tokens, variables, arity, spell):
     if len(stack) != 1:
         raise ValueError("%s: malformed program of %d nodes" % (name, len(tokens)))
     return stack[0]
-
-
-# --- importing a package whose name is the adapter's ------------------------------------------------
-
-
-def import_package(name):
-    """Import the real package ``name`` (e.g. ``gplearn.genetic``), not the adapter file.
-
-    srbf's worker puts the adapters' folder on ``sys.path`` and may register an adapter under its
-    own stem (``gplearn``, ``ffx``), which is also the package's name; so the package is imported
-    with the folder off the path and the adapter's ``sys.modules`` entry set aside.
-    """
-    top = name.split(".")[0]
-    here = os.path.dirname(os.path.abspath(__file__))
-    shadow = sys.modules.get(top)
-    if shadow is not None and os.path.dirname(os.path.abspath(getattr(shadow, "__file__", "") or "")) == here:
-        del sys.modules[top]
-    saved = list(sys.path)
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
-    try:
-        return importlib.import_module(name)
-    finally:
-        sys.path[:] = saved
 
 
 # --- eggp and SymRegg: display text and trace ------------------------------------------------------

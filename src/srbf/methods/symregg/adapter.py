@@ -47,10 +47,12 @@ not finish a budget of 15 on a small problem within minutes (the time limit ends
 """
 
 import os
+import sys
 import tempfile
 import time
 
-import _shared  # the adapters' shared helpers, beside this file
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "shared"))
+import _shared  # noqa: E402  the adapters' shared helpers: srbf/methods/shared/_shared.py
 
 NAME = "symregg"
 OPTIONS = ("unary", "binary", "params")
