@@ -76,9 +76,10 @@ class MethodSpec:
 
     def config_defaults(self) -> dict[str, Any]:
         """The keys a config's method entry gets when it names this method (``adapter: NAME``):
-        the adapter file, the method's own environment and ``run`` of its method.yaml."""
+        the adapter file, the method's own environment, its budget knob and ``run`` of its
+        method.yaml."""
         return {"adapter": {"type": "file", "path": str(self.adapter_path)}, "python": f"env:{self.name}",
-                **{key: _thawed(value) for key, value in self.run.items()}}
+                "budget_knob": self.budget_knob, **{key: _thawed(value) for key, value in self.run.items()}}
 
     @property
     def pinned(self) -> str:
@@ -133,6 +134,30 @@ def get(name: str) -> MethodSpec:
     close = difflib.get_close_matches(name.replace("-", "_").lower(), list(ROSTER), n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else f" (the roster: {', '.join(ROSTER)})"
     raise UnknownMethod(f"unknown method {name!r}{hint}") from None
+
+
+def config_entry(entry: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A config's method entry with the defaults of the roster method it names, its own keys
+    overriding them: ``{name: gplearn}`` (no adapter) or ``{name: mine, adapter: operon}``.
+    Any other entry (a built-in, an adapter mapping, a typo) is returned as it is."""
+    adapter = entry.get("adapter")
+    named = adapter if isinstance(adapter, str) else entry.get("name") if adapter is None else None
+    if not isinstance(named, str) or named not in ROSTER:
+        return entry
+    own = {key: value for key, value in entry.items() if key != "adapter"}
+    return {**ROSTER[named].config_defaults(), **own}
+
+
+def option_problems(adapter_path: str | Path, options: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(option path, message) for each option the roster method whose adapter file is
+    ``adapter_path`` does not take as given; [] for an allowed set or a file off the roster."""
+    from srbf.methods.options import option_problems as problems
+
+    folder = Path(adapter_path).resolve().parent
+    spec = ROSTER.get(folder.name)
+    if spec is None or spec.adapter_path.resolve() != Path(adapter_path).resolve():
+        return []
+    return problems(spec.name, spec.options, options)
 
 
 def select(name: str) -> list[MethodSpec]:
