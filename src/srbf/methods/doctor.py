@@ -127,7 +127,7 @@ def lock_notes(spec: MethodSpec, manifest: dict[str, Any]) -> list[str]:
         return []
     hows = {"latest": "with --latest", "resolved": "from a fresh resolution"}
     how = hows.get(manifest.get("lock_source"), "without a lock")
-    return [f"note: installed {how}, not from the shipped lock {committed.name}; "
+    return [f"note: installed {how}, not from the shipped lock {spec.name}/{committed.name}; "
             f"`srbf methods install {spec.name} --force` reinstalls from it"]
 
 

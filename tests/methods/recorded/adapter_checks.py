@@ -19,6 +19,7 @@ import numpy as np
 import yaml
 
 from srbf.expr import compile_expr, parse
+from srbf.methods import envs
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
@@ -141,18 +142,15 @@ def check_config(name: str) -> dict:
 # --- the real package, through the Worker ---------------------------------------------------------
 
 
+def installed(name: str) -> bool:
+    """A finished ``srbf methods install NAME``: its interpreter and its manifest exist."""
+    return envs.env_python(name).exists() and envs.read_manifest(name) is not None
+
+
 def method_python(name: str) -> str | None:
     """The interpreter of the method's own environment: srbf's (``$SRBF_HOME/envs/NAME``, made by
     ``srbf methods install NAME``), else a development one at ``/tmp/env-NAME``; None if neither."""
-    candidates = []
-    try:
-        from srbf.methods import envs
-
-        if envs.is_installed(name):  # a finished install (it has its manifest)
-            candidates.append(envs.env_python(name))
-    except Exception:  # the environment manager is optional here
-        if os.environ.get("SRBF_HOME"):
-            candidates.append(Path(os.environ["SRBF_HOME"]) / "envs" / name / "bin" / "python")
+    candidates = [envs.env_python(name)] if installed(name) else []
     candidates.append(Path(f"/tmp/env-{name}/bin/python"))
     for python in candidates:
         if python.is_file() and os.access(python, os.X_OK):
