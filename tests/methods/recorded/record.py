@@ -359,7 +359,7 @@ def record_deap_gp(adapter):
 
     def predict_with(options, n_variables):
         def predict(hall, X):
-            opts = adapter.check_options(options)
+            opts = adapter.resolved_options(options)
             pset, _ = adapter._primitive_set(n_variables, opts["unary"], opts["binary"], opts["const_range"])
             func = gp.compile(hall[0], pset)  # DEAP's own evaluation: its compiled tree
             with np.errstate(all="ignore"):

@@ -126,36 +126,18 @@ def evaluate(tokens, X) -> np.ndarray:
 # --- options -------------------------------------------------------------------------------------
 
 
-def check_options(options) -> dict:
-    options = _shared.known_options(NAME, options, sorted(DEFAULTS))
-    merged = {**DEFAULTS, **options}
-    for key, arity in (("unary", 1), ("binary", 2)):
-        names = merged[key]
-        _shared.operator_names(NAME, key, names)  # raises unless a list
-        for name in names:
-            if name not in KERNELS:
-                raise ValueError(f"{NAME}: option {key!r}: no primitive for operator {name!r} "
-                                 f"(available: {', '.join(k for k, v in KERNELS.items() if v[0] == arity)})")  # fmt: skip
-            if KERNELS[name][0] != arity:
-                raise ValueError(f"{NAME}: option {key!r}: operator {name!r} takes {KERNELS[name][0]} argument(s)")
-        merged[key] = list(dict.fromkeys(names))
-    if not merged["binary"]:
-        raise ValueError(f"{NAME}: option 'binary' must name at least one operator")
-    for key in ("population_size", "tournament_size", "max_height"):
-        value = merged[key]
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{NAME}: option {key!r} must be a positive integer, got {value!r}")
-    if isinstance(merged["elitism"], bool) or not isinstance(merged["elitism"], int) or not (
-        0 <= merged["elitism"] < merged["population_size"]
-    ):
+def resolved_options(options) -> dict:
+    """The options over ``DEFAULTS`` (srbf checked each one against method.yaml when the config was
+    loaded), operators without repeats; ValueError for the relations between options that no
+    single constraint states: elitism below the population, each [low, high] pair in order."""
+    merged = _shared.with_defaults(options, DEFAULTS)
+    for key in ("unary", "binary"):
+        merged[key] = list(dict.fromkeys(merged[key]))
+    if not 0 <= merged["elitism"] < merged["population_size"]:
         raise ValueError(f"{NAME}: option 'elitism' must be an integer in [0, population_size), got {merged['elitism']!r}")
-    for key in ("crossover_probability", "mutation_probability"):
-        value = merged[key]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-            raise ValueError(f"{NAME}: option {key!r} must be a probability in [0, 1], got {value!r}")
     for key in ("init_depth", "mutation_depth", "const_range"):
         pair = merged[key]
-        if not isinstance(pair, (list, tuple)) or len(pair) != 2 or not pair[0] <= pair[1]:
+        if not pair[0] <= pair[1]:
             raise ValueError(f"{NAME}: option {key!r} must be [low, high] with low <= high, got {pair!r}")
     return merged
 
@@ -230,7 +212,7 @@ def run(X, y, *, budget, seed, variables, options, report):
     from deap import algorithms, base, gp, tools
 
     started = time.perf_counter()
-    opts = check_options(options)
+    opts = resolved_options(options)
     n_generations = generations(budget)
     variables = list(variables)
     X = np.asarray(X, dtype=float)

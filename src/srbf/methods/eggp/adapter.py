@@ -40,9 +40,9 @@ sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pard
 import _shared  # noqa: E402  the adapters' shared helpers: srbf/methods/shared/_shared.py
 
 NAME = "eggp"
-OPTIONS = ("unary", "binary", "params")
+OPTION_DEFAULTS = {"unary": list(_shared.DEFAULT_UNARY), "binary": list(_shared.DEFAULT_BINARY),
+                   "params": {}}
 NONTERMINALS = _shared.EGRAPH_NONTERMINALS  # srbf operator name -> eggp nonterminal
-FIXED = {"gen", "nonterminals", "trace"}  # set by the benchmark, not by params
 
 _eggp = None
 
@@ -54,13 +54,6 @@ def setup(options):
 
     eggp.version()  # initialises the GHC runtime
     _eggp = eggp
-
-
-def check_options(options):
-    """The options with their defaults filled in; ValueError for anything the adapter does not take."""
-    options = _shared.fill_operators(NAME, _shared.known_options(NAME, options, OPTIONS))
-    options["params"] = _shared.free_params(NAME, options, FIXED, "EGGP", sets="budget and operators")
-    return options
 
 
 def nonterminals(operators):
@@ -93,7 +86,7 @@ def best_row(rows):
 
 
 def fit(X, y, *, budget, seed, variables, options, report):
-    options = check_options(options)
+    options = _shared.with_defaults(options, OPTION_DEFAULTS)
     gen = generations(budget)
     nts, missing = nonterminals(options["unary"] + options["binary"])
     if _eggp is None:

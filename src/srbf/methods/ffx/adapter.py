@@ -133,13 +133,6 @@ def to_infix(model: dict, variables) -> str:
     return f"({numerator})/({denominator})"
 
 
-def check_options(options) -> dict:
-    """FFX takes no options: its API has no settings to pass."""
-    if options:
-        raise ValueError(f"{NAME}: takes no options, got {', '.join(map(repr, sorted(options)))}")
-    return {}
-
-
 # --- the method ----------------------------------------------------------------------------------
 
 
@@ -150,7 +143,6 @@ def setup(options):
 
 def run(X, y, *, budget, seed, variables, options, report):
     """Fit; return (FFX's Pareto set of models, the result dict ``fit`` returns)."""
-    check_options(options)
     ffx = importlib.import_module("ffx")
     started = time.perf_counter()
     variables = list(variables)

@@ -62,6 +62,7 @@ sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pard
 import _shared  # noqa: E402  the adapters' shared helpers: srbf/methods/shared/_shared.py
 
 NAME = "gplearn"
+OPTION_DEFAULTS = {"params": {}}  # unary, binary: the benchmark's (_shared.wanted_operators)
 DEFAULT_GENERATIONS = 20  # gplearn's own default, used when the budget is None
 GUARD = 0.001  # gplearn's protection threshold for div, log and inv
 
@@ -73,8 +74,6 @@ SUPPORTED = {
 }  # fmt: skip
 ARITY = {"add": 2, "sub": 2, "mul": 2, "div": 2, "max": 2, "min": 2, "sqrt": 1, "log": 1, "abs": 1,
          "neg": 1, "inv": 1, "sin": 1, "cos": 1, "tan": 1, "sig": 1}  # fmt: skip
-RESERVED_PARAMS = ("generations", "random_state", "function_set", "warm_start")
-OPTIONS = ("unary", "binary", "params")
 
 _FORMAT = {
     "add": lambda a, b: f"({a} + {b})",
@@ -185,17 +184,11 @@ def _evaluate(name: str, args: list) -> np.ndarray:
 
 def function_set(options: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(gplearn function_set, srbf operators gplearn lacks) for the options' operator lists."""
-    wanted = _shared.wanted_operators(NAME, options)
+    wanted = _shared.wanted_operators(options)
     used, missing = _shared.translate(wanted, SUPPORTED)
     if not any(ARITY[f] == 2 for f in used):
         raise ValueError(f"{NAME}: no binary operator gplearn knows among {wanted}; it needs at least one")
     return tuple(used), tuple(missing)
-
-
-def check_options(options) -> dict:
-    options = _shared.known_options(NAME, options, OPTIONS)
-    options["params"] = _shared.free_params(NAME, options, RESERVED_PARAMS, "SymbolicRegressor")
-    return options
 
 
 def generations(budget) -> int:
@@ -217,7 +210,7 @@ def run(X, y, *, budget, seed, variables, options, report):
     SymbolicRegressor = importlib.import_module("gplearn.genetic").SymbolicRegressor
 
     started = time.perf_counter()
-    options = check_options(options)
+    options = _shared.with_defaults(options, OPTION_DEFAULTS)
     functions, missing = function_set(options)
     n_generations = generations(budget)
     variables = list(variables)

@@ -54,6 +54,7 @@ sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pard
 import _shared  # noqa: E402  the adapters' shared helpers: srbf/methods/shared/_shared.py
 
 NAME = "hroch"
+OPTION_DEFAULTS = {"budget_unit": "iterations", "params": {}}  # unary, binary: the benchmark's
 BUDGET_UNITS = ("iterations", "seconds")
 RARE_WEIGHT = 0.001  # HROCH's MATH weight for rarely used functions
 
@@ -65,8 +66,6 @@ SUPPORTED = {
     "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "max": "max", "min": "min", "abs": "abs",
 }  # fmt: skip
 BINARY_INSTRUCTIONS = ("add", "sub", "mul", "div", "pow", "max", "min")
-RESERVED_PARAMS = ("iter_limit", "time_limit", "random_state", "problem", "warm_start")
-OPTIONS = ("unary", "binary", "budget_unit", "params")
 
 _SYMBOL = re.compile(r"\b([cx])(\d+)\b")
 _REWRITES = {"pdiv": "({0}/sqrt(1e-08 + ({1})**2))", "aq": "({0}/sqrt(1 + ({1})**2))"}
@@ -131,7 +130,7 @@ def complexity(representation: str) -> int:
 
 def problem(options: dict, math_weights: dict) -> tuple[dict, tuple[str, ...]]:
     """(HROCH ``problem`` instruction weights, srbf operators HROCH lacks)."""
-    wanted = _shared.wanted_operators(NAME, options)
+    wanted = _shared.wanted_operators(options)
     weights = {"nop": float(math_weights.get("nop", 0.01))}
     for name in wanted:
         if name in SUPPORTED:
@@ -141,13 +140,6 @@ def problem(options: dict, math_weights: dict) -> tuple[dict, tuple[str, ...]]:
     if not any(i in BINARY_INSTRUCTIONS for i in weights):
         raise ValueError(f"{NAME}: no binary operator HROCH knows among {wanted}; it needs at least one")
     return weights, missing
-
-
-def check_options(options) -> dict:
-    options = _shared.known_options(NAME, options, OPTIONS)
-    _shared.fill_choice(NAME, options, "budget_unit", BUDGET_UNITS, "iterations")
-    options["params"] = _shared.free_params(NAME, options, RESERVED_PARAMS, "SymbolicRegressor")
-    return options
 
 
 def limits(budget, unit: str) -> dict:
@@ -180,7 +172,7 @@ def run(X, y, *, budget, seed, variables, options, report):
         from HROCH import SymbolicRegressor
 
     started = time.perf_counter()
-    options = check_options(options)
+    options = _shared.with_defaults(options, OPTION_DEFAULTS)
     weights, missing = problem(options, SymbolicRegressor.MATH)
     variables = list(variables)
     stop = limits(budget, options["budget_unit"])

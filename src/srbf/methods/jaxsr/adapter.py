@@ -41,25 +41,16 @@ sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pard
 import _shared  # noqa: E402  the adapters' shared helpers: srbf/methods/shared/_shared.py
 
 NAME = "jaxsr"
-OPTIONS = ("unary", "binary", "params", "x64", "warmup")
+OPTION_DEFAULTS = {"unary": list(_shared.DEFAULT_UNARY), "binary": list(_shared.DEFAULT_BINARY),
+                   "params": {}, "x64": True, "warmup": True}
 
 # jaxsr transcendental function -> the srbf operator it is
 FUNCTIONS = {"log": "log", "exp": "exp", "sqrt": "sqrt", "inv": "div", "sin": "sin", "cos": "cos",
              "tan": "tan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "abs": "abs"}
 MAX_POLY_DEGREE = 3  # build_default's default
-FIXED = {"basis_library", "max_terms", "random_state"}
 
 _jaxsr = None
 _x64 = None
-
-
-def check_options(options):
-    """The options with their defaults filled in; ValueError for anything the adapter does not take."""
-    options = _shared.fill_operators(NAME, _shared.known_options(NAME, options, OPTIONS))
-    for key in ("x64", "warmup"):
-        _shared.fill_flag(NAME, options, key)
-    options["params"] = _shared.free_params(NAME, options, FIXED, "SymbolicRegressor", sets="budget, seed and library")
-    return options
 
 
 def max_terms_of(budget):
@@ -69,7 +60,7 @@ def max_terms_of(budget):
 def setup(options):
     """Configure JAX's precision, import jaxsr and compile its common paths on a tiny problem."""
     global _jaxsr, _x64
-    options = check_options(options)
+    options = _shared.with_defaults(options, OPTION_DEFAULTS)
     import jax
 
     _x64 = options["x64"]
@@ -144,7 +135,7 @@ def model_infix(coefficients, terms):
 
 
 def fit(X, y, *, budget, seed, variables, options, report):
-    options = check_options(options)
+    options = _shared.with_defaults(options, OPTION_DEFAULTS)
     max_terms = max_terms_of(budget)
     if _jaxsr is None:
         setup(dict(options, warmup=False))

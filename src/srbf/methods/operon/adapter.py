@@ -70,6 +70,7 @@ sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pard
 import _shared  # noqa: E402  the adapters' shared helpers: srbf/methods/shared/_shared.py
 
 NAME = "operon"
+OPTION_DEFAULTS = {"budget_unit": "generations", "params": {}}  # unary, binary: the benchmark's
 BUDGET_UNITS = {"generations": ("generations", 1000), "evaluations": ("max_evaluations", 1_000_000)}
 
 # srbf operator name -> Operon symbol
@@ -80,8 +81,6 @@ SUPPORTED = {
     "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
 }  # fmt: skip
 BINARY_SYMBOLS = ("add", "sub", "mul", "div", "pow", "fmax", "fmin")
-RESERVED_PARAMS = ("generations", "max_evaluations", "random_state", "allowed_symbols", "warm_start")
-OPTIONS = ("unary", "binary", "budget_unit", "params")
 
 # Operon node names (``Node.Name``, which names what a node computes) -> srbf infix
 _UNARY_FORMAT = {
@@ -176,20 +175,13 @@ def allowed_symbols(options: dict, swapped_min_max: bool = False) -> tuple[tuple
     ``swapped_min_max``: the wrapper's symbol ``fmax`` makes nodes that compute the minimum (and
     ``fmin`` the maximum), as in pyoperon 0.6.2; ``run`` checks which holds.
     """
-    wanted = _shared.wanted_operators(NAME, options)
+    wanted = _shared.wanted_operators(options)
     swap = {"fmax": "fmin", "fmin": "fmax"} if swapped_min_max else {}
     used = tuple(dict.fromkeys(swap.get(SUPPORTED[n], SUPPORTED[n]) for n in wanted if n in SUPPORTED))
     missing = tuple(_shared.unavailable(wanted, SUPPORTED))
     if not any(s in BINARY_SYMBOLS for s in used):
         raise ValueError(f"{NAME}: no binary operator Operon knows among {wanted}; it needs at least one")
     return used, missing
-
-
-def check_options(options) -> dict:
-    options = _shared.known_options(NAME, options, OPTIONS)
-    _shared.fill_choice(NAME, options, "budget_unit", BUDGET_UNITS, "generations")
-    options["params"] = _shared.free_params(NAME, options, RESERVED_PARAMS, "SymbolicRegressor")
-    return options
 
 
 def budget_value(budget, unit: str) -> int:
@@ -268,7 +260,7 @@ def run(X, y, *, budget, seed, variables, options, report):
     import pyoperon.sklearn as wrapper
 
     started = time.perf_counter()
-    options = check_options(options)
+    options = _shared.with_defaults(options, OPTION_DEFAULTS)
     known = getattr(wrapper, "_KNOWN_SYMBOLS", {})
     swapped = "fmax" in known and op.Node(known["fmax"]).Name == "fmin"
     symbols, missing = allowed_symbols(options, swapped)

@@ -49,7 +49,8 @@ sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pard
 import _shared  # noqa: E402  the adapters' shared helpers: srbf/methods/shared/_shared.py
 
 NAME = "pysr"
-OPTIONS = ("unary", "binary", "params", "warmup")
+OPTION_DEFAULTS = {"unary": list(_shared.DEFAULT_UNARY), "binary": list(_shared.DEFAULT_BINARY),
+                   "params": {}, "warmup": True}
 
 BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "^", "max": "max", "min": "min"}
 UNARY = {"neg": "neg", "abs": "abs", "sqrt": "sqrt", "cbrt": "cbrt", "exp": "exp", "log": "log",
@@ -57,25 +58,15 @@ UNARY = {"neg": "neg", "abs": "abs", "sqrt": "sqrt", "cbrt": "cbrt", "exp": "exp
          "acos": "acos", "atan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
          "asinh": "asinh", "acosh": "acosh", "atanh": "atanh", "inv": "inv", "square": "square",
          "cube": "cube"}
-FIXED = {"niterations", "random_state", "binary_operators", "unary_operators", "operators",
-         "output_directory", "run_id", "temp_equation_file"}
 POLL_SECONDS = 0.25
 
 _pysr = None
 
 
-def check_options(options):
-    """The options with their defaults filled in; ValueError for anything the adapter does not take."""
-    options = _shared.fill_operators(NAME, _shared.known_options(NAME, options, OPTIONS))
-    _shared.fill_flag(NAME, options, "warmup")
-    options["params"] = _shared.free_params(NAME, options, FIXED, "PySRRegressor")
-    return options
-
-
 def setup(options):
     """Import PySR (which starts Julia) and compile the search on a tiny problem, once per worker."""
     global _pysr
-    options = check_options(options)
+    options = _shared.with_defaults(options, OPTION_DEFAULTS)
     import pysr
 
     _pysr = pysr
@@ -108,7 +99,7 @@ def iterations_of(budget):
 def pysr_options(budget, seed, options, folder, run_id="srbf"):
     """The PySRRegressor keyword arguments for one fit: the benchmark's settings over PySR's
     defaults, plus the option ``params`` (side experiments only)."""
-    options = check_options(options)
+    options = _shared.with_defaults(options, OPTION_DEFAULTS)
     binary, unary, _ = operator_lists(options["unary"], options["binary"])
     kwargs = {
         "niterations": iterations_of(budget),
@@ -287,7 +278,7 @@ class HallOfFameWatcher:
 
 
 def fit(X, y, *, budget, seed, variables, options, report):
-    options = check_options(options)
+    options = _shared.with_defaults(options, OPTION_DEFAULTS)
     _, _, missing = operator_lists(options["unary"], options["binary"])
     iterations_of(budget)
     if _pysr is None:

@@ -42,7 +42,6 @@ sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pard
 import _shared  # noqa: E402  the adapters' shared helpers: srbf/methods/shared/_shared.py
 
 NAME = "qlattice"
-OPTIONS = ("unary", "binary", "params")
 
 # feyn function -> the srbf operators its formula needs (all of them must be in the vocabulary)
 FUNCTIONS = {
@@ -58,6 +57,7 @@ FUNCTIONS = {
 }
 # auto_run's defaults; options["params"] may change them for side experiments
 DEFAULTS = {"max_complexity": 10, "criterion": "bic", "loss_function": None, "threads": "auto"}
+OPTION_DEFAULTS = {"unary": list(_shared.DEFAULT_UNARY), "binary": list(_shared.DEFAULT_BINARY), "params": DEFAULTS}
 
 _feyn = None
 _pd = None
@@ -70,13 +70,6 @@ def setup(options):
     import pandas
 
     _feyn, _pd = feyn, pandas
-
-
-def check_options(options):
-    """The options with their defaults filled in; ValueError for anything the adapter does not take."""
-    options = _shared.fill_operators(NAME, _shared.known_options(NAME, options, OPTIONS))
-    options["params"] = _shared.merged_params(NAME, options, DEFAULTS)
-    return options
 
 
 def epochs_of(budget):
@@ -143,7 +136,7 @@ def _elements(model):
 
 
 def fit(X, y, *, budget, seed, variables, options, report):
-    options = check_options(options)
+    options = _shared.with_defaults(options, OPTION_DEFAULTS)
     epochs = epochs_of(budget)
     names, uncovered = function_names(options["unary"] + options["binary"])
     params = options["params"]

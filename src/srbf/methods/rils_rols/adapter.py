@@ -53,9 +53,9 @@ sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pard
 import _shared  # noqa: E402  the adapters' shared helpers: srbf/methods/shared/_shared.py
 
 NAME = "rils_rols"
-OPTIONS = ("unary", "binary", "params")
 OPERATORS = ("add", "sub", "mul", "div", "sin", "cos", "log", "exp", "sqrt")  # fixed; squaring is x*x
 DEFAULTS = {"max_time": 100, "complexity_penalty": 0.001, "max_complexity": 50, "sample_size": 1}
+OPTION_DEFAULTS = {"unary": list(_shared.DEFAULT_UNARY), "binary": list(_shared.DEFAULT_BINARY), "params": DEFAULTS}
 RECOVERY_TOLERANCE = 1e-9
 
 _Regressor = None
@@ -71,13 +71,6 @@ def setup(options):
             self.model_simp = self.model
 
     _Regressor = Regressor
-
-
-def check_options(options):
-    """The options with their defaults filled in; ValueError for anything the adapter does not take."""
-    options = _shared.fill_operators(NAME, _shared.known_options(NAME, options, OPTIONS))
-    options["params"] = _shared.merged_params(NAME, options, DEFAULTS)
-    return options
 
 
 def fit_calls_of(budget):
@@ -487,7 +480,7 @@ def _version():
 
 
 def fit(X, y, *, budget, seed, variables, options, report):
-    options = check_options(options)
+    options = _shared.with_defaults(options, OPTION_DEFAULTS)
     calls = fit_calls_of(budget)
     params = options["params"]
     vocabulary = options["unary"] + options["binary"]

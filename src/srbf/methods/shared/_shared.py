@@ -1,5 +1,6 @@
-"""What the adapter files share: option checking, operator vocabularies, number formatting, and
-the reading of eggp's and SymRegg's traces (the two have the same API and display text).
+"""What the adapter files share: options over their defaults, operator vocabularies, number
+formatting, and the reading of eggp's and SymRegg's traces (the two have the same API and display
+text).
 
 Not an adapter: a module in ``srbf/methods/shared/`` that every method folder's ``adapter.py``
 imports as ``import _shared`` after appending this folder (``../shared`` from its own) to
@@ -22,80 +23,19 @@ DEFAULT_BINARY = ("add", "sub", "mul", "div")
 # --- options ---------------------------------------------------------------------------------------
 
 
-def known_options(name, options, known):
-    """A copy of ``options`` (a mapping, or None for none); ValueError if it has a key not in
-    ``known`` (listed in the message in the order given)."""
-    options = dict(options or {})
-    unknown = sorted(set(options) - set(known))
-    if unknown:
-        raise ValueError("%s: unknown option(s) %s (known: %s)" % (name, ", ".join(map(repr, unknown)), ", ".join(known)))
-    return options
-
-
-def operator_names(name, key, names):
-    """``names`` (the value of option ``key``) as a list of str; ValueError unless it is a list
-    or tuple (a single string is not a list of operators)."""
-    if isinstance(names, str) or not isinstance(names, (list, tuple)):
-        raise ValueError("%s: option %r must be a list of srbf operator names, got %r" % (name, key, names))
-    return [str(n) for n in names]
-
-
-def fill_operators(name, options):
-    """Set ``options["unary"]`` and ``options["binary"]`` to lists of srbf operator names (the
-    benchmark's defaults where missing); returns ``options``."""
-    for key, default in (("unary", DEFAULT_UNARY), ("binary", DEFAULT_BINARY)):
-        options[key] = operator_names(name, key, options.get(key, default))
-    return options
-
-
-def wanted_operators(name, options):
-    """The options' unary then binary operator names (defaults where missing), as one list."""
-    return operator_names(name, "unary", options.get("unary", DEFAULT_UNARY)) + operator_names(
-        name, "binary", options.get("binary", DEFAULT_BINARY))
-
-
-def fill_flag(name, options, key, default=True):
-    """Set ``options[key]`` to ``default`` where missing; ValueError unless it is a bool."""
-    value = options.setdefault(key, default)
-    if not isinstance(value, bool):
-        raise ValueError("%s: option %r must be true or false, got %r" % (name, key, value))
-    return value
-
-
-def fill_choice(name, options, key, choices, default):
-    """Set ``options[key]`` to ``default`` where missing; ValueError unless it is in ``choices``."""
-    value = options.setdefault(key, default)
-    if value not in choices:
-        raise ValueError("%s: option %r must be one of %s, got %r" % (name, key, ", ".join(choices), value))
-    return value
-
-
-def _params(name, options, what):
-    params = options.get("params") or {}
-    if not isinstance(params, dict):
-        raise ValueError("%s: option 'params' must be a mapping%s, got %r" % (name, " of %s arguments" % what if what else "", params))
-    return params
-
-
-def free_params(name, options, fixed, what, sets="budget, seed and operators"):
-    """Option ``params`` (a mapping of the package's ``what`` arguments, default empty) as a new
-    dict; ValueError if it sets any of ``fixed``, which the benchmark (``sets``) controls."""
-    params = _params(name, options, what)
-    clash = sorted(set(params) & set(fixed))
-    if clash:
-        raise ValueError("%s: 'params' may not set %s: the benchmark sets %s" % (name, ", ".join(clash), sets))
-    return dict(params)
-
-
-def merged_params(name, options, defaults):
-    """``defaults`` updated by option ``params``, which may set only the keys of ``defaults``."""
-    params = _params(name, options, None)
-    unknown = sorted(set(params) - set(defaults))
-    if unknown:
-        raise ValueError("%s: 'params' may set only %s, not %s" % (name, ", ".join(defaults), ", ".join(unknown)))
-    merged = dict(defaults)
-    merged.update(params)
+def with_defaults(options, defaults):
+    """What the adapter runs with: ``options`` (a mapping, or None for none) over ``defaults``, a
+    mapping default (``params``) updated key by key rather than replaced. srbf checked every
+    option against the method's method.yaml when the config was loaded (srbf.methods.options)."""
+    merged = {key: dict(value) if isinstance(value, dict) else value for key, value in defaults.items()}
+    for key, value in (options or {}).items():
+        merged[key] = dict(merged[key], **value) if isinstance(merged.get(key), dict) and isinstance(value, dict) else value
     return merged
+
+
+def wanted_operators(options):
+    """The options' unary then binary operator names (the benchmark's where missing), as one list."""
+    return list(options.get("unary", DEFAULT_UNARY)) + list(options.get("binary", DEFAULT_BINARY))
 
 
 def positive_integer(name, budget, unit):

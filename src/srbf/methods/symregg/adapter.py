@@ -55,9 +55,9 @@ sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pard
 import _shared  # noqa: E402  the adapters' shared helpers: srbf/methods/shared/_shared.py
 
 NAME = "symregg"
-OPTIONS = ("unary", "binary", "params")
+OPTION_DEFAULTS = {"unary": list(_shared.DEFAULT_UNARY), "binary": list(_shared.DEFAULT_BINARY),
+                   "params": {}}
 NONTERMINALS = _shared.EGRAPH_NONTERMINALS  # srbf operator name -> SymRegg nonterminal (as eggp's)
-FIXED = {"gen", "nonterminals", "trace"}  # set by the benchmark, not by params
 
 _symregg = None
 
@@ -69,13 +69,6 @@ def setup(options):
 
     symregg.version()  # initialises the GHC runtime
     _symregg = symregg
-
-
-def check_options(options):
-    """The options with their defaults filled in; ValueError for anything the adapter does not take."""
-    options = _shared.fill_operators(NAME, _shared.known_options(NAME, options, OPTIONS))
-    options["params"] = _shared.free_params(NAME, options, FIXED, "SymRegg", sets="budget and operators")
-    return options
 
 
 def nonterminals(operators):
@@ -128,7 +121,7 @@ def best_row(rows):
 
 
 def fit(X, y, *, budget, seed, variables, options, report):
-    options = check_options(options)
+    options = _shared.with_defaults(options, OPTION_DEFAULTS)
     gen = generations(budget)
     nts, missing = nonterminals(options["unary"] + options["binary"])
     if _symregg is None:
