@@ -69,6 +69,22 @@ def test_a_config_naming_the_method_runs_its_adapter_in_its_env_at_upstream_defa
     assert option_problems(name, spec.options, method.options) == []  # its shipped options are allowed
 
 
+# what each method runs by default: its ladder and its options (a change here changes the benchmark)
+SHIPPED = {
+    "deap_gp": ({"powers_of_two": [0, 6]}, {}), "eggp": ({"powers_of_two": [0, 8]}, {}), "ffx": ([1], {}),
+    "gplearn": ({"powers_of_two": [0, 5]}, {}), "hroch": ({"powers_of_two": [8, 18]}, {}),
+    "jaxsr": ([1, 2, 3, 4, 5, 6, 7, 8], {"x64": True}), "operon": ({"powers_of_two": [0, 10]}, {}),
+    "pysr": ({"powers_of_two": [0, 7]}, {}), "qlattice": ({"powers_of_two": [0, 5]}, {}),
+    "rils_rols": ({"powers_of_two": [10, 17]}, {}), "symregg": ({"powers_of_two": [5, 12]}, {}),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_shipped_ladder_and_options(name):
+    defaults = roster.get(name).config_defaults()
+    assert (defaults["budgets"], defaults["options"]) == SHIPPED[name]
+
+
 @pytest.mark.parametrize("name", RECORDED)
 def test_the_recording_comes_from_the_pinned_release(name):
     data = recording(name)
