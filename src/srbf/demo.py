@@ -1,8 +1,8 @@
 """``make demo``: load every shipped set and draw a problem from each, then run the quickstart.
 
 The first part exercises loading, admission, compilation and sampling on all the shipped data.
-The second runs ``configs/quickstart.yaml`` (two built-in methods on two small sets, a short
-budget ladder) into ``./srbf-results``, exactly as ``srbf run -c configs/quickstart.yaml`` would,
+The second runs the shipped ``quickstart`` config (two built-in methods on two small sets, a short
+budget ladder) into ``./srbf-results``, exactly as ``srbf run -c quickstart`` would,
 and prints where the results are and a small table per method and budget: fits ok, and the
 median FVU (fraction of variance unexplained) on the support and validation points, re-scored by
 the judge from the stored formulas. A second ``make demo`` finds every fit stored and only
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-QUICKSTART = Path(__file__).resolve().parents[2] / "configs" / "quickstart.yaml"
+QUICKSTART = Path(__file__).resolve().parent / "configs" / "quickstart.yaml"  # package data
 
 
 def draw_one_per_set() -> None:

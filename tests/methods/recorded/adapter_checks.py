@@ -40,7 +40,11 @@ def cases(name: str) -> list[dict]:
 @lru_cache(maxsize=None)
 def adapter(name: str):
     """The folder's adapter.py as a module of its own (it imports its package only inside
-    functions, and finds its shared helpers from its own path, as under the worker)."""
+    functions, and finds its shared helpers from its own path); its folder goes on ``sys.path``
+    (at the end, as srbf's worker puts it) for the modules beside it."""
+    folder = str(METHODS / name)
+    if folder not in sys.path:
+        sys.path.append(folder)
     spec = importlib.util.spec_from_file_location(f"srbf_adapter_{name}", METHODS / name / "adapter.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -128,12 +132,15 @@ def imported_modules(path: Path) -> set[str]:
 
 
 def check_imports(name: str, *packages: str) -> None:
-    """Only the standard library, NumPy, the method's own package(s) and the shared helpers
-    ``_shared`` (never srbf); the helpers only the standard library."""
-    allowed = set(sys.stdlib_module_names) | {"numpy", *packages, "__future__", "_shared"}
-    extra = imported_modules(METHODS / name / "adapter.py") - allowed
-    assert not extra, f"{name}/adapter.py imports {sorted(extra)}; a method file may import only " \
-                      f"the standard library, NumPy, _shared and {', '.join(packages)}"  # fmt: skip
+    """Only the standard library, NumPy, the method's own package(s), the shared helpers
+    ``_shared`` and the modules beside the adapter in its folder (never srbf); the helpers only
+    the standard library."""
+    beside = {p.stem for p in (METHODS / name).glob("*.py")}
+    allowed = set(sys.stdlib_module_names) | {"numpy", *packages, "__future__", "_shared", *beside}
+    for path in sorted((METHODS / name).glob("*.py")):
+        extra = imported_modules(path) - allowed
+        assert not extra, f"{name}/{path.name} imports {sorted(extra)}; a method file may import only " \
+                          f"the standard library, NumPy, _shared and {', '.join(packages)}"  # fmt: skip
     assert imported_modules(SHARED) <= set(sys.stdlib_module_names), "shared/_shared.py may import only the standard library"
 
 
