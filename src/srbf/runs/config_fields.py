@@ -34,7 +34,7 @@ DEFAULT_PROVENANCE = "harness_tuned"  # an unlabeled configuration was chosen by
 ADAPTER_TYPES = ("builtin", "file", "srbench")
 BUILTIN_METHODS = ("enumeration", "linear", "oracle", "prior")  # fallback for builtin_method_names()
 DEFAULT_BUDGETS = (1, 2, 4, 8)
-DEFAULT_RESULTS = "./srbf-results"
+from srbf.core import DEFAULT_RESULTS  # noqa: E402 - the one default, shared with the CLI and the store
 DEFAULT_TIME_LIMIT = 600.0
 RESERVED_OPTIONS = {"truth": "the driver passes the ground truth to the oracle; a config never sets it"}
 MAX_POWER_OF_TWO = 62  # budgets up to 2**62; a wider ladder is a typo

@@ -14,7 +14,8 @@ time. See docs/store.md for the tables and how to query them.
 
 from srbf.store.connection import DEFAULT_ROOT, STORE_FILENAME, resolve_path
 from srbf.store.errors import DuplicateKeyWarning, StoreError
-from srbf.store.results import Fit, ResultsStore, row_key
+from srbf.store.results import ResultsStore
+from srbf.store.rows import Fit, row_key
 from srbf.store.schema import KEY_COLUMNS, PROVENANCES, SCHEMA_VERSION
 
 __all__ = [
