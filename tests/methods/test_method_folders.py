@@ -69,6 +69,15 @@ def test_a_config_naming_the_method_runs_its_adapter_in_its_env_at_upstream_defa
     assert option_problems(name, spec.options, method.options) == []  # its shipped options are allowed
 
 
+
+def test_a_ladder_for_the_whole_run_replaces_the_roster_ladders_and_a_methods_own_wins():
+    base = {"experiment": "e", "catalogs": "nguyen"}
+    shipped = config_from_dict({**base, "methods": ["gplearn"]}).methods[0].budgets
+    run_wide = config_from_dict({**base, "methods": ["gplearn", "deap_gp"], "budgets": [1, 2]})
+    assert [m.budgets for m in run_wide.methods] == [(1.0, 2.0), (1.0, 2.0)] != [shipped, shipped]
+    own = config_from_dict({**base, "budgets": [1, 2], "methods": [{"name": "gplearn", "budgets": [3]}, "deap_gp"]})
+    assert [m.budgets for m in own.methods] == [(3.0,), (1.0, 2.0)]
+
 # what each method runs by default: its ladder and its options (a change here changes the benchmark)
 SHIPPED = {
     "deap_gp": ({"powers_of_two": [0, 6]}, {}), "eggp": ({"powers_of_two": [0, 8]}, {}), "ffx": ([1], {}),

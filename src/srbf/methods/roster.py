@@ -136,16 +136,20 @@ def get(name: str) -> MethodSpec:
     raise UnknownMethod(f"unknown method {name!r}{hint}") from None
 
 
-def config_entry(entry: Mapping[str, Any]) -> Mapping[str, Any]:
+def config_entry(entry: Mapping[str, Any], *, run_budgets: bool = False) -> Mapping[str, Any]:
     """A config's method entry with the defaults of the roster method it names, its own keys
     overriding them: ``{name: gplearn}`` (no adapter) or ``{name: mine, adapter: operon}``.
-    Any other entry (a built-in, an adapter mapping, a typo) is returned as it is."""
+    ``run_budgets``: the config sets ``budgets`` for the whole run, which then replaces the
+    method's own ladder. Any other entry (a built-in, an adapter mapping, a typo) is returned as it is."""
     adapter = entry.get("adapter")
     named = adapter if isinstance(adapter, str) else entry.get("name") if adapter is None else None
     if not isinstance(named, str) or named not in ROSTER:
         return entry
     own = {key: value for key, value in entry.items() if key != "adapter"}
-    return {**ROSTER[named].config_defaults(), **own}
+    defaults = ROSTER[named].config_defaults()
+    if run_budgets:
+        defaults.pop("budgets", None)
+    return {**defaults, **own}
 
 
 def option_problems(adapter_path: str | Path, options: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -135,13 +135,13 @@ class MethodConfig(_Section):
 
     @model_validator(mode="before")
     @classmethod
-    def _short_forms(cls, data: Any) -> Any:
+    def _short_forms(cls, data: Any, info: ValidationInfo) -> Any:
         from srbf.methods.roster import config_entry
 
         if isinstance(data, str):  # method: linear, method: gplearn
             data = {"name": data}
         if isinstance(data, Mapping):  # a roster method by name: its adapter, env and method.yaml defaults
-            data = config_entry(data)
+            data = config_entry(data, run_budgets=bool((info.context or {}).get("run_budgets")))
         if isinstance(data, Mapping) and isinstance(data.get("adapter"), str):  # adapter: builtin
             return {**data, "adapter": {"type": data["adapter"]}}
         return data
@@ -237,6 +237,14 @@ class RunConfig(_Section):
     results: Text = DEFAULT_RESULTS
     sandbox: Flag = False  # run every worker under bubblewrap (srbf.methods.isolation)
     _source: str = PrivateAttr("<dict>")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _note_run_budgets(cls, data: Any, info: ValidationInfo) -> Any:
+        """A ladder the config gives for the whole run wins over a roster method's own ladder."""
+        if isinstance(info.context, dict) and isinstance(data, Mapping):
+            info.context["run_budgets"] = "budgets" in data
+        return data
 
     @model_validator(mode="after")
     def _check(self, info: ValidationInfo) -> RunConfig:
