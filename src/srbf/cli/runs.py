@@ -67,6 +67,8 @@ def _resume_command(args: argparse.Namespace) -> str:
         parts += ["--shard", args.shard]
     if args.secret_file:
         parts += ["--secret-file", args.secret_file]
+    if args.executor == "dask":
+        parts += ["--executor dask", f"--scheduler {args.scheduler}" if args.scheduler else f"--local {args.local}"]
     if args.sandbox:
         parts.append("--sandbox")
     if args.allow_large:
@@ -75,9 +77,26 @@ def _resume_command(args: argparse.Namespace) -> str:
 
 
 
+def _executor_factory(args: argparse.Namespace):
+    """What makes the run's executor: None for local worker processes, else a Dask executor's maker."""
+    if args.executor == "local":
+        if args.scheduler or args.local:
+            raise UserError("--scheduler and --local choose a Dask cluster: add --executor dask")
+        return None
+    if (args.scheduler is None) == (args.local is None):
+        raise UserError("--executor dask: give either --scheduler ADDRESS or --local N")
+    from srbf.runs.dask_executor import DaskExecutor
+
+    def make(workers, sandbox):  # noqa: ARG001 - the cluster's size is its own
+        return DaskExecutor(scheduler=args.scheduler, local=args.local, sandbox=sandbox)
+
+    return make
+
+
 def _run(args: argparse.Namespace) -> int:
     from srbf.runs.driver import run_config
 
+    make_executor = _executor_factory(args)
     config, variants, shard, secret_file = _load(args)
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, terminate_as_interrupt) if in_main else None  # kill PID = Ctrl-C
@@ -90,6 +109,7 @@ def _run(args: argparse.Namespace) -> int:
             resume_hint=_resume_command(args),
             shard=shard,
             secret_file=secret_file,
+            make_executor=make_executor,
         )
     finally:
         if in_main:
@@ -232,6 +252,11 @@ def add_run_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--shard", metavar="K/N",
                    help="run only shard K of N (every N-th fit), into its own store (default: "
                         "shard-K-of-N/ in the config's results); srbf merge joins them (docs/cluster.md)")  # fmt: skip
+    p.add_argument("--executor", choices=("local", "dask"), default="local",
+                   help="where fits run: worker processes here (default) or a Dask cluster (docs/cluster.md)")  # fmt: skip
+    p.add_argument("--scheduler", metavar="ADDRESS", help="with --executor dask: the scheduler (tcp://host:8786)")
+    p.add_argument("--local", type=positive_int, metavar="N",
+                   help="with --executor dask: start a LocalCluster of N worker processes")  # fmt: skip
     p.add_argument("--secret-file", metavar="FILE",
                    help="the run secret the shards share, made by the first shard "
                         "(default: run.secret in the config's results)")  # fmt: skip

@@ -176,13 +176,15 @@ def run_config(
     resume_hint: str | None = None,
     shard: Shard | None = None,
     secret_file: str | Path | None = None,
+    make_executor: Callable[[int | None, isolation.Sandbox | None], Executor] | None = None,
 ) -> RunSummary:
     """Run ``config`` into its results store (``config.results``) and return the summary.
 
     ``variants`` restricts the run (default: all of ``config.variants()``); ``resume=False``
     refuses to run when some of the fits are already stored (srbf never overwrites a result).
-    ``executor`` defaults to ``LocalExecutor(config.workers)`` (under the sandbox if the config
-    asks for it). ``progress`` shows the bar (default:
+    ``executor`` defaults to ``make_executor(config.workers, sandbox)`` (made only when there is
+    something to run, closed at the end; ``sandbox`` is None unless the config asks for it), by
+    default a ``LocalExecutor``. ``progress`` shows the bar (default:
     when stderr is a terminal); ``log`` receives notes (default: stderr). Raises RunError when a
     method cannot start, the sandbox cannot run or another run holds the store, StoreError when
     the store cannot be written; nothing is recorded then.
@@ -227,7 +229,7 @@ def run_config(
             return summary
         if executor is None:
             sandbox = _sandbox(config, store.path, secret_file if shard else None) if config.sandbox else None
-            executor = LocalExecutor(config.workers, sandbox=sandbox)
+            executor = (make_executor or _local_executor)(config.workers, sandbox)
         summary.workers = executor.workers
         notes: list[str] = []
 
@@ -285,6 +287,10 @@ def run_config(
         store.close()
         lock.release()
         summary.seconds = time.perf_counter() - started
+
+
+def _local_executor(workers: int | None, sandbox: isolation.Sandbox | None) -> Executor:
+    return LocalExecutor(workers, sandbox=sandbox)
 
 
 def _method_stack(variant: Variant, probed: dict) -> dict[str, str | None]:

@@ -36,8 +36,19 @@ from srbf.runs.plan import PlannedFit, WorkerSpec
 from srbf.runs.problems import Placeholder
 from srbf.core import FitResult, FitTask
 
-__all__ = ["Completed", "Executor", "WorkerStartError", "default_workers", "new_worker", "worker_env"]
+__all__ = [
+    "DEFAULT_MAX_RESTARTS",
+    "Completed",
+    "Executor",
+    "HeldWorker",
+    "WorkerStartError",
+    "default_workers",
+    "first_line",
+    "new_worker",
+    "worker_env",
+]
 
+DEFAULT_MAX_RESTARTS = 4  # a slot stops running a method after 5 abnormal ends in a row (docs/running.md)
 IDLE_SECONDS = 0.2  # how long run() waits for a result before yielding an empty batch
 
 Prepare = Callable[[PlannedFit], "FitTask | Placeholder"]
@@ -60,6 +71,26 @@ class Completed:
     result: FitResult
     data_hash: str
     inputs_hash: str = ""
+
+
+def first_line(text: str | None, limit: int = 200) -> str:
+    """The first line of an error, shortened to ``limit`` characters (for notes and reasons)."""
+    line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+@dataclass
+class HeldWorker:
+    """A slot's worker for one method, and how many abnormal ends (timeouts, crashes, failed
+    restarts) it has had in a row: past ``max_restarts`` the slot stops running that method."""
+
+    worker: Worker | None  # None until made (making it can fail: an interpreter that is gone)
+    abnormal: int = 0
+    last_error: str = ""
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.close()
 
 
 class Executor(ABC):
