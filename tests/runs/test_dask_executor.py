@@ -106,3 +106,28 @@ def test_executor_flag_errors_are_one_line(tmp_path, capsys, flags, message):
     code = main(["run", "-c", str(config), *flags])
     out, err = capsys.readouterr()
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_fits_whose_dask_worker_dies_past_the_retries_are_recorded_crashed(tmp_path):
+    """--local with no retries: the batch on the killed worker comes back crashed, naming why."""
+    config = load_config(swiss_config(tmp_path, n=8, options={"mode": "slow", "seconds": 0.5}))
+    results = tmp_path / "results"
+    with DaskExecutor(local=2, max_retries=0, batch_size=2) as executor:
+        pids = list(executor.client.run(os.getpid).values())
+        assert len(pids) == 2
+
+        def kill_one_worker():
+            deadline = time.monotonic() + 120
+            while not rows(results) and time.monotonic() < deadline:
+                time.sleep(0.02)
+            os.kill(pids[0], signal.SIGKILL)
+
+        killer = threading.Thread(target=kill_one_worker, daemon=True)
+        killer.start()
+        summary = run_config(config, executor=executor, progress=False)
+        killer.join(5)
+    got = rows(results)
+    assert len(got) == 8 and len({r[2] for r in got}) == 8
+    crashed = [r for r in got if r[5] == "crashed"]
+    assert crashed and summary.statuses["crashed"] == len(crashed) and summary.statuses["ok"] == 8 - len(crashed)
+    assert all("the Dask workers running it died" in r[7] for r in crashed)
