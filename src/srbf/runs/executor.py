@@ -15,12 +15,10 @@ An executor has a small interface, so that where fits run can change without tou
 - ``cancel()``: from any thread, stop: fits in flight are killed and their results dropped;
 - ``close()``: stop and release every worker process.
 
-``LocalExecutor`` (``local_executor``) runs the fits in worker processes on this machine.
-
-A Dask executor (ARCHITECTURE: scale-out through Dask distributed) fits the same interface: its
-``run`` calls ``prepare`` on the client, submits ``(spec, task)`` to a function that keeps one
-``Worker`` per spec in each Dask worker process (started on first use, the same restart rule), and
-yields ``as_completed(...).batches()``; ``cancel`` cancels the futures. Nothing else changes.
+``LocalExecutor`` (``local_executor``) runs the fits in worker processes on this machine;
+``DaskExecutor`` (``dask_executor``) on a Dask cluster, sending batches of prepared fits to Dask
+workers that run them through the same kind of slot (``dask_slot``: a method worker kept per
+method, ``HeldWorker`` and its restart rule) and streaming the results back to the driver.
 """
 
 from __future__ import annotations

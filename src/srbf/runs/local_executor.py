@@ -16,7 +16,6 @@ import threading
 import time
 from collections import OrderedDict, deque
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
 
 from srbf.methods import isolation
