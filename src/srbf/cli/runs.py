@@ -143,6 +143,13 @@ def _status(args: argparse.Namespace) -> int:
     from srbf.report.text import text_table
 
     of = f" (shard {shard} of the run)" if shard else ""
+    if exists and shard is None:
+        from srbf.store import ResultsStore
+
+        with ResultsStore.open_readonly(config.results) as store:
+            held = store.shard()
+        if held is not None:
+            of = f" (a store of shard {held.label}: pass --shard {held.label} to count its share only)"
     print(f"{config.experiment}{of}: results {path}" + ("" if exists else " (nothing recorded yet)"))
     if exists:
         _print_stack(config, variants)
