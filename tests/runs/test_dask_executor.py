@@ -100,6 +100,8 @@ def test_a_method_that_cannot_start_stops_a_dask_run_before_any_fit(tmp_path, cl
     (["--executor", "dask"], "give either --scheduler ADDRESS or --local N"),
     (["--executor", "dask", "--local", "2", "--scheduler", "tcp://x:1"], "give either --scheduler ADDRESS or --local N"),
     (["--local", "2"], "add --executor dask"),
+    (["--executor", "dask", "--scheduler", "bogus://nowhere:1"], "unknown address scheme 'bogus'"),
+    (["--executor", "dask", "--scheduler", "tcp://127.0.0.1:1"], "cannot connect to 127.0.0.1:1"),
 ])  # fmt: skip
 def test_executor_flag_errors_are_one_line(tmp_path, capsys, flags, message):
     config = swiss_config(tmp_path, n=2)

@@ -19,7 +19,9 @@ from __future__ import annotations
 import itertools
 import logging
 import queue
+import socket
 import threading
+import warnings
 from typing import Callable, Iterator, Sequence
 
 from srbf.core import FitResult, SrbfError
@@ -50,6 +52,23 @@ def _distributed():
             "--executor dask needs the dask and distributed packages: pip install 'srbf[cluster]'"
         ) from None
     return distributed
+
+
+def _check_reachable(address: str) -> None:
+    """Fail fast, in one line, on an address Dask cannot use or a TCP scheduler nobody listens at
+    (a Client that cannot connect waits out its timeout, then again when it is collected)."""
+    from distributed.comm import registry
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    scheme, location = parse_address(address)
+    if scheme not in registry.backends:
+        raise ValueError(f"unknown address scheme {scheme!r} (known: {', '.join(sorted(registry.backends))})")
+    if scheme in ("tcp", "tls"):
+        host, port = parse_host_port(location)
+        try:
+            socket.create_connection((host, port), timeout=CONNECT_SECONDS).close()
+        except OSError as exc:
+            raise OSError(f"cannot connect to {host}:{port}: {exc.strerror or exc}") from None
 
 
 class DaskExecutor(Executor):
@@ -88,25 +107,29 @@ class DaskExecutor(Executor):
         self._futures: dict = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        self.client = None
+        self.where = f"a LocalCluster of {local} worker(s)" if local is not None else f"the Dask scheduler at {scheduler}"
         try:
             if local is not None:
                 import dask
 
-                with dask.config.set({"distributed.scheduler.allowed-failures": int(max_retries)}):
+                with dask.config.set({"distributed.scheduler.allowed-failures": int(max_retries)}), warnings.catch_warnings():
+                    # its health and metrics routes move to a free port when another cluster holds 8787
+                    warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
                     self._cluster = distributed.LocalCluster(
                         n_workers=int(local), threads_per_worker=1, processes=True,
                         dashboard_address=None, silence_logs=logging.ERROR,
                     )  # fmt: skip
                 self.client = distributed.Client(self._cluster, set_as_default=False)
-                self.where = f"a LocalCluster of {local} worker(s)"
             else:
+                _check_reachable(scheduler)
                 self.client = distributed.Client(scheduler, timeout=f"{CONNECT_SECONDS}s", set_as_default=False)
-                self.where = f"the Dask scheduler at {scheduler}"
             self.client.wait_for_workers(1, timeout=CONNECT_SECONDS)
-        except (OSError, TimeoutError) as exc:
+        except BaseException as exc:
             self._shutdown()
-            raise ClusterError(f"--executor dask: {self.where if hasattr(self, 'where') else scheduler}: "
-                               f"{first_line(str(exc)) or type(exc).__name__}") from None  # fmt: skip
+            if isinstance(exc, (OSError, TimeoutError, RuntimeError, ValueError)):  # unreachable, no worker, bad address
+                raise ClusterError(f"--executor dask: {self.where}: {first_line(str(exc)) or type(exc).__name__}") from None
+            raise
         self.workers = max(1, sum(self.client.nthreads().values()))
 
     # ------------------------------------------------------------------ the Executor interface
@@ -213,7 +236,7 @@ class DaskExecutor(Executor):
                 pass  # a worker gone meanwhile has no fit left to kill
 
     def close(self) -> None:
-        if getattr(self, "client", None) is None:
+        if self.client is None:
             return
         self.cancel()
         try:
@@ -223,7 +246,7 @@ class DaskExecutor(Executor):
         self._shutdown()
 
     def _shutdown(self) -> None:
-        client, self.client = getattr(self, "client", None), None
+        client, self.client = self.client, None
         if client is not None:
             client.close()
         if self._cluster is not None:
