@@ -229,11 +229,13 @@ def build_parser() -> argparse.ArgumentParser:
     from srbf.methods.commands import add_method_commands
     from srbf.report.commands import add_report_commands
     from srbf.runs.commands import add_run_commands
+    from srbf.site.commands import add_parser as add_site_commands
 
     add_run_commands(commands)
     add_method_commands(commands)
     add_score_commands(commands)
     add_report_commands(commands)
+    add_site_commands(commands)
     return parser
 
 
