@@ -51,16 +51,15 @@ def metric_info(metrics) -> dict:
 
 
 def time_grid(aggregates: pd.DataFrame, declared) -> list[float]:
-    """In-between times (quarter decades) spanning the measured seconds, the declared marks left out."""
+    """In-between times (quarter decades) across the methods' measured seconds, declared marks left out."""
     seconds = aggregates.loc[aggregates["axis"] == "budget", "seconds"].astype(float)
     seconds = seconds[np.isfinite(seconds) & (seconds > 0)]
     if seconds.empty:
         return []
-    declared = [float(t) for t in declared]
-    low = math.floor(math.log10(min(seconds.min(), min(declared, default=1.0))) * STEPS_PER_DECADE)
-    high = math.ceil(math.log10(max(seconds.max(), max(declared, default=1.0))) * STEPS_PER_DECADE)
+    low = math.floor(math.log10(seconds.min()) * STEPS_PER_DECADE)
+    high = math.ceil(math.log10(seconds.max()) * STEPS_PER_DECADE)
     grid = [round(10 ** (k / STEPS_PER_DECADE), 10) for k in range(low, high + 1)]
-    return [t for t in grid if not any(math.isclose(t, d) for d in declared)]
+    return [t for t in grid if not any(math.isclose(t, float(d)) for d in declared)]
 
 
 def _shown(rows: pd.DataFrame) -> list[str]:

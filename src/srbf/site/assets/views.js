@@ -23,6 +23,7 @@ function valueCell(row) {
 
 /* The slider's next position: snap onto a declared mark next to it, unless the move leaves that mark. */
 function snapped(slider, index, previous) {
+  if (slider[index].declared) return index;
   for (let d = 1; d <= SNAP; d++) {
     for (const j of [index - d, index + d]) {
       if (j >= 0 && j < slider.length && slider[j].declared && j !== previous) return j;
@@ -55,10 +56,10 @@ VIEWS.table = async function (body) {
   });
   const readout = h("output", { "aria-live": "polite" }, at.label);
   const declared = slider.filter((s) => s.declared);
-  body.append(h("div", { class: "slider" }, h("label", {}, "At "), input, readout),
-    h("div", { class: "ticks", "aria-hidden": "true" }, slider.map((s, i) => s.declared ? h("span", {
-      style: `left:${slider.length > 1 ? (100 * i) / (slider.length - 1) : 0}%`,
-      class: i === 0 ? "first" : i === slider.length - 1 ? "last" : "" }, s.label) : null)));
+  const ticks = h("div", { class: "ticks", "aria-hidden": "true" }, slider.map((s, i) => s.declared ? h("span", {
+    style: `left:${slider.length > 1 ? (100 * i) / (slider.length - 1) : 0}%`,
+    class: i === 0 ? "first" : i === slider.length - 1 ? "last" : "" }, s.label) : null));
+  body.append(h("div", { class: "slider" }, h("span", {}, "At"), h("div", { class: "track" }, input, ticks), readout));
   body.append(h("p", { class: at.declared ? "banner declared" : "banner", id: "mark-status" }, at.declared
     ? `Declared mark ${at.label}: the values, flags and verdicts here are the report's.`
     : `In-between read at ${at.label}: descriptive values of the same curves, between the declared marks `
