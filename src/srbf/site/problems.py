@@ -63,13 +63,18 @@ def truths(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def returned(frame: pd.DataFrame, metrics) -> pd.DataFrame:
-    """Per method, problem and budget: the first draw's formula (readable), status, seconds and metrics."""
+    """Per method and problem, at the method's largest budget: the first draw's formula (readable),
+    status, seconds and metrics (four significant digits, as the page shows them)."""
     rows = frame[~frame["placeholder"].eq(True)] if "placeholder" in frame.columns else frame
-    rows = rows.sort_values("draw", kind="stable").drop_duplicates(["method", "catalog", "problem_id", "budget"])
+    largest = rows.groupby("method")["budget"].transform("max")
+    rows = rows[rows["budget"] == largest].sort_values("draw", kind="stable")
+    rows = rows.drop_duplicates(["method", "catalog", "problem_id"])
     columns = ["catalog", "problem_id", "method", "budget", "draw", "status", "seconds", *metrics]
     out = rows.reindex(columns=columns).copy()
+    for column in ("seconds", *metrics):
+        out[column] = [float(f"{v:.4g}") if isinstance(v, float) else v for v in out[column].astype(float)]
     out["formula"] = [readable(e) for e in rows["expression"]] if "expression" in rows.columns else ""
-    return out.sort_values(["catalog", "problem_id", "method", "budget"]).reset_index(drop=True)
+    return out.sort_values(["catalog", "problem_id", "method"]).reset_index(drop=True)
 
 
 def progress(frame: pd.DataFrame) -> pd.DataFrame:

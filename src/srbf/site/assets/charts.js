@@ -88,7 +88,8 @@ VIEWS.curves = async function (body) {
         type: "scatter", mode: "lines+markers+text", name: legendName(scope, method), legendgroup: method,
         x: xs, y: points.map((r) => num(r.estimate)), line: { color: c },
         marker: { color: c, size: 9, symbol: points.map(pointSymbol), line: { color: c, width: 2 } },
-        text: points.map((r) => (r.status === "max_tested" ? "max tested" : "")), textposition: "top center",
+        text: points.map((r, i) => (r.status === "max_tested" && i === points.length - 1 ? "max tested" : "")),
+        textposition: "top left",
         textfont: { color: c, size: 10 }, hovertext: points.map((r) => hoverText(scope, r, metric)), hoverinfo: "text",
       });
     }

@@ -43,6 +43,7 @@ VIEWS.table = async function (body) {
   let index = slider.findIndex((s) => s.label === state.t);
   if (index < 0) index = Math.max(0, slider.findIndex((s) => s.label === scope.headline));
   const at = slider[index];
+  const declared = slider.filter((s) => s.declared);
   const input = h("input", { type: "range", min: 0, max: slider.length - 1, step: 1, value: index,
     "aria-label": "Time mark", "aria-valuetext": at.label });
   input.addEventListener("change", () => {
@@ -55,11 +56,10 @@ VIEWS.table = async function (body) {
     readout.textContent = slider[next].label;
   });
   const readout = h("output", { "aria-live": "polite" }, at.label);
-  const declared = slider.filter((s) => s.declared);
-  const ticks = h("div", { class: "ticks", "aria-hidden": "true" }, slider.map((s, i) => s.declared ? h("span", {
-    style: `left:${slider.length > 1 ? (100 * i) / (slider.length - 1) : 0}%`,
-    class: i === 0 ? "first" : i === slider.length - 1 ? "last" : "" }, s.label) : null));
-  body.append(h("div", { class: "slider" }, h("span", {}, "At"), h("div", { class: "track" }, input, ticks), readout));
+  body.append(h("div", { class: "slider" }, h("span", {}, "At"), input, readout),
+    h("div", { class: "controls marks" }, "Declared marks: ", declared.map((s) => h("button", {
+      type: "button", "aria-pressed": s.label === at.label ? "true" : "false", onclick: () => setState({ t: s.label }),
+    }, s.label))));
   body.append(h("p", { class: at.declared ? "banner declared" : "banner", id: "mark-status" }, at.declared
     ? `Declared mark ${at.label}: the values, flags and verdicts here are the report's.`
     : `In-between read at ${at.label}: descriptive values of the same curves, between the declared marks `
@@ -214,7 +214,7 @@ function problemPage(body, cond, scope, key) {
       : "not available (the catalog is not shipped with srbf at this version)"));
   const metrics = scope.metrics.filter((m) => returned.length && m in returned[0]);
   body.append(h("div", { class: "scroll" }, h("table", { id: "problem" },
-    h("thead", {}, h("tr", {}, h("th", {}, "method"), h("th", {}, "budget"), h("th", {}, "returned formula (first draw)"),
+    h("thead", {}, h("tr", {}, h("th", {}, "method"), h("th", {}, "budget"), h("th", {}, "returned formula (first draw, largest budget)"),
       metrics.map((m) => h("th", {}, m)), h("th", {}, "fit time"), h("th", {}, "status"))),
     h("tbody", {}, returned.map((r) => h("tr", {}, h("td", { class: "method" }, r.method, ` (${provenanceOf(scope, r.method)})`),
       h("td", { class: "num" }, String(num(r.budget))), h("td", { class: "formula" }, r.formula || "—"),
