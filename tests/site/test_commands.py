@@ -70,6 +70,7 @@ def test_the_folder_is_self_contained(site):
         assert condition["scopes"] == ["all sets", "feynman", "nguyen"]
         for j, _ in enumerate(condition["scopes"]):
             scope = read_data(site / "data" / f"{condition['key']}-s{j}.js")
+            assert read_data(site / "data" / f"{condition['key']}-s{j}-paired.js")["cells"]["data"]
             assert scope["methods"] and scope["leaderboard"]["data"]
         problems = read_data(site / "data" / f"{condition['key']}.js")
         assert {r[0] for r in problems["truths"]["data"]} == {"feynman", "nguyen"}

@@ -17,9 +17,9 @@ import pandas as pd
 
 from srbf.report import tables as T
 from srbf.report.build import choose_metrics, comparable, run_analysis
-from srbf.report.data import provenance_labels
+from srbf.report.data import confirmatory_pairs, provenance_labels
 from srbf.report.rounding import format_with
-from srbf.stats import DECLARED_TIMES, rule_for
+from srbf.stats import DECLARED_TIMES, analyze, rule_for
 
 STEPS_PER_DECADE = 4  # in-between times for the slider and the Delta curves: 10^(k/4) seconds
 CURVE_COLUMNS = ("axis", "budget", "time", "status", "method", "metric", "seconds", "complete", "estimate",
@@ -28,6 +28,8 @@ CELL_COLUMNS = ("axis", "time", "budget", "metric", "method_a", "method_b", "sta
                 "verdict_note", "delta", "ci_low", "ci_high", "margin", "mde80", "p_value", "p_adjusted",
                 "p_shown", "p_adjusted_shown", "delta_shown", "decimals", "margin_rounded", "mde80_rounded", "correction", "confirmatory", "n_pairs",
                 "n_a_only", "n_b_only", "wins_a", "wins_b", "test", "complete")
+BETWEEN_COLUMNS = ("time", "metric", "method_a", "method_b", "status_a", "status_b", "verdict", "delta", "ci_low",
+                   "ci_high", "margin", "delta_shown", "decimals", "n_pairs")  # descriptive: no p-values
 RANK_COLUMNS = ("axis", "time", "budget", "metric", "method", "mean_rank", "status", "k", "n_problems",
                 "population", "friedman_statistic", "p_value", "cd", "significant", "groups", "summary")
 
@@ -62,6 +64,11 @@ def time_grid(aggregates: pd.DataFrame, declared) -> list[float]:
     return [t for t in grid if not any(math.isclose(t, float(d)) for d in declared)]
 
 
+def _half_decade(t: float) -> bool:
+    steps = math.log10(t) * STEPS_PER_DECADE
+    return math.isclose(steps, round(steps), abs_tol=1e-6) and round(steps) % (STEPS_PER_DECADE // 2) == 0
+
+
 def _shown(rows: pd.DataFrame) -> list[str]:
     return [format_with(e, lo, hi)[0] for e, lo, hi in zip(rows["estimate"], rows["ci_low"], rows["ci_high"])]
 
@@ -71,8 +78,8 @@ def _both_ways(verdicts: pd.DataFrame) -> pd.DataFrame:
     if verdicts.empty:
         return verdicts
     records = []
-    for _, row in verdicts.iterrows():
-        records.append(dict(row))
+    for row in verdicts.to_dict("records"):
+        records.append(row)
         records.append(T.oriented(row, row["method_b"]))
     return pd.DataFrame(records)
 
@@ -100,17 +107,21 @@ def scope_data(frame: pd.DataFrame, *, metrics=None, times=DECLARED_TIMES, stati
     between = {"leaderboard": table(pd.DataFrame()), "cells": table(pd.DataFrame())}
     if marks and marks[0].axis == "time":
         grid = time_grid(analysis.aggregates, [m.x for m in marks])
-        if grid:
-            extra, _, _ = run_analysis(frame, metrics, times=grid, statistic=statistic, confirmatory=confirmatory,
-                                       seed=seed, n_resamples=n_resamples)
+        if grid:  # the same analysis at in-between times; no ranks there (they are quoted at marks only)
+            same = {"statistic": statistic, "seed": seed, "n_resamples": n_resamples,
+                    "confirmatory": confirmatory_pairs(frame, confirmatory)}
+            extra = analyze(frame, metrics, times=grid, parts=("aggregates",), **same)
             grid_marks = [T.Mark("time", t) for t in grid]
             rows = [T.leaderboard(extra.aggregates, metrics, mark, provenance) for mark in grid_marks]
             between["leaderboard"] = table(pd.concat(rows, ignore_index=True))
             order.update({m.label: T.method_order(r, metrics[0]) for m, r in zip(grid_marks, rows)})
             slider = sorted(slider + [{"label": m.label, "x": m.x, "declared": False} for m in grid_marks],
                             key=lambda s: s["x"])
-            cells = T.verdicts(extra.comparisons, [m for m in metrics if comparable(m)], grid_marks)
-            between["cells"] = table(_both_ways(cells), CELL_COLUMNS)
+            halves = [t for t in grid if _half_decade(t)]  # the Delta curves need fewer points than the slider
+            if halves:
+                paired = analyze(frame, metrics, times=halves, parts=("comparisons",), **same).comparisons
+                cells = T.verdicts(paired, [m for m in metrics if comparable(m)], [T.Mark("time", t) for t in halves])
+                between["cells"] = table(_both_ways(cells), BETWEEN_COLUMNS)
     return {
         "metrics": metrics,
         "metric_info": metric_info(metrics),

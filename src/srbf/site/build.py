@@ -4,7 +4,8 @@ click, from ``file://``) can show.
     site/index.html, app.js, charts.js, views.js, style.css   the page (package data, copied)
     site/plotly.min.js                                          plotly.js as the ``plotly`` package ships it
     site/data/manifest.js                                       conditions, sets, scopes, provenance of the build
-    site/data/c<i>.js, c<i>-s<j>.js                            one condition's problems; one scope's numbers
+    site/data/c<i>.js                                           one condition's sets, progress and problems
+    site/data/c<i>-s<j>.js, c<i>-s<j>-paired.js                one scope's numbers; its comparisons (Paired only)
 
 Data files are JSON wrapped in one call, ``SRBF.receive("name", {...})``, because a page opened
 from ``file://`` may load scripts but not fetch files.
@@ -110,7 +111,10 @@ def build_site(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DECL
         site.data_files.append(write_data(data / f"c{i}.js", f"c{i}", condition_data(rows, metrics)))
         for j, scope in enumerate(scopes):
             subset = rows if scope == ALL_SETS else rows[rows["catalog"].astype(str) == scope]
-            site.data_files.append(write_data(data / f"c{i}-s{j}.js", f"c{i}-s{j}", scope_data(subset, **options)))
+            numbers = scope_data(subset, **options)
+            paired = {"cells": numbers.pop("cells"), "between_cells": numbers["between"].pop("cells")}
+            site.data_files.append(write_data(data / f"c{i}-s{j}.js", f"c{i}-s{j}", numbers))
+            site.data_files.append(write_data(data / f"c{i}-s{j}-paired.js", f"c{i}-s{j}-paired", paired))
         first = rows.iloc[0]
         conditions.append({"key": f"c{i}", "condition": condition, "scopes": scopes,
                            "n_support": _number(first.get("n_support")), "noise": _number(first.get("noise"))})

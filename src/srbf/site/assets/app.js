@@ -129,6 +129,9 @@ function scopeName() {
 async function currentScope() {
   return load(`${condition().key}-s${scopeIndex()}`);
 }
+async function currentPaired() {
+  return load(`${condition().key}-s${scopeIndex()}-paired`);
+}
 async function currentCondition() {
   return load(condition().key);
 }

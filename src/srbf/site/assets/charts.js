@@ -129,9 +129,9 @@ VIEWS.curves = async function (body) {
 };
 
 /* Delta curves: every method minus the baseline over time, declared marks (verdicts) and in-between reads. */
-function deltaCurves(body, scope, metric, baseline) {
-  const declared = rows(scope.cells).filter((r) => r.metric === metric && r.method_b === baseline && r.axis === "time");
-  const between = rows(scope.between.cells).filter((r) => r.metric === metric && r.method_b === baseline);
+function deltaCurves(body, scope, paired, metric, baseline) {
+  const declared = rows(paired.cells).filter((r) => r.metric === metric && r.method_b === baseline && r.axis === "time");
+  const between = rows(paired.between_cells).filter((r) => r.metric === metric && r.method_b === baseline);
   const traces = [];
   const zero = { type: "scatter", mode: "lines", x: [], y: [], showlegend: false, hoverinfo: "skip",
     line: { color: cssVar("--muted"), dash: "dot", width: 1 } };

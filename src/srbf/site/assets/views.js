@@ -119,7 +119,7 @@ function cellRecord(cell) {
       [state.raw === "1" ? "p (raw, uncorrected)" : "p (corrected)", `${pValue(cell)} (${cell.test})`],
       ["correction", correction], ["problems paired", String(num(cell.n_pairs))],
       ["only one side valued", `${num(cell.n_a_only)} row only, ${num(cell.n_b_only)} column only`],
-      ["wins", `${num(cell.wins_a)} row, ${num(cell.wins_b)} column`]);
+      ["wins", Number.isFinite(num(cell.wins_a)) ? `${num(cell.wins_a)} row, ${num(cell.wins_b)} column` : "— (counted for rate metrics only)"]);
   }
   items.push(["statuses", `${cell.status_a} vs ${cell.status_b}`], ["family", cell.confirmatory ? "confirmatory ◆" : "exploratory"],
     ["complete", cell.complete ? "yes" : "no: some problem has no finished draw"]);
@@ -127,7 +127,7 @@ function cellRecord(cell) {
     h("dl", {}, items.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])));
 }
 
-function matrix(body, scope, metric) {
+function matrix(body, scope, paired, metric) {
   const marks = scope.marks.map((m) => m.label);
   const mark = marks.includes(state.mark) ? state.mark : (scope.headline || marks[0]);
   const info = scope.marks.find((m) => m.label === mark);
@@ -138,7 +138,7 @@ function matrix(body, scope, metric) {
     body.append(h("p", { class: "banner" }, "Raw p-values: not corrected for the many comparisons on this page. ",
       "They are shown for inspection, not for quoting; the corrected ones are the default."));
   }
-  const cells = rows(scope.cells).filter((r) => r.metric === metric && r.axis === info.axis
+  const cells = rows(paired.cells).filter((r) => r.metric === metric && r.axis === info.axis
     && num(info.axis === "time" ? r.time : r.budget) === info.x);
   const lookup = new Map(cells.map((c) => [`${c.method_a}\u0000${c.method_b}`, c]));
   const methods = scope.methods;
@@ -166,7 +166,7 @@ function matrix(body, scope, metric) {
 }
 
 VIEWS.paired = async function (body) {
-  const scope = await currentScope();
+  const [scope, paired] = await Promise.all([currentScope(), currentPaired()]);
   const comparable = scope.metrics.filter((m) => scope.metric_info[m].comparable);
   body.append(h("h2", {}, "Paired"));
   if (!comparable.length || scope.methods.length < 2) {
@@ -180,12 +180,12 @@ VIEWS.paired = async function (body) {
     h("button", { type: "button", "aria-pressed": sub === "matrix" ? "true" : "false", onclick: () => setState({ sub: "matrix" }) }, "Verdict matrix"),
     choice("Metric", "metric", comparable.map((m) => [m, m]), metric, { pin: "" })));
   if (sub === "matrix") {
-    matrix(body, scope, metric);
+    matrix(body, scope, paired, metric);
     return;
   }
   const baseline = scope.methods.includes(state.base) ? state.base : scope.methods[0];
   body.append(h("div", { class: "controls" }, choice("Baseline", "base", scope.methods.map((m) => [m, m]), baseline)));
-  deltaCurves(body, scope, metric, baseline);
+  deltaCurves(body, scope, paired, metric, baseline);
 };
 
 /* ---- Sets and problems ---- */
