@@ -38,6 +38,9 @@ def test_deep_link_state_is_applied(page):
     p = page.open(DEEP_LINKS["curves"])
     assert p.locator('select[aria-label="Metric"]').input_value() == "log10_fvu_validation"
     assert p.locator('select[aria-label="Against"]').input_value() == "budget"
+    p = page.open("view=curves&x=noise&metric=nrr_validation")  # across the two noise levels
+    assert p.locator('select[aria-label="Against"]').input_value() == "noise"
+    assert p.evaluate("document.querySelector('main .plot').data.filter(t => t.name).every(t => t.x.length == 2)")
     p = page.open("view=guide&theme=dark")
     assert p.evaluate("document.documentElement.dataset.theme") == "dark"
     p.click("#theme")

@@ -127,6 +127,13 @@ function cellRecord(cell) {
     h("dl", {}, items.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])));
 }
 
+/* A cell's numbers in one line, for its tooltip: interval, margin, MDE80, p-value and counts. */
+function cellSummary(cell) {
+  if (cell.verdict === "n/a") return `${cell.verdict}: ${cell.verdict_note || "a side cannot run within t"}`;
+  return `Δ ${cell.delta_shown}; margin ±${fixed(cell.margin_rounded, cell.decimals)}; MDE₈₀ ${fixed(cell.mde80_rounded, cell.decimals)}; `
+    + `p ${pValue(cell)}${state.raw === "1" ? " (raw)" : ""}; ${num(cell.n_pairs)} problems paired`;
+}
+
 function matrix(body, scope, paired, metric) {
   const marks = scope.marks.map((m) => m.label);
   const mark = marks.includes(state.mark) ? state.mark : (scope.headline || marks[0]);
@@ -153,7 +160,7 @@ function matrix(body, scope, paired, metric) {
         const label = `${cell.verdict}${cell.verdict !== "n/a" && cell.delta_shown ? ` ${cell.delta_shown.split(" ")[0]}` : ""}`;
         return h("td", {}, h("button", {
           type: "button", class: cell.verdict === "n/a" ? "na" : cell.verdict, "aria-pressed": pinned === cell ? "true" : "false",
-          "aria-label": `${a} versus ${b}: ${cell.verdict}`, "data-cell": `${i}.${j}`,
+          "aria-label": `${a} versus ${b}: ${cell.verdict}`, "data-cell": `${i}.${j}`, title: cellSummary(cell),
           onclick: () => setState({ pin: pinned === cell ? "" : `${i}.${j}`, mark }),
         }, label, cell.confirmatory ? " ◆" : ""));
       })))));
