@@ -14,7 +14,7 @@ function plotLayout(xTitle, yTitle, xLog) {
 }
 
 function newPlot(container, traces, layout) {
-  const div = h("div", { class: "plot", role: "img", "aria-label": layout.ariaLabel || "plot" });
+  const div = h("div", { class: layout.height ? "plot short" : "plot", role: "img", "aria-label": layout.ariaLabel || "plot" });
   container.append(div);
   delete layout.ariaLabel;
   later(container, () => Plotly.newPlot(div, traces, layout, { responsive: true, displaylogo: false }));
@@ -228,6 +228,7 @@ VIEWS.ranks = async function (body) {
   layout.yaxis = { visible: false, range: [-0.7 - Math.max(0, shapes.length - 1) * 0.25, 1.2] };
   layout.shapes = shapes;
   layout.showlegend = false;
+  layout.height = 240 + 20 * shapes.length;
   layout.ariaLabel = `mean ranks on ${metric}`;
   newPlot(body, traces, layout);
   body.append(h("p", { class: significant ? "banner declared" : "banner" }, first.summary,
