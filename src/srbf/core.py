@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # core stays importable without NumPy, so that `srbf --help` 
     import numpy as np
 
 STATUSES = ("ok", "failed", "timeout", "crashed", "placeholder")
+DEFAULT_RESULTS = "./srbf-results"  # the results store when neither a config nor --results names one
 
 
 class SrbfError(Exception):

@@ -123,3 +123,18 @@ def test_python_dash_m_srbf_is_the_srbf_command():
 
     run = subprocess.run([sys.executable, "-m", "srbf", "--version"], capture_output=True, text=True)
     assert run.returncode == 0 and run.stdout.startswith("srbf ")
+
+
+def test_catalogs_check_json_and_the_validate_alias(capsys, tmp_path):
+    code, out, _ = run(capsys, "catalogs", "check", "nguyen", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["ok"] and report["catalogs"] == 1 and report["formulas"] == 12
+    assert report["reports"][0]["catalog"] == "nguyen"
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("srbf_catalog: 1\nname: broken\nversion: 1\nproblems:\n  - id: p1\n    formula: x + foo(x)\n"
+                      "    variables:\n      - {name: x, range: [0, 1]}\n")
+    code, out, _ = run(capsys, "catalogs", "validate", str(broken), "--json")
+    report = json.loads(out)
+    assert code == 1 and not report["ok"]
+    [entry] = report["reports"][0]["entries"]
+    assert entry["id"] == "p1" and entry["status"] == "rejected" and "foo" in " ".join(entry["reasons"])

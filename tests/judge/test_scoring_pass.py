@@ -452,3 +452,20 @@ def test_positive_variables_of_a_catalog_entry():
         VariableSpec("f", 0.0, 5.0, distribution="integer"),
     ]
     assert positive_variables(specs) == ("a", "e", "f")
+
+
+def test_the_cli_prints_the_summary_as_json(tmp_path, capsys):
+    import json
+
+    root = tmp_path / "results"
+    write_store(root, [("oracle", "Nguyen-1", 0, FitResult("ok", "x1**3 + x1**2 + x1")),
+                       ("failed", "Nguyen-1", 0, FitResult("failed", error="boom"))])  # fmt: skip
+    assert main(["score", "--results", str(root), "--workers", "1", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert (summary["scored"], summary["as_failures"], summary["skipped"], summary["ok"]) == (2, 1, 0, True)
+    assert summary["failed"] == [] and summary["reasons"] == {} and summary["judge_version"] == JUDGE_VERSION
+    bad = tmp_path / "bad"
+    write_store(bad, [("oracle", "Nguyen-2", 0, FitResult("ok", "x1"), "f" * 64)])
+    assert main(["score", "--results", str(bad), "--json"]) == 1
+    summary = json.loads(capsys.readouterr().out)
+    assert not summary["ok"] and len(summary["failed"]) == 1 and "nguyen/Nguyen-2" in next(iter(summary["reasons"]))

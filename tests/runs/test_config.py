@@ -121,6 +121,23 @@ def test_full_yaml_file_loads(tmp_path):
     json.dumps(config.to_dict())  # plain data, ready to be stored with a run
 
 
+def test_a_validated_config_cannot_be_changed():
+    config = config_from_dict(merged(method={"name": "linear", "options": {"a": 1}, "env": {"X": "1"}}))
+    (method,) = config.methods
+    for section, key, value in [(config, "seed", 1), (config.sampling, "draws", 3), (method, "time_limit", 1.0),
+                                (method.adapter, "name", "prior")]:
+        with pytest.raises((AttributeError, TypeError, ValueError)):  # whichever the model raises
+            setattr(section, key, value)
+    for mapping in (method.options, method.env, config.problems):
+        with pytest.raises(TypeError):
+            mapping["b"] = 2
+    assert config.seed == 0 and method.time_limit == 600.0 and dict(method.options) == {"a": 1}
+
+
+def test_python_null_is_the_interpreter_srbf_runs_under():
+    assert config_from_dict(merged(method={"name": "linear", "python": None})).methods[0].python == sys.executable
+
+
 def test_short_forms_for_methods_and_adapters():
     config = config_from_dict(merged(method=..., methods=["linear", {"name": "prior", "adapter": "builtin"}]))
     assert [m.adapter.name for m in config.methods] == ["linear", "prior"]

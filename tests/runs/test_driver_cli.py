@@ -159,3 +159,38 @@ def test_a_read_only_store_is_a_clear_error_and_nothing_is_written(tmp_path, cap
     assert code == 2, out + err
     assert "read-only" in err and str(results / "srbf.sqlite") in err and len(err.strip().splitlines()) == 1
     assert rows(results) == before_rows and campaigns(results) == before_campaigns
+
+
+def test_status_and_check_as_json(tmp_path, capsys, monkeypatch):
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    path = swiss_config(tmp_path, n=2, sweeps=[{"option": "mode", "values": ["ok", "raise"]}])
+    code, out, err = run_cli(capsys, "run", "-c", str(path), "--sweep-filter", "mode=raise", "--json")
+    summary = json.loads(out)
+    assert code == 0 and (summary["recorded"], summary["statuses"], summary["planned"]) == (2, {"ok": 1, "failed": 1}, 2)
+    code, out, err = run_cli(capsys, "status", "-c", str(path), "--json")
+    assert code == 0, err
+    status = json.loads(out)
+    assert status["exists"] and status["results"].endswith("srbf.sqlite")
+    raised = [r for r in status["rows"] if r["method"] == 'swiss[mode="raise"]']
+    assert [(r["planned"], r["ok"], r["failed"], r["pending"]) for r in raised] == [(2, 1, 1, 0)]
+    assert sum(r["pending"] for r in status["rows"]) == 2  # the other variant: not run
+    good = swiss_config(tmp_path, n=2, name="good.yaml")
+    code, out, err = run_cli(capsys, "check", "-c", str(good), "--json")
+    report = json.loads(out)
+    assert code == 0 and report["ok"] and report["failed_step"] is None
+    assert any("ok      score" in line for line in report["lines"])
+    broken = swiss_config(tmp_path, n=2, options={"mode": "raise"}, name="broken.yaml")
+    code, out, err = run_cli(capsys, "check", "-c", str(broken), "--json")
+    report = json.loads(out)
+    assert code == 1 and report["failed_step"] == "fit" and "boom" in report["error"]
+
+
+def test_methods_new_writes_into_o_dir_and_new_is_its_alias(tmp_path, capsys):
+    code, out, err = run_cli(capsys, "methods", "new", "alpha", "-o", str(tmp_path / "a"))
+    assert code == 0, err
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["alpha.py", "alpha.yaml", "test_alpha.py"]
+    assert "from srbf.cli.check import run_check" in (tmp_path / "a" / "test_alpha.py").read_text()
+    code, out, err = run_cli(capsys, "new", "alpha", "--dir", str(tmp_path / "b"))
+    assert code == 0 and (tmp_path / "b" / "alpha.py").read_text() == (tmp_path / "a" / "alpha.py").read_text()

@@ -1,4 +1,4 @@
-"""``srbf new NAME``: the three files of a new method, working as written.
+"""``srbf methods new NAME`` (or ``srbf new``): the three files of a new method, working as written.
 
 - ``NAME.py``: a method file following docs/adapters.md (a small working search to replace);
 - ``NAME.yaml``: a run config for it (file adapter, interpreter, budgets, provenance label);
@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from srbf.core import SrbfError
+from srbf.core import DEFAULT_RESULTS, SrbfError
 
 __all__ = ["NAME_PATTERN", "ScaffoldError", "write_method"]
 
@@ -22,7 +22,7 @@ NAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
 class ScaffoldError(SrbfError, ValueError):
-    """A name or place ``srbf new`` cannot use; one line."""
+    """A name or place ``srbf methods new`` cannot use; one line."""
 
 
 METHOD_TEMPLATE = '''\
@@ -95,7 +95,7 @@ CONFIG_TEMPLATE = '''\
 # {name}: a run config for the method in {name}.py (docs/config.md explains every key).
 #
 #   srbf check -c {name}.yaml     two problems, every step named: the first thing to run
-#   srbf run -c {name}.yaml       the run itself, into ./srbf-results (resumes if interrupted)
+#   srbf run -c {name}.yaml       the run itself, into {results} (resumes if interrupted)
 #   srbf status -c {name}.yaml    what is done and what is left
 
 experiment: {name}
@@ -117,7 +117,7 @@ method:
   budget_knob: candidate terms tried
 
 budgets: [1, 4, 16]           # the ladder the benchmark sweeps (never tuned)
-results: ./srbf-results
+results: {results}
 '''
 
 TEST_TEMPLATE = '''\
@@ -135,7 +135,7 @@ from srbf.core import SrbfError
 import numpy as np
 
 from srbf.methods import Worker
-from srbf.runs.check import run_check
+from srbf.cli.check import run_check
 from srbf.core import FitTask, TaskKey
 
 HERE = Path(__file__).resolve().parent
@@ -179,6 +179,7 @@ def write_method(
         folder / f"{name}.py": METHOD_TEMPLATE.format(name=name),
         folder / f"{name}.yaml": CONFIG_TEMPLATE.format(
             name=name,
+            results=DEFAULT_RESULTS,
             python_line=f"  python: {python_path}   # the worker's interpreter; it needs NumPy, not srbf\n"
             if python_path
             else "",

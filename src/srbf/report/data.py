@@ -13,10 +13,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from srbf.core import SrbfError
+from srbf.core import DEFAULT_RESULTS, SrbfError
 from srbf.stats import RULES
 
-DEFAULT_RESULTS = "./srbf-results"
 KEY = ("method", "catalog", "catalog_version", "problem_id", "draw", "budget")
 
 

@@ -13,6 +13,7 @@ from srbf.report import tables as T
 from srbf.report.build import comparable, ranked, run_analysis
 from srbf.report.data import ReportInputError, check_methods, check_metrics, metric_columns
 from srbf.report.rounding import format_fixed, format_significant, format_with
+from srbf.report.text import text_table
 from srbf.stats import DECLARED_TIMES, analyze
 from srbf.stats.ranks import cd_groups
 
@@ -159,11 +160,3 @@ def ranks_text(result: dict) -> str:
         lines.append(text_table(["#", "method", "mean rank", "groups", "status"], rows))
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
-
-
-def text_table(header: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(str(c)) for c in column) for column in zip(header, *rows)]
-    lines = ["  ".join(str(c).ljust(w) for c, w in zip(header, widths)).rstrip(),
-             "  ".join("-" * w for w in widths)]
-    lines += ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
-    return "\n".join(lines)

@@ -3,8 +3,9 @@
 The steps, in order: load config, load catalog, sample, then per method configuration: start
 worker, fit, parse, evaluate, score. Each prints one line; the first step that breaks stops the
 check with what went wrong (the method's error and output tail, the parse error, ...). Nothing is
-written to the results store. ``run_check(path)`` returns a ``CheckReport``; ``report.ok`` is
-what a test asserts (``srbf new`` writes such a test).
+written to the results store. ``run_check(path, score=...)`` returns a ``CheckReport``; the last
+step's scorer is passed in, since the judge is a layer above runs: ``srbf.cli.check.run_check``
+passes the judge's, and is what ``srbf check`` and the test ``srbf new`` writes call.
 """
 
 from __future__ import annotations
@@ -13,13 +14,13 @@ import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
 from srbf.core import SrbfError
 
-__all__ = ["STEPS", "CheckFailed", "CheckReport", "run_check"]
+__all__ = ["STEPS", "CheckFailed", "CheckReport", "Scorer", "run_check"]
 
 STEPS = ("load config", "load catalog", "sample", "start worker", "fit", "parse", "evaluate", "score")
 N_PROBLEMS = 2
@@ -54,10 +55,15 @@ def _indent(text: str, prefix: str = "      ") -> str:
     return "\n".join(prefix + line for line in text.rstrip().splitlines())
 
 
-def run_check(path: str | Path, *, out: Callable[[str], None] | None = None,
-              allow_large: bool = False) -> CheckReport:
+# score(plan_fit, problem, expression) -> the score step's detail line; raises when scoring breaks
+Scorer = Callable[[Any, Any, str], str]
+
+
+def run_check(path: str | Path, *, out: Callable[[str], None] | None = None, allow_large: bool = False,
+              score: Scorer | None = None) -> CheckReport:
     """Check the config at ``path`` step by step; ``out`` receives each line as it is printed.
-    ``allow_large``: accept more method configurations than the limit (``--allow-large``)."""
+    ``allow_large``: accept more method configurations than the limit (``--allow-large``);
+    ``score``: the last step (None: the step says it was skipped)."""
     report = CheckReport()
 
     def say(line: str) -> None:
@@ -69,7 +75,7 @@ def run_check(path: str | Path, *, out: Callable[[str], None] | None = None,
         say(f"{indent}ok      {step:<13} {detail}")
 
     try:
-        _check(Path(path), passed, say, allow_large)
+        _check(Path(path), passed, say, allow_large, score)
     except CheckFailed as failure:
         report.failed_step, report.error = failure.step, str(failure)
         say(f"  FAILED  {failure.step:<13} {_first(str(failure))}")
@@ -87,7 +93,8 @@ def _first(text: str) -> str:
     return lines[0] if lines else ""
 
 
-def _check(path: Path, passed: Callable[..., None], say: Callable[[str], None], allow_large: bool) -> None:
+def _check(path: Path, passed: Callable[..., None], say: Callable[[str], None], allow_large: bool,
+           score: Scorer | None) -> None:
     from srbf.catalogs.model import CatalogError
     from srbf.runs.config import ConfigError, load_config
     from srbf.runs.plan import load_catalogs, make_plan
@@ -136,10 +143,10 @@ def _check(path: Path, passed: Callable[..., None], say: Callable[[str], None], 
     passed("sample", described + (f"; skipped placeholder(s): {'; '.join(skipped)}" if skipped else ""))
 
     for variant in variants:
-        _check_variant(variant, chosen, passed, say)
+        _check_variant(variant, chosen, passed, say, score)
 
 
-def _check_variant(variant, chosen, passed, say) -> None:
+def _check_variant(variant, chosen, passed, say, score: Scorer | None) -> None:
     from srbf.expr import ParseError, compile_expr, parse
     from srbf.methods.isolation import method_seed
     from srbf.methods.worker import WorkerStartError
@@ -197,28 +204,17 @@ def _check_variant(variant, chosen, passed, say) -> None:
             n = len(values)
             note = "" if finite == n else f" (only {finite} finite: such a formula fails the judge)"
             passed("evaluate", f"{where}: {finite} of {n} validation values finite{note}", indent="    ")
-            _score(plan_fit, problem, result.expression, where, passed)
+            _score(score, plan_fit, problem, result.expression, where, passed)
     finally:
         worker.close()
 
 
-def _score(plan_fit, problem, expression: str, where: str, passed) -> None:
-    try:
-        from srbf.judge import Judge
-    except ImportError as error:
-        passed("score", f"skipped: the judge is not importable here ({error})", indent="    ")
+def _score(score: Scorer | None, plan_fit, problem, expression: str, where: str, passed) -> None:
+    if score is None:
+        passed("score", "skipped: no scorer given (srbf check scores with the judge)", indent="    ")
         return
     try:
-        metrics = Judge(plan_fit.entry.formula, problem, variables=tuple(problem.variables), numeric_only=True).score(
-            expression
-        )
+        detail = score(plan_fit, problem, expression)
     except Exception as error:  # noqa: BLE001 - reported as the broken step
         raise CheckFailed("score", f"{where}: {type(error).__name__}: {error}") from None
-    if not metrics.get("success"):
-        detail = f"{where}: scored as a failed prediction: {metrics.get('failure_reason')}"
-    else:
-        detail = (
-            f"{where}: FVU support {metrics['fvu_support']:.3g}, validation {metrics['fvu_validation']:.3g}, "
-            f"R2 validation {metrics['r2_validation']:.4f}"
-        )
-    passed("score", detail, indent="    ")
+    passed("score", f"{where}: {detail}", indent="    ")

@@ -1,4 +1,4 @@
-"""Run configs: YAML files validated with pydantic and read into plain, frozen records.
+"""Run configs: YAML files read into frozen, validated config objects.
 
 A config names an experiment, the problem sets and how to sample them, one method or a list of
 methods, the budget ladder and any option sweeps; docs/config.md is the long form.
@@ -9,45 +9,40 @@ the key path and the bad value, and the closest valid key or name for a typo::
     configs/q.yaml: method.time_limt: unknown key; did you mean 'time_limit'?
     configs/q.yaml: sampling.n_support: must be a positive integer, got -3
 
-pydantic checks each section (the private ``_*Model`` classes); what a planner consumes are the
-dataclasses ``RunConfig``, ``MethodConfig``, ``SamplingConfig``, ``Sweep`` and ``Adapter``, with
-every default filled in and every short form expanded. ``srbf.runs.sweeps`` turns a RunConfig
-into variants (``expand``) and cells (variant x budget x condition).
+The config objects are the frozen pydantic models ``RunConfig``, ``MethodConfig``,
+``SamplingConfig``, ``Sweep`` and ``Adapter``, with every default filled in and every short form
+expanded. ``srbf.runs.sweeps`` turns a RunConfig into variants (``expand``) and cells (variant x
+budget x condition).
 
 Relative paths to inputs (catalog files, method files, interpreters) are read from the config
 file's folder; ``results`` is where you run srbf from.
 
-The work is split by job: ``config_yaml`` reads the YAML, ``config_fields`` checks single values,
-``config_schema`` holds the pydantic models and words their errors, ``config_errors`` has
-``ConfigProblem`` and ``ConfigError``. This module keeps the records and the entry points and
+The work is split by job: ``config_yaml`` reads the YAML, ``config_limits`` holds the sizes a config
+may have, ``config_fields`` checks single values, ``config_catalogs`` the catalogs and problems a
+config names, ``config_schema`` holds the models, ``config_errors`` has ``ConfigProblem`` and
+``ConfigError``. This module validates, words pydantic's errors as one line per problem, and
 re-exports every name of ``__all__``.
 """
 
 from __future__ import annotations
 
-import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from types import MappingProxyType
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Mapping, Sequence, get_args
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from srbf.methods.boundary import Limits
-from srbf.runs.config_errors import ConfigError, ConfigProblem, _show, render_path
+from srbf.runs.config_catalogs import is_catalog_path
+from srbf.runs.config_errors import ConfigError, ConfigProblem, _show, _unknown_key, render_path
 from srbf.runs.config_fields import (
     ADAPTER_TYPES,
     BUILTIN_METHODS,
     DEFAULT_BUDGETS,
-    DEFAULT_RESULTS,
     PROVENANCE_LABELS,
     builtin_method_names,
-    is_catalog_path,
 )
 from srbf.runs.config_limits import data_problems
-from srbf.runs.config_schema import _problems_from, _RunModel, _SweepModel
+from srbf.runs.config_schema import Adapter, MethodConfig, RunConfig, SamplingConfig, Sweep
 from srbf.runs.config_yaml import read_config_file
-from srbf.runs.sweeps import Cell, Condition, Variant, expand, iter_cells
 
 __all__ = [
     "ADAPTER_TYPES",
@@ -69,152 +64,6 @@ __all__ = [
 ]
 
 
-# --- the records a run uses ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Adapter:
-    """How a method is run: ``builtin`` (``name`` of the built-in) or ``file`` (absolute ``path``)."""
-
-    type: str
-    name: str | None = None
-    path: str | None = None
-
-
-@dataclass(frozen=True)
-class Sweep:
-    """One option swept over ``values``; sweeps with the same ``axis`` advance together."""
-
-    option: str
-    values: tuple[Any, ...]
-    axis: str | None = None
-
-
-@dataclass(frozen=True)
-class SamplingConfig:
-    """How problems are drawn: support size(s), validation size, draws per problem, noise level(s), OOD."""
-
-    n_support: tuple[int, ...] = (512,)
-    n_validation: int = 512
-    draws: int = 2
-    noise: tuple[float, ...] = (0.0,)
-    ood: bool = False
-
-    def conditions(self) -> tuple[Condition, ...]:
-        """Every support size x noise level, support sizes outer, in config order."""
-        return tuple(Condition(n, noise) for n in self.n_support for noise in self.noise)
-
-
-@dataclass(frozen=True)
-class MethodConfig:
-    """One method as a run uses it; ``sweeps`` are the config's top-level sweeps, then its own."""
-
-    name: str
-    adapter: Adapter
-    options: Mapping[str, Any]
-    python: str
-    env: Mapping[str, str | None]  # for the worker; null unsets a variable
-    time_limit: float
-    config_provenance: str
-    provenance_explicit: bool  # False when the config did not say (read as harness_tuned)
-    budget_knob: str | None
-    budgets: tuple[float, ...]
-    sweeps: tuple[Sweep, ...] = ()
-    limits: Limits = Limits()  # what one fit may send back (not part of the hash unless changed)
-
-
-@dataclass(frozen=True)
-class RunConfig:
-    """A validated run config. ``catalogs`` holds shipped names and absolute paths of catalog files.
-
-    ``problems`` maps a catalog to the ids selected from it; a catalog it does not mention runs
-    every problem (then ``limit`` keeps the first N of each). ``variants()`` expands the methods'
-    sweeps, ``cells()`` adds budgets and conditions, ``select(ref, entries)`` picks the problems.
-    """
-
-    experiment: str
-    catalogs: tuple[str, ...]
-    methods: tuple[MethodConfig, ...]
-    seed: int = 0
-    problems: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
-    limit: int | None = None
-    sampling: SamplingConfig = field(default_factory=SamplingConfig)
-    workers: int | None = None
-    results: str = DEFAULT_RESULTS
-    source: str = "<dict>"
-    sandbox: bool = False  # run every worker under bubblewrap (srbf.methods.isolation)
-
-    def variants(self) -> list[Variant]:
-        """The concrete method configurations of this run (``srbf.runs.sweeps.expand``)."""
-        return expand(self)
-
-    def cells(self) -> Iterator[Cell]:
-        """Every variant x budget x condition (``srbf.runs.sweeps.iter_cells``)."""
-        return iter_cells(self)
-
-    def select(self, catalog: str, entries: Sequence[Any]) -> tuple[Any, ...]:
-        """The entries (anything with an ``id``) of ``catalog`` this run covers, in catalog order."""
-        chosen = self.problems.get(catalog)
-        wanted = None if chosen is None else frozenset(chosen)
-        picked = tuple(e for e in entries if wanted is None or e.id in wanted)
-        return picked if self.limit is None else picked[: self.limit]
-
-    def to_dict(self) -> dict[str, Any]:
-        """The normalized config as plain JSON-like data (every default filled in), e.g. to store with a run."""
-        return _plain(self)
-
-
-def _plain(value: Any) -> Any:
-    if hasattr(value, "__dataclass_fields__"):
-        return {name: _plain(getattr(value, name)) for name in value.__dataclass_fields__}
-    if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
-
-
-def _sweep(model: _SweepModel) -> Sweep:
-    return Sweep(option=model.option, values=tuple(model.values), axis=model.axis)
-
-
-def _build(model: _RunModel, source: str) -> RunConfig:
-    methods = []
-    for _, m in model._located_methods():
-        adapter = m.adapter
-        assert adapter is not None  # _MethodModel fills it in
-        methods.append(
-            MethodConfig(
-                name=m.name,
-                adapter=Adapter(type=adapter.type, name=adapter.name, path=adapter.path),
-                options=MappingProxyType(dict(m.options)),
-                python=m.python or sys.executable,
-                env=MappingProxyType(dict(m.env)),
-                time_limit=float(m.time_limit),
-                config_provenance=m.config_provenance,
-                provenance_explicit="config_provenance" in m.model_fields_set,
-                budget_knob=m.budget_knob,
-                budgets=tuple(m.budgets if m.budgets is not None else model.budgets),
-                sweeps=tuple(_sweep(s) for s in model.sweeps) + tuple(_sweep(s) for s in m.sweeps),
-                limits=Limits(**m.limits.model_dump()),
-            )
-        )
-    s = model.sampling
-    return RunConfig(
-        experiment=model.experiment,
-        catalogs=tuple(model.catalogs),
-        methods=tuple(methods),
-        seed=model.seed,
-        problems=MappingProxyType(dict(model.problems)),
-        limit=model.limit,
-        sampling=SamplingConfig(tuple(s.n_support), s.n_validation, s.draws, tuple(s.noise), s.ood),
-        workers=model.workers,
-        results=model.results,
-        source=source,
-        sandbox=model.sandbox,
-    )
-
-
 # --- entry points -------------------------------------------------------------------------------
 
 
@@ -234,12 +83,12 @@ def config_from_dict(data: Any, source: str = "<dict>", *, base_dir: str | Path 
     if not isinstance(data, Mapping):
         message = f"must be a mapping of keys (experiment, catalogs, method, ...), got {_show(data)}"
         raise ConfigError([ConfigProblem(source, "", message)])
-    context = {"base_dir": Path(base_dir) if base_dir is not None else Path.cwd(), "allow_large": allow_large}
+    context = {"base_dir": Path(base_dir) if base_dir is not None else Path.cwd(), "allow_large": allow_large,
+               "source": source}
     try:
-        model = _RunModel.model_validate(dict(data), context=context)
+        return RunConfig.model_validate(dict(data), context=context)
     except ValidationError as error:
         raise ConfigError(_problems_from(error, source)) from None
-    return _build(model, source)
 
 
 def load_config(path: str | Path, *, allow_large: bool = False) -> RunConfig:
@@ -248,3 +97,84 @@ def load_config(path: str | Path, *, allow_large: bool = False) -> RunConfig:
     data = read_config_file(path)
     return config_from_dict(data, source=str(path), base_dir=Path(path).expanduser().resolve().parent,
                             allow_large=allow_large)
+
+
+# --- pydantic's errors as one line per problem --------------------------------------------------
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _section_at(loc: Sequence[Any]) -> type[BaseModel] | None:
+    """The model that holds the mapping at ``loc`` (list indices skipped)."""
+    model: type[BaseModel] | None = RunConfig
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        info = model.model_fields.get(part) if model is not None else None
+        if info is None:
+            return None
+        model = _model_in(info.annotation)
+    return model
+
+
+_SECTIONS = {"": RunConfig, "sampling": SamplingConfig, "method": MethodConfig}
+
+
+def _unknown_key_at(loc: tuple[Any, ...]) -> str:
+    """'unknown key' with where the key belongs, or the closest valid key, or the valid keys."""
+    key, parent = loc[-1], loc[:-1]
+    model = _section_at(parent)
+    if model is None:
+        return "unknown key"
+    elsewhere: dict[str, str] = {}  # keys of the other main sections: sampling keys at the top level, ...
+    if model in _SECTIONS.values():
+        for section, other in _SECTIONS.items():
+            if other is not model:
+                for name in other.model_fields:
+                    elsewhere.setdefault(name, f"{section}.{name}" if section else f"{name} at the top level")
+    return _unknown_key(key, list(model.model_fields), elsewhere)
+
+
+_MESSAGES = {
+    "missing": "missing required key",
+    "model_type": "must be a mapping",
+    "model_attributes_type": "must be a mapping",
+    "dict_type": "must be a mapping",
+    "list_type": "must be a list",
+    "tuple_type": "must be a list",
+    "string_type": "must be text",
+}
+
+
+def _problems_from(error: ValidationError, source: str) -> list[ConfigProblem]:
+    problems: list[ConfigProblem] = []
+    for item in error.errors(include_url=False):
+        loc = tuple(item["loc"])
+        kind = item["type"]
+        if kind == "srbf":
+            for at, message in item["ctx"]["problems"]:
+                problems.append(ConfigProblem(source, render_path(loc + tuple(at)), message))
+            continue
+        if kind == "extra_forbidden":
+            message = _unknown_key_at(loc)
+        elif kind == "missing":
+            message = _MESSAGES[kind]
+        elif kind in _MESSAGES:
+            message = f"{_MESSAGES[kind]}, got {_show(item['input'])}"
+        else:
+            text = item["msg"]
+            message = f"{text[:1].lower()}{text[1:]}, got {_show(item['input'])}"
+        problems.append(ConfigProblem(source, render_path(loc), message))
+    unique = []
+    for problem in problems:
+        if problem not in unique:
+            unique.append(problem)
+    return unique

@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from srbf.core import SrbfError
 
@@ -78,3 +78,18 @@ def _closest(word: Any, choices: Sequence[str]) -> str | None:
 def _did_you_mean(word: Any, choices: Sequence[str]) -> str:
     close = _closest(word, choices)
     return f"; did you mean {close!r}?" if close else ""
+
+
+def _unknown_key(key: Any, allowed: Sequence[str], elsewhere: Mapping[str, str] | None = None) -> str:
+    """'unknown key' with where the key belongs (``elsewhere``: key -> its place in another
+    section), or the closest valid key, or the valid keys."""
+    elsewhere = elsewhere or {}
+    if key in elsewhere and key not in allowed:
+        return f"unknown key here; did you mean {elsewhere[key]}?"
+    hint = _did_you_mean(key, allowed)
+    if hint:
+        return "unknown key" + hint
+    close = _closest(key, list(elsewhere))
+    if close is not None:
+        return f"unknown key here; did you mean {elsewhere[close]}?"
+    return f"unknown key (valid keys: {', '.join(allowed)})"

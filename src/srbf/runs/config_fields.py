@@ -1,25 +1,31 @@
 """The config's field validators: one function per kind of value, each raising with the value it got.
 
-Each validator checks one value (a positive integer, a budget ladder, a catalog reference, an
-interpreter, ...) and raises ``PydanticCustomError`` of type ``srbf`` carrying ``(place, message)``
-problems; ``config_schema`` attaches them to its pydantic fields through the ``Annotated`` types at
-the end of this module and turns the errors into one ``ConfigProblem`` each. The defaults and the
-closed sets of names (provenance labels, adapter types) live here too.
+Each validator checks one value (a positive integer, a budget ladder, an interpreter, ...) and
+raises ``PydanticCustomError`` of type ``srbf`` carrying ``(place, message)`` problems;
+``config_schema`` attaches them to its pydantic fields through the ``Annotated`` types at the end
+of this module (``config_catalogs`` does the same for catalogs), and ``srbf.runs.config`` turns the
+errors into one ``ConfigProblem`` each. Mappings come back read-only (``MappingProxyType``), as
+the frozen models hold them. The defaults and the closed sets of names (provenance labels, adapter
+types) live here too.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
 import shutil
+import sys
 from pathlib import Path
+from types import MappingProxyType
 from typing import Annotated, Any, Mapping, Sequence
 
 from pydantic import BeforeValidator, ValidationInfo
 from pydantic_core import PydanticCustomError
 
-from srbf.runs.config_errors import _did_you_mean, _show
+from srbf.methods.boundary import Limits
+from srbf.runs.config_errors import _did_you_mean, _show, _unknown_key
 from srbf.runs.config_limits import MAX_DRAWS, MAX_POINTS
 from srbf.runs.sweeps import canonical_json
 
@@ -28,7 +34,7 @@ DEFAULT_PROVENANCE = "harness_tuned"  # an unlabeled configuration was chosen by
 ADAPTER_TYPES = ("builtin", "file", "srbench")
 BUILTIN_METHODS = ("enumeration", "linear", "oracle", "prior")  # fallback for builtin_method_names()
 DEFAULT_BUDGETS = (1, 2, 4, 8)
-DEFAULT_RESULTS = "./srbf-results"
+from srbf.core import DEFAULT_RESULTS  # noqa: E402 - the one default, shared with the CLI and the store
 DEFAULT_TIME_LIMIT = 600.0
 RESERVED_OPTIONS = {"truth": "the driver passes the ground truth to the oracle; a config never sets it"}
 MAX_POWER_OF_TWO = 62  # budgets up to 2**62; a wider ladder is a typo
@@ -123,7 +129,7 @@ def _adapter_type(value: Any) -> str:
     return value
 
 
-def _plain_value(value: Any, at: tuple[Any, ...], problems: list) -> Any:
+def _json_like(value: Any, at: tuple[Any, ...], problems: list) -> Any:
     """``value`` if it is JSON-like (text, number, true/false, null, list, mapping with text keys)."""
     if value is None or isinstance(value, (str, bool, int)):
         return value
@@ -132,36 +138,36 @@ def _plain_value(value: Any, at: tuple[Any, ...], problems: list) -> Any:
             problems.append((at, f"must be a finite number, got {_show(value)}"))
         return value
     if isinstance(value, (list, tuple)):
-        return [_plain_value(v, at + (i,), problems) for i, v in enumerate(value)]
+        return [_json_like(v, at + (i,), problems) for i, v in enumerate(value)]
     if isinstance(value, Mapping):
         out = {}
         for k, v in value.items():
             if not isinstance(k, str):
                 problems.append((at, f"keys must be text, got key {_show(k)}"))
                 continue
-            out[k] = _plain_value(v, at + (k,), problems)
+            out[k] = _json_like(v, at + (k,), problems)
         return out
     problems.append((at, f"must be text, a number, true/false, null, a list or a mapping, got {_show(value)}"))
     return value
 
 
-def _options(value: Any) -> dict[str, Any]:
+def _options(value: Any) -> Mapping[str, Any]:
     if value is None:
-        return {}
+        return MappingProxyType({})
     if not isinstance(value, Mapping):
         raise _fail(f"must be a mapping of option names to values, got {_show(value)}")
     problems: list = [((k,), f"reserved: {why}") for k, why in RESERVED_OPTIONS.items() if k in value]
-    plain = _plain_value(value, (), problems)
+    plain = _json_like(value, (), problems)
     if problems:
         raise _fail_all(problems)
-    return plain
+    return MappingProxyType(plain)
 
 
 def _sweep_values(value: Any) -> tuple[Any, ...]:
     if not isinstance(value, (list, tuple)) or not value:
         raise _fail(f"must be a non-empty list of values, got {_show(value)}")
     problems: list = []
-    values = [_plain_value(v, (i,), problems) for i, v in enumerate(value)]
+    values = [_json_like(v, (i,), problems) for i, v in enumerate(value)]
     if not problems:
         seen: dict[str, int] = {}
         for i, v in enumerate(values):
@@ -247,59 +253,12 @@ def _resolve(text: str, info: ValidationInfo) -> Path:
     return path if path.is_absolute() else (_base_dir(info) / path).resolve()
 
 
-def is_catalog_path(ref: str) -> bool:
-    """Whether a catalog reference is a file path (has a slash or ends .yaml/.yml) or a shipped name."""
-    return "/" in ref or "\\" in ref or ref.endswith((".yaml", ".yml"))
-
-
-def _catalogs(value: Any, info: ValidationInfo) -> tuple[str, ...]:
-    from srbf.catalogs.loader import CatalogError, list_catalogs, load_catalog
-
-    scalar = isinstance(value, str)
-    if not scalar and not (isinstance(value, (list, tuple)) and value):
-        raise _fail(f"must be a catalog name, a path to a catalog file, a list of them, or all; got {_show(value)}")
-    items = [value] if scalar else list(value)
-    if items == ["all"]:
-        return tuple(list_catalogs())
-    shipped = list_catalogs()
-    problems, refs = [], []
-    for i, item in enumerate(items):
-        at = () if scalar else (i,)
-        if item == "all":
-            problems.append((at, "all means every shipped catalog and stands alone (catalogs: all)"))
-            continue
-        if not isinstance(item, str) or not item.strip():
-            problems.append((at, f"must be a catalog name or a path to a catalog file, got {_show(item)}"))
-            continue
-        if is_catalog_path(item):
-            path = _resolve(item, info)
-            if not path.is_file():
-                problems.append((at, f"no such catalog file {str(path)!r}"))
-                continue
-            try:
-                load_catalog(path, admit=False)
-            except CatalogError as error:
-                problems.append((at, f"not a valid catalog: {error}"))
-                continue
-            ref = str(path)
-        elif item not in shipped:
-            hint = _did_you_mean(item, shipped) or " (see `srbf catalogs list`; a file path needs a / or .yaml)"
-            problems.append((at, f"unknown catalog {item!r}{hint}"))
-            continue
-        else:
-            ref = item
-        if ref in refs:
-            problems.append((at, f"{item!r} is listed twice"))
-        refs.append(ref)
-    if problems:
-        raise _fail_all(problems)
-    return tuple(refs)
-
-
 def _python(value: Any, info: ValidationInfo) -> str:
     from srbf.methods import roster
     from srbf.methods.envs import env_name, is_env_spec
 
+    if value is None:  # the interpreter srbf runs under, as when the key is left out
+        return sys.executable
     text = _text(value)
     if is_env_spec(text):  # env:NAME, made by `srbf methods install NAME`; resolved when workers start
         try:
@@ -337,10 +296,10 @@ def builtin_method_names() -> tuple[str, ...]:
     return tuple(getattr(builtin, "BUILTIN_METHODS", BUILTIN_METHODS))
 
 
-def _env(value: Any) -> dict[str, str | None]:
+def _env(value: Any) -> Mapping[str, str | None]:
     """Environment variables for the worker: NAME: value (numbers become text), or null to unset."""
     if value is None:
-        return {}
+        return MappingProxyType({})
     if not isinstance(value, Mapping):
         raise _fail(f"must be a mapping of variable names to values, got {_show(value)}")
     problems, out = [], {}
@@ -353,7 +312,28 @@ def _env(value: Any) -> dict[str, str | None]:
             out[name] = None if v is None else str(v)
     if problems:
         raise _fail_all(problems)
-    return out
+    return MappingProxyType(out)
+
+
+def _limits(value: Any) -> Limits:
+    """What one fit may send back: null (the defaults of ``srbf.methods.boundary.Limits``) or a
+    mapping of some of its fields, each a positive integer."""
+    if value is None:
+        return Limits()
+    if not isinstance(value, Mapping):
+        raise _fail(f"must be a mapping, got {_show(value)}")
+    names = [field.name for field in dataclasses.fields(Limits)]
+    problems, checked = [], {}
+    for name in names:  # the fields' problems first, then the unknown keys, as for every section
+        if name in value:
+            try:
+                checked[name] = _positive_int(value[name])
+            except PydanticCustomError as error:
+                problems.append(((name,), error.context["message"]))
+    problems += [((key,), _unknown_key(key, names)) for key in value if key not in names]
+    if problems:
+        raise _fail_all(problems)
+    return Limits(**checked)
 
 
 # --- the types the schema's fields use ------------------------------------------------------------
@@ -374,6 +354,6 @@ SupportSizes = Annotated[Any, BeforeValidator(_support_sizes)]
 NoiseLevels = Annotated[Any, BeforeValidator(_noise_levels)]
 Budgets = Annotated[Any, BeforeValidator(_budgets)]
 Env = Annotated[Any, BeforeValidator(_env)]
-CatalogRefs = Annotated[Any, BeforeValidator(_catalogs)]
+FitLimits = Annotated[Limits, BeforeValidator(_limits)]
 Python = Annotated[str, BeforeValidator(_python)]
 MethodPath = Annotated[str, BeforeValidator(_method_path)]

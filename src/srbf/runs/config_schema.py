@@ -1,21 +1,27 @@
-"""The config schema: pydantic models of each section, and pydantic's errors as one line per problem.
+"""The config objects: frozen pydantic models that read a config's sections and are what a run uses.
 
-The private ``_*Model`` classes check a config section by section (the field validators are in
-``config_fields``); ``_RunModel`` also checks what spans sections (method names, sweeps, the
-problem selection against the catalogs). ``_problems_from`` turns a ``ValidationError`` into
-``ConfigProblem`` lines naming the key path, the bad value and the closest valid key.
-``srbf.runs.config`` builds the public records from a validated ``_RunModel``.
+``RunConfig`` is a whole config; ``MethodConfig``, ``SamplingConfig``, ``Sweep`` and ``Adapter``
+are its sections. Each field is declared once, here, and checked by its type's validator in
+``config_fields``. Validators fill in what a file leaves out and expand its short forms
+(``method: linear``, ``adapter: builtin``, the run's budget ladder and sweeps into each method), so a
+validated ``RunConfig`` has every default filled in and is never changed after. ``RunConfig`` also
+checks what spans sections (method names, sweeps, the problem selection against the catalogs).
+``srbf.runs.config`` validates a file or a dict with these and words pydantic's errors.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import Annotated, Any, Mapping, Sequence, get_args
+from types import MappingProxyType
+from typing import Annotated, Any, Iterator, Mapping, Sequence
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, ValidationInfo, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, ValidationInfo, model_validator
 
+from srbf.core import to_plain
 from srbf.methods.boundary import Limits
-from srbf.runs.config_errors import ConfigProblem, _closest, _did_you_mean, _show, render_path
+from srbf.runs.config_catalogs import CatalogRefs, _selection
+from srbf.runs.config_errors import _did_you_mean, render_path
 from srbf.runs.config_fields import (
     DEFAULT_BUDGETS,
     DEFAULT_PROVENANCE,
@@ -24,9 +30,9 @@ from srbf.runs.config_fields import (
     RESERVED_OPTIONS,
     AdapterType,
     Budgets,
-    CatalogRefs,
     Draws,
     Env,
+    FitLimits,
     Flag,
     MethodPath,
     Name,
@@ -43,62 +49,89 @@ from srbf.runs.config_fields import (
     Text,
     _fail,
     _fail_all,
-    _resolve,
     builtin_method_names,
-    is_catalog_path,
 )
 from srbf.runs.config_limits import MAX_VARIANTS
-from srbf.runs.sweeps import axis_problems, grid_size
+from srbf.runs.sweeps import Cell, Condition, Variant, axis_problems, expand, grid_size, iter_cells
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
-
-
-class _SamplingModel(_Model):
-    n_support: SupportSizes = (512,)
-    n_validation: Points = 512
-    draws: Draws = 2
-    noise: NoiseLevels = (0.0,)
-    ood: Flag = False
+__all__ = ["Adapter", "MethodConfig", "RunConfig", "SamplingConfig", "Sweep"]
 
 
-class _SweepModel(_Model):
-    option: Text
-    values: SweepValues
-    axis: Name | None = None
+class _Section(BaseModel):
+    """A config section: no key it does not know, and frozen once validated."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class _LimitsModel(_Model):
-    """What one fit may send back (srbf.methods.boundary.Limits; the defaults are its)."""
-
-    expression_bytes: PositiveInt = Limits.expression_bytes
-    internals_bytes: PositiveInt = Limits.internals_bytes
-    trajectory_rows: PositiveInt = Limits.trajectory_rows
-    trajectory_bytes: PositiveInt = Limits.trajectory_bytes
-
-
-class _AdapterModel(_Model):
-    type: AdapterType
-    name: Text | None = None  # builtin: which built-in (default: the method's name)
-    path: MethodPath | None = None  # file: the method file; srbench: the SRBench method folder
+def _settle(model: BaseModel, **values: Any) -> None:
+    """Set what a validator derives on a frozen model, before anyone else holds it."""
+    model.__dict__.update(values)
 
 
 def _none_is(default: Any) -> Any:
     return lambda value: default if value is None else value
 
 
-class _MethodModel(_Model):
+def _read_only() -> Mapping[str, Any]:
+    return MappingProxyType({})
+
+
+class SamplingConfig(_Section):
+    """How problems are drawn: support size(s), validation size, draws per problem, noise level(s), OOD."""
+
+    n_support: SupportSizes = (512,)
+    n_validation: Points = 512
+    draws: Draws = 2
+    noise: NoiseLevels = (0.0,)
+    ood: Flag = False
+
+    def conditions(self) -> tuple[Condition, ...]:
+        """Every support size x noise level, support sizes outer, in config order."""
+        return tuple(Condition(n, noise) for n in self.n_support for noise in self.noise)
+
+
+class Sweep(_Section):
+    """One option swept over ``values``; sweeps with the same ``axis`` advance together."""
+
+    option: Text
+    values: SweepValues
+    axis: Name | None = None
+
+
+class Adapter(_Section):
+    """How a method is run: ``builtin`` (``name`` of the built-in), ``file`` (absolute ``path`` of
+    the method file) or ``srbench`` (absolute ``path`` of the SRBench method folder)."""
+
+    type: AdapterType
+    name: Text | None = None  # builtin: which built-in (default: the method's name)
+    path: MethodPath | None = None  # file: the method file; srbench: the SRBench method folder
+
+
+# The keys of MethodConfig.to_dict and RunConfig.to_dict, in the order every stored campaign's config
+# text has them (srbf.runs.driver stores it): a new key goes last.
+_METHOD_KEYS = ("name", "adapter", "options", "python", "env", "time_limit", "config_provenance",
+                "provenance_explicit", "budget_knob", "budgets", "sweeps", "limits")
+_RUN_KEYS = ("experiment", "catalogs", "methods", "seed", "problems", "limit", "sampling", "workers", "results",
+             "source", "sandbox")
+
+
+class MethodConfig(_Section):
+    """One method as a run uses it. Once validated ``adapter`` is always set (a built-in's when the
+    config names none); in a ``RunConfig``, ``budgets`` is the ladder the method runs (its own or
+    the config's) and ``sweeps`` are the config's top-level sweeps, then its own. ``options`` and
+    ``env`` (for the worker; None unsets a variable) are read-only mappings."""
+
     name: Name
-    adapter: _AdapterModel | None = None
-    options: Options = Field(default_factory=dict)
-    python: Python | None = None
-    env: Env = Field(default_factory=dict)
+    adapter: Adapter | None = None
+    options: Options = Field(default_factory=_read_only)
+    python: Python = Field(default_factory=lambda: sys.executable)
+    env: Env = Field(default_factory=_read_only)
     time_limit: PositiveNumber = DEFAULT_TIME_LIMIT
-    limits: Annotated[_LimitsModel, BeforeValidator(_none_is({}))] = Field(default_factory=_LimitsModel)
+    limits: FitLimits = Limits()  # what one fit may send back (not part of the hash unless changed)
     config_provenance: Provenance = DEFAULT_PROVENANCE
     budget_knob: Text | None = None
     budgets: Budgets | None = None
-    sweeps: Annotated[tuple[_SweepModel, ...], BeforeValidator(_none_is(()))] = ()
+    sweeps: Annotated[tuple[Sweep, ...], BeforeValidator(_none_is(()))] = ()
 
     @model_validator(mode="before")
     @classmethod
@@ -110,7 +143,7 @@ class _MethodModel(_Model):
         return data
 
     @model_validator(mode="after")
-    def _check_adapter(self) -> _MethodModel:
+    def _check_adapter(self) -> MethodConfig:
         builtins = builtin_method_names()
         adapter = self.adapter
         if adapter is None:
@@ -120,7 +153,7 @@ class _MethodModel(_Model):
                     raise _fail(f"unknown built-in method {self.name!r}{close}", "name")
                 raise _fail(f"missing: {self.name!r} is not a built-in method ({', '.join(builtins)}), so say how "
                             "to run it, e.g. adapter: {type: file, path: my_method.py}", "adapter")  # fmt: skip
-            self.adapter = _AdapterModel(type="builtin", name=self.name)
+            _settle(self, adapter=Adapter(type="builtin", name=self.name))
             return self
         problems = []
         if adapter.type == "builtin":
@@ -131,7 +164,7 @@ class _MethodModel(_Model):
                 at = ("adapter", "name") if adapter.name is not None else ("name",)
                 hint = _did_you_mean(name, builtins) or f" (built-ins: {', '.join(builtins)})"
                 problems.append((at, f"unknown built-in method {name!r}{hint}"))
-            adapter.name = name
+            _settle(adapter, name=name)
         elif adapter.type == "file":
             if adapter.path is None:
                 problems.append((("adapter", "path"), "missing required key (the method file a file adapter runs)"))
@@ -154,24 +187,45 @@ class _MethodModel(_Model):
             raise _fail_all(problems)
         return self
 
+    @property
+    def provenance_explicit(self) -> bool:
+        """False when the config did not say (read as harness_tuned)."""
+        return "config_provenance" in self.model_fields_set
 
-class _RunModel(_Model):
+    def to_dict(self) -> dict[str, Any]:
+        """The method as plain JSON-like data."""
+        fields = {**self.model_dump(), "provenance_explicit": self.provenance_explicit}
+        return to_plain({key: fields[key] for key in _METHOD_KEYS})
+
+
+class RunConfig(_Section):
+    """A validated run config. ``catalogs`` holds shipped names and absolute paths of catalog files.
+
+    A file names one ``method`` or a list of ``methods``; once validated, ``methods`` holds every
+    method of the run (``method`` is then its only one, or None) with the config's ``budgets`` and
+    ``sweeps`` filled into each. ``problems`` maps a catalog to the ids selected from it; a catalog
+    it does not mention runs every problem (then ``limit`` keeps the first N of each).
+    ``variants()`` expands the methods' sweeps, ``cells()`` adds budgets and conditions,
+    ``select(ref, entries)`` picks the problems. ``source`` names the file (or ``<dict>``).
+    """
+
     experiment: Name
     seed: Seed = 0
     catalogs: CatalogRefs
-    problems: Any = None
+    problems: Any = None  # once validated: {catalog: selected ids}, read-only
     limit: PositiveInt | None = None
-    sampling: Annotated[_SamplingModel, BeforeValidator(_none_is({}))] = Field(default_factory=_SamplingModel)
-    method: _MethodModel | None = None
-    methods: tuple[_MethodModel, ...] | None = None
+    sampling: Annotated[SamplingConfig, BeforeValidator(_none_is({}))] = Field(default_factory=SamplingConfig)
+    method: MethodConfig | None = None
+    methods: tuple[MethodConfig, ...] | None = None
     budgets: Budgets = DEFAULT_BUDGETS
-    sweeps: Annotated[tuple[_SweepModel, ...], BeforeValidator(_none_is(()))] = ()
+    sweeps: Annotated[tuple[Sweep, ...], BeforeValidator(_none_is(()))] = ()
     workers: PositiveInt | None = None
     results: Text = DEFAULT_RESULTS
-    sandbox: Flag = False
+    sandbox: Flag = False  # run every worker under bubblewrap (srbf.methods.isolation)
+    _source: str = PrivateAttr("<dict>")
 
     @model_validator(mode="after")
-    def _check(self, info: ValidationInfo) -> _RunModel:
+    def _check(self, info: ValidationInfo) -> RunConfig:
         found: list[tuple[tuple[Any, ...], str]] = []
         self._check_methods(found)
         if not found:
@@ -179,12 +233,46 @@ class _RunModel(_Model):
                 self._check_sweeps(where, method, found)
         if not found and not (info.context or {}).get("allow_large"):
             self._check_grid(found)
-        self.problems = _selection(self.problems, self.catalogs, info, found)
+        problems = _selection(self.problems, self.catalogs, info, found)
         if found:
             raise _fail_all(found)
+        methods = tuple(
+            method.model_copy(update={"budgets": self.budgets if method.budgets is None else method.budgets,
+                                      "sweeps": self.sweeps + method.sweeps})
+            for _, method in self._located_methods()
+        )
+        _settle(self, problems=MappingProxyType(problems), methods=methods,
+                method=methods[0] if self.method is not None else None)
+        self._source = (info.context or {}).get("source", "<dict>")
         return self
 
-    def _located_methods(self) -> list[tuple[tuple[Any, ...], _MethodModel]]:
+    @property
+    def source(self) -> str:
+        """The config file it was read from, or ``<dict>``."""
+        return self._source
+
+    def variants(self) -> list[Variant]:
+        """The concrete method configurations of this run (``srbf.runs.sweeps.expand``)."""
+        return expand(self)
+
+    def cells(self) -> Iterator[Cell]:
+        """Every variant x budget x condition (``srbf.runs.sweeps.iter_cells``)."""
+        return iter_cells(self)
+
+    def select(self, catalog: str, entries: Sequence[Any]) -> tuple[Any, ...]:
+        """The entries (anything with an ``id``) of ``catalog`` this run covers, in catalog order."""
+        chosen = self.problems.get(catalog)
+        wanted = None if chosen is None else frozenset(chosen)
+        picked = tuple(e for e in entries if wanted is None or e.id in wanted)
+        return picked if self.limit is None else picked[: self.limit]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The normalized config as plain JSON-like data (every default filled in), e.g. to store with a run."""
+        fields = {**self.model_dump(exclude={"method", "methods"}), "source": self.source,
+                  "methods": [method.to_dict() for method in self.methods]}
+        return to_plain({key: fields[key] for key in _RUN_KEYS})
+
+    def _located_methods(self) -> list[tuple[tuple[Any, ...], MethodConfig]]:
         if self.method is not None:
             return [(("method",), self.method)]
         return [(("methods", i), m) for i, m in enumerate(self.methods or ())]
@@ -214,7 +302,7 @@ class _RunModel(_Model):
                              f"the sweeps make {total:,} method configurations; the limit is {MAX_VARIANTS:,} "
                              "(--allow-large lifts it)"))
 
-    def _check_sweeps(self, where: tuple[Any, ...], method: _MethodModel, problems: list) -> None:
+    def _check_sweeps(self, where: tuple[Any, ...], method: MethodConfig, problems: list) -> None:
         located = [(("sweeps", j), s) for j, s in enumerate(self.sweeps)]
         located += [(where + ("sweeps", j), s) for j, s in enumerate(method.sweeps)]
         options_path = render_path(where + ("options",))
@@ -231,166 +319,3 @@ class _RunModel(_Model):
                 problems.append((at + ("option",), message))
         for index, message in axis_problems([s for _, s in located]):
             problems.append((located[index][0] + ("values",), message))
-
-
-def _ids(value: Any, at: tuple[Any, ...], found: list) -> list[tuple[tuple[Any, ...], str]] | None:
-    """(place, id) for a problem id or a list of ids; None (and a problem) for anything else."""
-    single = isinstance(value, (str, int)) and not isinstance(value, bool)
-    items = [value] if single else value
-    if not isinstance(items, (list, tuple)) or not items or not all(
-        isinstance(v, (str, int)) and not isinstance(v, bool) for v in items
-    ):
-        found.append((at, f"must be a problem id or a non-empty list of ids, got {_show(value)}"))
-        return None
-    located, seen = [], set()
-    for i, v in enumerate(items):
-        place = at if single else at + (i,)
-        if str(v) in seen:
-            found.append((place, f"{str(v)!r} is listed twice"))
-        seen.add(str(v))
-        located.append((place, str(v)))
-    return located
-
-
-def _selection(raw: Any, catalogs: tuple[str, ...], info: ValidationInfo, found: list) -> dict[str, tuple[str, ...]]:
-    """``problems`` as {catalog ref: selected ids}, every id checked against its catalog.
-
-    A list (or one id) applies to every catalog of the config: each id must be in at least one of
-    them, and each catalog keeps the ids it has. A mapping selects per catalog; a catalog it does
-    not name runs all its problems.
-    """
-    from srbf.catalogs.loader import load_catalog
-
-    if raw is None:
-        return {}
-
-    def known(ref: str) -> list[str]:
-        return [entry.id for entry in load_catalog(ref, admit=False).entries]
-
-    def shown(ref: str) -> str:
-        return Path(ref).name if is_catalog_path(ref) else ref
-
-    if isinstance(raw, Mapping):
-        selection: dict[str, tuple[str, ...]] = {}
-        for key, value in raw.items():
-            ref = key if key in catalogs else None
-            if ref is None and isinstance(key, str) and is_catalog_path(key):
-                resolved = str(_resolve(key, info))
-                ref = resolved if resolved in catalogs else None
-            if ref is None:
-                names = [shown(c) for c in catalogs]
-                hint = _did_you_mean(key, names) or f" (catalogs: {', '.join(names)})"
-                found.append((("problems", key), f"not one of this config's catalogs{hint}"))
-                continue
-            located = _ids(value, ("problems", key), found)
-            if located is None:
-                continue
-            valid = known(ref)
-            for place, pid in located:
-                if pid not in valid:
-                    hint = _did_you_mean(pid, valid)
-                    found.append((place, f"unknown problem id {pid!r} in catalog {shown(ref)}{hint}"))
-            selection[ref] = tuple(dict.fromkeys(pid for _, pid in located))
-        return selection
-    located = _ids(raw, ("problems",), found)
-    if located is None:
-        return {}
-    per_catalog = {ref: set(known(ref)) for ref in catalogs}
-    everywhere = sorted(set().union(*per_catalog.values()))
-    where = f"catalog {shown(catalogs[0])}" if len(catalogs) == 1 else "any of this config's catalogs"
-    for place, pid in located:
-        if pid not in everywhere:
-            found.append((place, f"unknown problem id {pid!r} in {where}{_did_you_mean(pid, everywhere)}"))
-    ids = list(dict.fromkeys(pid for _, pid in located))
-    return {ref: tuple(pid for pid in ids if pid in valid) for ref, valid in per_catalog.items()}
-
-
-# --- turning pydantic's errors into one line per problem ---------------------------------------
-
-
-def _model_in(annotation: Any) -> type[BaseModel] | None:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for arg in get_args(annotation):
-        found = _model_in(arg)
-        if found is not None:
-            return found
-    return None
-
-
-def _section_at(loc: Sequence[Any]) -> type[BaseModel] | None:
-    """The schema model that holds the mapping at ``loc`` (list indices skipped)."""
-    model: type[BaseModel] | None = _RunModel
-    for part in loc:
-        if isinstance(part, int):
-            continue
-        info = model.model_fields.get(part) if model is not None else None
-        if info is None:
-            return None
-        model = _model_in(info.annotation)
-    return model
-
-
-_SECTIONS = {"": _RunModel, "sampling": _SamplingModel, "method": _MethodModel}
-
-
-def _unknown_key(loc: tuple[Any, ...]) -> str:
-    """'unknown key' with where the key belongs, or the closest valid key, or the valid keys."""
-    key, parent = loc[-1], loc[:-1]
-    model = _section_at(parent)
-    if model is None:
-        return "unknown key"
-    allowed = list(model.model_fields)
-    elsewhere: dict[str, str] = {}  # keys of the other main sections: sampling keys at the top level, ...
-    if model in _SECTIONS.values():
-        for section, other in _SECTIONS.items():
-            if other is not model:
-                for name in other.model_fields:
-                    elsewhere.setdefault(name, f"{section}.{name}" if section else f"{name} at the top level")
-    if key in elsewhere and key not in allowed:
-        return f"unknown key here; did you mean {elsewhere[key]}?"
-    hint = _did_you_mean(key, allowed)
-    if hint:
-        return "unknown key" + hint
-    close = _closest(key, list(elsewhere))
-    if close is not None:
-        return f"unknown key here; did you mean {elsewhere[close]}?"
-    return f"unknown key (valid keys: {', '.join(allowed)})"
-
-
-_MESSAGES = {
-    "missing": "missing required key",
-    "model_type": "must be a mapping",
-    "model_attributes_type": "must be a mapping",
-    "dict_type": "must be a mapping",
-    "list_type": "must be a list",
-    "tuple_type": "must be a list",
-    "string_type": "must be text",
-}
-
-
-def _problems_from(error: ValidationError, source: str) -> list[ConfigProblem]:
-    problems: list[ConfigProblem] = []
-    for item in error.errors(include_url=False):
-        loc = tuple(item["loc"])
-        kind = item["type"]
-        if kind == "srbf":
-            for at, message in item["ctx"]["problems"]:
-                problems.append(ConfigProblem(source, render_path(loc + tuple(at)), message))
-            continue
-        if kind == "extra_forbidden":
-            message = _unknown_key(loc)
-        elif kind == "missing":
-            message = _MESSAGES[kind]
-        elif kind in _MESSAGES:
-            message = f"{_MESSAGES[kind]}, got {_show(item['input'])}"
-        else:
-            text = item["msg"]
-            message = f"{text[:1].lower()}{text[1:]}, got {_show(item['input'])}"
-        problems.append(ConfigProblem(source, render_path(loc), message))
-    unique = []
-    for problem in problems:
-        if problem not in unique:
-            unique.append(problem)
-    return unique
-

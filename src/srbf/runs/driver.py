@@ -92,7 +92,7 @@ def apply_overrides(
         changes["workers"] = int(workers)
     if results is not None:
         changes["results"] = str(results)
-    return dataclasses.replace(config, **changes) if changes else config
+    return config.model_copy(update=changes) if changes else config  # a copy does not validate: checked above
 
 
 def _filter_value(text: str) -> Any:

@@ -25,8 +25,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
-if TYPE_CHECKING:  # config.py imports this module; the records are only needed for annotations
-    from srbf.runs.config import MethodConfig, RunConfig
+from srbf.core import to_plain
+
+if TYPE_CHECKING:  # the config models use this module; they are only needed for annotations
+    from srbf.runs.config_schema import MethodConfig, RunConfig
 
 __all__ = [
     "HASH_SCHEME",
@@ -108,8 +110,8 @@ class Variant:
             "label": self.label,
             "config_hash": self.config_hash,
             "adapter": {"type": m.adapter.type, "name": m.adapter.name, "path": m.adapter.path},
-            "options": _plain(self.options),
-            "swept": [[option, _plain(value)] for option, value in self.swept],
+            "options": to_plain(self.options),
+            "swept": [[option, to_plain(value)] for option, value in self.swept],
             "budgets": list(self.budgets),
             "conditions": [c.text for c in self.conditions],
             "time_limit": m.time_limit,
@@ -118,7 +120,7 @@ class Variant:
             "config_provenance": m.config_provenance,
             "provenance_explicit": m.provenance_explicit,
             "budget_knob": m.budget_knob,
-            "hash_payload": _plain(self.hash_payload),
+            "hash_payload": to_plain(self.hash_payload),
         }
 
     def cells(self) -> Iterator[tuple[float, Condition]]:
@@ -177,20 +179,12 @@ def hash_payload(method: MethodConfig, options: Mapping[str, Any]) -> dict[str, 
     payload = {
         "scheme": HASH_SCHEME,
         "adapter": described,
-        "options": _plain(options),
+        "options": to_plain(options),
         "time_limit": float(method.time_limit),
     }
     if method.limits.changed():  # limits decide what is recorded; the defaults leave old hashes as they were
         payload["limits"] = method.limits.changed()
     return payload
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
 
 
 # --- sweep axes ---------------------------------------------------------------------------------
@@ -256,7 +250,7 @@ def expand(config: RunConfig) -> list[Variant]:
     variants = []
     for method in config.methods:
         for point in sweep_points(method.sweeps):
-            options = {**_plain(method.options), **dict(point)}
+            options = {**to_plain(method.options), **dict(point)}
             payload = hash_payload(method, options)
             variants.append(
                 Variant(

@@ -18,10 +18,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from srbf.core import DEFAULT_RESULTS
 from srbf.store.errors import StoreError, is_store_failure, translate
 from srbf.store.schema import check_header, create_or_migrate
 
-DEFAULT_ROOT = Path("srbf-results")
+DEFAULT_ROOT = Path(DEFAULT_RESULTS)
 STORE_FILENAME = "srbf.sqlite"
 BUSY_TIMEOUT_SECONDS = 60.0
 _FILE_SUFFIXES = (".sqlite", ".sqlite3", ".db")

@@ -1,9 +1,16 @@
-"""The analysis commands of the ``srbf`` CLI (analyze, compare, ranks)."""
+"""The analysis commands of the ``srbf`` CLI (analyze, compare, ranks).
+
+Thin: ``srbf.report`` (and with it pandas, matplotlib and ``srbf.stats``) is imported inside each
+command, so building the parser loads none of them.
+"""
 
 from __future__ import annotations
 
 import argparse
 import functools
+
+from srbf.cli.args import UserError
+from srbf.core import DEFAULT_RESULTS
 
 
 def _positive_float(text: str) -> float:
@@ -29,8 +36,6 @@ def _user_errors(run):
 
     @functools.wraps(run)
     def wrapped(args: argparse.Namespace) -> int:
-        from srbf.cli import UserError
-
         try:
             return run(args)
         except ValueError as error:  # ReportInputError, and srbf.stats' refusals of a frame
@@ -42,7 +47,7 @@ def _user_errors(run):
 def _frame(args: argparse.Namespace):
     import sys
 
-    from srbf.report.data import DEFAULT_RESULTS, load_long_frame
+    from srbf.report.data import load_long_frame
 
     notes: list[str] = []
     frame = load_long_frame(args.results or DEFAULT_RESULTS, condition=args.condition, notes=notes)
@@ -69,7 +74,6 @@ def _note_budget_fallback(axes) -> None:
 def _stack(args: argparse.Namespace):
     """The stack behind the analysed predictions (``srbf.store.stacks``), for the report's section;
     None when the predictions came from elsewhere than a store file."""
-    from srbf.report.data import DEFAULT_RESULTS
     from srbf.store import ResultsStore, resolve_path
 
     root = args.results or DEFAULT_RESULTS
@@ -82,7 +86,6 @@ def _stack(args: argparse.Namespace):
 @_user_errors
 def _analyze(args: argparse.Namespace) -> int:
     from srbf.report.build import build_report
-    from srbf.report.data import DEFAULT_RESULTS
     from srbf.stats import DECLARED_TIMES
 
     frame = _frame(args)
@@ -123,7 +126,7 @@ def _ranks(args: argparse.Namespace) -> int:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--results", metavar="DIR", help="results store (default: ./srbf-results)")
+    p.add_argument("--results", metavar="DIR", help=f"results store (default: {DEFAULT_RESULTS})")
     p.add_argument("--condition", metavar="TEXT",
                    help="the data condition to analyse, e.g. 'n_support=512;noise=0' (needed when there are several)")
     p.add_argument("--statistic", choices=("meta", "bootstrap"), default="meta",

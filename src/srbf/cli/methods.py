@@ -1,10 +1,11 @@
-"""The method-roster commands of the ``srbf`` CLI: ``srbf methods list | install | lock | doctor``.
+"""The method commands of the ``srbf`` CLI: ``srbf methods list | install | lock | check | new``.
 
 Thin: the roster is ``srbf.methods.roster``, where environments live ``srbf.methods.envs``,
 installing one ``srbf.methods.install``, its lock ``srbf.methods.lockfile``, checking one
-``srbf.methods.doctor``. Exit status 0 when
-everything asked for worked, 1 when an install or a doctor check failed, 2 for a user error
-(unknown method, licence not accepted).
+``srbf.methods.doctor`` (``methods doctor`` is the old name of ``methods check``), a new
+method's files ``srbf.methods.scaffold`` (``srbf new`` is the short name of ``methods new``).
+Exit status 0 when everything asked for worked, 1 when an install or a check failed, 2 for a
+user error (unknown method, licence not accepted).
 """
 
 from __future__ import annotations
@@ -14,11 +15,7 @@ import json
 import re
 import sys
 
-
-def _user_error(message: str) -> Exception:
-    from srbf.cli import UserError
-
-    return UserError(message)
+from srbf.cli.args import UserError
 
 
 def _select(name: str):
@@ -27,7 +24,7 @@ def _select(name: str):
     try:
         return roster.select(name)
     except roster.UnknownMethod as exc:
-        raise _user_error(str(exc)) from None
+        raise UserError(str(exc)) from None
 
 
 def method_rows() -> list[dict]:
@@ -69,15 +66,15 @@ def _list(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"envs_dir": str(envs.envs_dir()), "methods": rows}, indent=2))
         return 0
+    from srbf.report.text import text_table
+
     header = ("method", "package", "pinned", "installed", "provenance", "budget knob", "trajectory")
-    table = [header]
+    table = []
     for r in rows:
         installed = r["installed_version"] or "yes" if r["installed"] else "no"
         table.append((r["name"], r["package"], r["version"], installed, r["config_provenance"] or "-",
                       r["budget_knob"], r["trajectory"]))  # fmt: skip
-    widths = [max(len(str(row[i])) for row in table) for i in range(len(header) - 1)]
-    for row in table:
-        print("  ".join(str(cell).ljust(w) for cell, w in zip(row, widths)) + "  " + str(row[-1]))
+    print(text_table(header, table, header_rule=False))
     print(f"environments: {envs.envs_dir()}  (srbf methods install NAME; a config uses python: env:NAME)")
     missing = [r["name"] for r in rows if not r["adapter"]]
     if missing:
@@ -102,7 +99,7 @@ def _install(args: argparse.Namespace) -> int:
             print(f"srbf: install failed: {exc}", file=sys.stderr)
             failed.append(spec.name)
         except EnvError as exc:
-            raise _user_error(str(exc)) from None
+            raise UserError(str(exc)) from None
     if len(specs) > 1:
         ok = len(specs) - len(failed) - len(refused)
         print(f"{ok} of {len(specs)} installed" + (f"; failed: {', '.join(failed)}" if failed else "")
@@ -118,12 +115,12 @@ def _lock(args: argparse.Namespace) -> int:
 
     uv = lockfile.find_uv()
     if uv is None:
-        raise _user_error("srbf methods lock needs uv on PATH (pip cannot write a lock with hashes); "
+        raise UserError("srbf methods lock needs uv on PATH (pip cannot write a lock with hashes); "
                           "install it with `pip install uv`")  # fmt: skip
     pythons = args.python_version or [f"{sys.version_info[0]}.{sys.version_info[1]}"]
     for python in pythons:
         if not re.fullmatch(r"3\.\d+", python):
-            raise _user_error(f"--python-version {python!r}: write a Python version as X.Y, e.g. 3.12")
+            raise UserError(f"--python-version {python!r}: write a Python version as X.Y, e.g. 3.12")
     failed = []
     for spec in _select(args.name):
         for python in pythons:
@@ -177,6 +174,28 @@ def _doctor(args: argparse.Namespace) -> int:
     return 0 if all(r.ok for r in reports) else 1
 
 
+def _new(args: argparse.Namespace) -> int:
+    from srbf.methods.scaffold import write_method
+
+    paths = write_method(args.name, args.output, python=args.python, force=args.force)
+    for path in paths:
+        print(f"wrote {path}")
+    config = paths[1]
+    print(f"next: srbf check -c {config}   then   python -m pytest {paths[2]}   then   srbf run -c {config}")
+    return 0
+
+
+def add_new_command(commands: argparse._SubParsersAction, note: str = "") -> None:
+    """``new``: under ``srbf methods``, and as the short ``srbf new`` on the top-level parser."""
+    p = commands.add_parser("new", help="write a working method skeleton, its config and its test" + note)
+    p.add_argument("name", help="the method's name (letters, digits, _)")
+    p.add_argument("--python", metavar="PATH", help="interpreter the method runs under (needs NumPy, not srbf)")
+    p.add_argument("-o", "--output", "--dir", dest="output", metavar="DIR", default=".",
+                   help="the folder to write the three files into (default: here; --dir is an old name)")
+    p.add_argument("--force", action="store_true", help="overwrite existing files")
+    p.set_defaults(run=_new)
+
+
 def _number(text: str):
     value = float(text)
     return int(value) if value.is_integer() else value
@@ -185,7 +204,7 @@ def _number(text: str):
 def add_method_commands(commands: argparse._SubParsersAction) -> None:
     """Register ``srbf methods ...`` on the top-level ``srbf`` parser."""
     methods = commands.add_parser("methods", help="the SR method roster: list, install into own environments "
-                                  "from their locks, lock, check")  # fmt: skip
+                                  "from their locks, lock, check; new writes a method of your own")  # fmt: skip
     sub = methods.add_subparsers(dest="methods_command", metavar="ACTION")
     sub.required = True
 
@@ -209,9 +228,12 @@ def add_method_commands(commands: argparse._SubParsersAction) -> None:
                    help="the Python versions to lock for (default: the one running srbf)")  # fmt: skip
     p.set_defaults(run=_lock)
 
-    p = sub.add_parser("doctor", help="import a method in its environment and fit a toy problem through the worker")
+    p = sub.add_parser("check", aliases=["doctor"],  # doctor: the old name
+                       help="import a method in its environment and fit a toy problem through the worker")
     p.add_argument("name", metavar="NAME|all", help="a roster method, or all")
     p.add_argument("--time-limit", type=float, default=300.0, help="seconds for the import and for the toy fit (default 300)")
     p.add_argument("--budget", type=_number, help="budget of the toy fit (default: the first rung of its config's ladder, else 1)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(run=_doctor)
+
+    add_new_command(sub)

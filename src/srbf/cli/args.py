@@ -1,12 +1,18 @@
-"""Argument types and signal handling shared by the ``srbf`` subcommands.
+"""What every command module of the ``srbf`` CLI shares: argument types, ``UserError``, SIGTERM.
 
 Argument types raise ``argparse.ArgumentTypeError`` so argparse prints one line naming the
-option and the bad value.
+option and the bad value. This module imports nothing heavy: the parser is built from it.
 """
 
 from __future__ import annotations
 
 import argparse
+
+from srbf.core import SrbfError
+
+
+class UserError(SrbfError):
+    """An error in what the user asked for; printed as one line, exit status 2."""
 
 
 def positive_int(text: str) -> int:

@@ -1,44 +1,26 @@
-"""The run commands of the ``srbf`` CLI: run, status, check, export, new.
+"""The run commands of the ``srbf`` CLI: run, status, check, export.
 
-Thin: each parses its arguments and calls ``srbf.runs.driver`` (run, status), ``srbf.runs.check``,
-the store (export) or ``srbf.methods.scaffold`` (new). Errors in what the user asked for (a bad
-config, an unknown set, a method that does not start, a read-only store) become ``UserError``:
-one line (one per problem for a config) and exit status 2. docs/running.md is the long form.
+Thin: each parses its arguments and calls ``srbf.runs.driver`` (run, status), ``srbf.cli.check``
+(check) or the store (export), imported inside the command. Errors in what the user asked for (a
+bad config, an unknown set, a method that does not start, a read-only store) are ``SrbfError``s:
+``srbf.cli.main`` prints them as one line (one per problem for a config) and exits with status 2.
+docs/running.md is the long form.
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
+import json
 import signal
 import threading
-from typing import Callable
-from srbf.cli_args import positive_int, terminate_as_interrupt
-from srbf.runs.config_limits import MAX_VARIANTS
+
+from srbf.cli.args import UserError, positive_int, terminate_as_interrupt
+from srbf.core import DEFAULT_RESULTS
+from srbf.runs.config_limits import MAX_VARIANTS  # standard library only: cheap to import for --help
 
 __all__ = ["add_run_commands"]
 
 ALLOW_LARGE = f"accept sweeps of more than {MAX_VARIANTS:,} method configurations (docs/config.md, Limits)"
-
-
-def _user_errors(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """Turn the errors of config, store, driver and scaffold into ``srbf.cli.UserError``."""
-
-    @functools.wraps(command)
-    def wrapper(args: argparse.Namespace) -> int:
-        from srbf.cli import UserError
-        from srbf.methods.scaffold import ScaffoldError
-        from srbf.methods.worker import WorkerStartError
-        from srbf.runs.config import ConfigError
-        from srbf.runs.driver import RunError
-        from srbf.store import StoreError
-
-        try:
-            return command(args)
-        except (ConfigError, StoreError, RunError, WorkerStartError, ScaffoldError) as error:
-            raise UserError(str(error)) from None
-
-    return wrapper
 
 
 def _load(args: argparse.Namespace):
@@ -76,8 +58,6 @@ def _resume_command(args: argparse.Namespace) -> str:
 
 
 
-
-@_user_errors
 def _run(args: argparse.Namespace) -> int:
     from srbf.runs.driver import run_config
 
@@ -89,39 +69,50 @@ def _run(args: argparse.Namespace) -> int:
             config,
             variants=variants,
             resume=not args.no_resume,
-            progress=False if args.quiet else None,
+            progress=False if args.quiet or args.json else None,
             resume_hint=_resume_command(args),
         )
     finally:
         if in_main:
             signal.signal(signal.SIGTERM, previous)
-    print(summary.text())
+    if args.json:
+        from dataclasses import fields
+
+        from srbf.core import to_plain
+
+        plain = {f.name: getattr(summary, f.name) for f in fields(summary)}  # asdict would garble the Counter
+        print(json.dumps(to_plain({**plain, "recorded": summary.recorded}), indent=2))
+    else:
+        print(summary.text())
     return 130 if summary.interrupted else 0
 
 
-@_user_errors
 def _status(args: argparse.Namespace) -> int:
     from srbf.runs.driver import collect_status
 
     config, variants = _load(args)
     rows, path, exists = collect_status(config, variants=variants)
+    counts = ("ok", "failed", "timeout", "crashed", "placeholder")
+    if args.json:
+        print(json.dumps({
+            "experiment": config.experiment, "results": str(path), "exists": exists,
+            "rows": [{"method": r.method, "catalog": r.catalog, "budget": r.budget, "planned": r.planned,
+                      **{s: r.statuses[s] for s in counts}, "pending": r.pending} for r in rows],
+        }, indent=2))
+        return 0
+    from srbf.report.text import text_table
+
     print(f"{config.experiment}: results {path}" + ("" if exists else " (nothing recorded yet)"))
     if exists:
         _print_stack(config, variants)
-    header = ("method", "catalog", "budget", "planned", "ok", "failed", "timeout", "crashed", "placeholder", "pending")
-    table = [header]
+    header = ("method", "catalog", "budget", "planned", *counts, "pending")
+    table = []
     totals = [0] * 7
     for row in rows:
-        values = [row.planned, row.statuses["ok"], row.statuses["failed"], row.statuses["timeout"],
-                  row.statuses["crashed"], row.statuses["placeholder"], row.pending]  # fmt: skip
+        values = [row.planned, *(row.statuses[s] for s in counts), row.pending]
         totals = [t + v for t, v in zip(totals, values)]
-        table.append((row.method, row.catalog, f"{row.budget:g}", *map(str, values)))
-    table.append(("total", "", "", *map(str, totals)))
-    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
-    for i, r in enumerate(table):
-        if i == len(table) - 1:
-            print("  ".join("-" * w for w in widths))
-        print("  ".join(c.ljust(w) if j < 2 else c.rjust(w) for j, (c, w) in enumerate(zip(r, widths))))
+        table.append((row.method, row.catalog, f"{row.budget:g}", *values))
+    print(text_table(header, table, right=range(2, len(header)), header_rule=False, footer=[("total", "", "", *totals)]))
     planned, pending = totals[0], totals[6]
     done = planned - pending
     print(f"{done} of {planned} fits stored ({100.0 * done / planned if planned else 100.0:.1f}%), {pending} pending")
@@ -139,26 +130,28 @@ def _print_stack(config, variants) -> None:
         print("stack (per method; ? = not recorded):", *(f"  {line}" for line in lines), "", sep="\n")
 
 
-@_user_errors
 def _check(args: argparse.Namespace) -> int:
-    from srbf.runs.check import run_check
+    from srbf.cli.check import run_check
 
-    print(f"srbf check {args.config}")
-    report = run_check(args.config, out=print, allow_large=args.allow_large)
+    if args.json:
+        report = run_check(args.config, allow_large=args.allow_large)
+        print(json.dumps({"config": args.config, "ok": report.ok, "failed_step": report.failed_step,
+                          "error": report.error, "lines": report.lines}, indent=2))
+    else:
+        print(f"srbf check {args.config}")
+        report = run_check(args.config, out=print, allow_large=args.allow_large)
     return 0 if report.ok else 1
 
 
-@_user_errors
 def _export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from srbf.cli import UserError
     from srbf.store import ResultsStore, resolve_path
 
     out = Path(args.output)
     if out.suffix.lower() not in (".parquet", ".pq", ".csv"):
         raise UserError(f"-o {args.output}: the file name must end in .parquet or .csv")
-    root = args.results if args.results is not None else "./srbf-results"
+    root = args.results if args.results is not None else DEFAULT_RESULTS
     if not resolve_path(root).is_file():
         raise UserError(f"no results store at {resolve_path(root)} (run something first, or pass --results DIR)")
     filters = {}
@@ -175,20 +168,6 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
-@_user_errors
-def _new(args: argparse.Namespace) -> int:
-    from srbf.methods.scaffold import write_method
-
-    paths = write_method(args.name, args.dir, python=args.python, force=args.force)
-    for path in paths:
-        print(f"wrote {path}")
-    config = paths[1]
-    print(f"next: srbf check -c {config}   then   python -m pytest {paths[2]}   then   srbf run -c {config}")
-    return 0
-
-
-
-
 def add_run_commands(commands: argparse._SubParsersAction) -> None:
     """Register the run commands on the top-level ``srbf`` parser."""
     p = commands.add_parser("run", help="run a config: every fit it asks for, into the results store (resumable)")
@@ -201,10 +180,11 @@ def add_run_commands(commands: argparse._SubParsersAction) -> None:
                    help="the first N problems of each catalog (replaces the config's limit)")  # fmt: skip
     p.add_argument("--workers", type=positive_int, metavar="N",
                    help="worker processes (default: the config's, else one per core; 1 for timing)")  # fmt: skip
-    p.add_argument("--results", metavar="DIR", help="results store (default: the config's, ./srbf-results)")
+    p.add_argument("--results", metavar="DIR", help=f"results store (default: the config's, {DEFAULT_RESULTS})")
     p.add_argument("--no-resume", action="store_true",
                    help="refuse to run if some of the fits are already stored (default: skip them)")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="the run's summary as JSON (no progress bar)")
     p.add_argument("--sandbox", action="store_true",
                    help="run every worker under bubblewrap: read-only files, no network, results, "
                         "config and catalogs out of sight (docs/fairness.md)")  # fmt: skip
@@ -217,24 +197,19 @@ def add_run_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--limit", type=positive_int, metavar="N", help="as for srbf run")
     p.add_argument("--results", metavar="DIR", help="results store (default: the config's)")
     p.add_argument("--allow-large", action="store_true", help=ALLOW_LARGE)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(run=_status)
 
     p = commands.add_parser("check", help="run a config's methods on two problems, every step named")
     p.add_argument("-c", "--config", required=True, help="run config (YAML)")
     p.add_argument("--allow-large", action="store_true", help=ALLOW_LARGE)
+    p.add_argument("--json", action="store_true", help="the steps and the verdict as JSON, printed at the end")
     p.set_defaults(run=_check)
 
     p = commands.add_parser("export", help="write stored predictions to Parquet or CSV")
-    p.add_argument("--results", metavar="DIR", help="results store (default: ./srbf-results)")
-    p.add_argument("-o", "--output", required=True, help="FILE.parquet or FILE.csv")
+    p.add_argument("--results", metavar="DIR", help=f"results store (default: {DEFAULT_RESULTS})")
+    p.add_argument("-o", "--output", metavar="FILE", required=True, help="FILE.parquet or FILE.csv")
     p.add_argument("--method", action="append", help="only this method (repeatable)")
     p.add_argument("--catalog", action="append", help="only this catalog (repeatable)")
     p.add_argument("--status", action="append", help="only this status (repeatable)")
     p.set_defaults(run=_export)
-
-    p = commands.add_parser("new", help="write a working method skeleton, its config and its test")
-    p.add_argument("name", help="the method's name (letters, digits, _)")
-    p.add_argument("--python", metavar="PATH", help="interpreter the method runs under (needs NumPy, not srbf)")
-    p.add_argument("--dir", default=".", help="where to write the files (default: here)")
-    p.add_argument("--force", action="store_true", help="overwrite existing files")
-    p.set_defaults(run=_new)

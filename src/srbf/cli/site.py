@@ -1,13 +1,16 @@
-"""``srbf site build`` and ``srbf site serve``: the parser entries of the results explorer.
+"""The results explorer's commands of the ``srbf`` CLI (site build, site serve).
 
-Thin: the heavy parts (pandas, the analysis) are imported inside the command functions, so
-``srbf --help`` stays instant. Bad input is one line on stderr and exit status 2.
+Thin: ``srbf.site`` (and with it pandas and the analysis) is imported inside each command, so
+building the parser loads none of it. Bad input is one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+
+from srbf.cli.report import _method_pair, _positive_float, _user_errors
+from srbf.core import DEFAULT_RESULTS
 
 
 def _port(text: str) -> int:
@@ -20,48 +23,36 @@ def _port(text: str) -> int:
     return value
 
 
-def _refused(error: Exception) -> int:
-    print(f"srbf: error: {error}", file=sys.stderr)
-    return 2
-
-
+@_user_errors
 def _build(args: argparse.Namespace) -> int:
-    from srbf.report.data import DEFAULT_RESULTS, confirmatory_pairs
+    from srbf.report.data import confirmatory_pairs
     from srbf.site.build import build_site
     from srbf.site.load import load_results
     from srbf.stats import DECLARED_TIMES
 
     source = str(args.results or DEFAULT_RESULTS)
     notes: list[str] = []
-    try:
-        frame = load_results(source, args.condition or (), notes)
-        for note in notes:
-            print(f"srbf: note: {note}", file=sys.stderr)
-        pairs = confirmatory_pairs(frame, args.confirmatory or (), args.confirmatory_vs)
-        site = build_site(frame, args.output, metrics=args.metric, times=args.at_seconds or DECLARED_TIMES,
-                          statistic=args.statistic, confirmatory=pairs, source=source, per_set=not args.no_per_set)
-    except ValueError as error:  # ReportInputError and srbf.stats' refusals of a frame: one line
-        return _refused(error)
+    frame = load_results(source, args.condition or (), notes)
+    for note in notes:
+        print(f"srbf: note: {note}", file=sys.stderr)
+    pairs = confirmatory_pairs(frame, args.confirmatory or (), args.confirmatory_vs)
+    site = build_site(frame, args.output, metrics=args.metric, times=args.at_seconds or DECLARED_TIMES,
+                      statistic=args.statistic, confirmatory=pairs, source=source, per_set=not args.no_per_set)
     print(f"wrote {site.index} ({len(site.data_files)} data files, {site.data_bytes / 1e6:.2f} MB of data)")
     print(f"look at it: srbf site serve {args.output}  (or open {site.index} in a browser)")
     return 0
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from srbf.site.serve import SiteError, serve
+    from srbf.site.serve import serve
 
-    try:
-        serve(args.folder, args.port, args.host)
-    except SiteError as error:
-        return _refused(error)
+    serve(args.folder, args.port, args.host)
     return 0
 
 
-def add_parser(subcommands: argparse._SubParsersAction) -> None:
-    """Register ``srbf site build`` and ``srbf site serve``."""
-    from srbf.report.commands import _method_pair, _positive_float
-
-    site = subcommands.add_parser("site", help="the results explorer: a static site built from the analysis")
+def add_site_commands(commands: argparse._SubParsersAction) -> None:
+    """Register ``srbf site build`` and ``srbf site serve`` on the top-level parser."""
+    site = commands.add_parser("site", help="the results explorer: a static site built from the analysis")
     sub = site.add_subparsers(dest="site_command", required=True, metavar="COMMAND")
     p = sub.add_parser("build", help="write the explorer (index.html, data, plotly.js) into a folder")
     p.add_argument("--results", metavar="DIR", help="results store (default: ./srbf-results)")

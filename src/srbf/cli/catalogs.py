@@ -1,7 +1,8 @@
-"""The ``srbf`` command. Thin: it parses arguments and delegates to the packages.
+"""The catalog commands of the ``srbf`` CLI: ``catalogs list | show | validate | import`` and ``sample``.
 
-Every user error (unknown catalog, malformed file, formula that does not parse) ends in one line
-on stderr and exit status 2; a failed validation exits with status 1.
+Thin: the sets are ``srbf.catalogs.loader``, their admission ``srbf.catalogs.admission``, the
+reference-format importer ``srbf.catalogs.importer``, sampling ``srbf.catalogs.sampling``; each is
+imported inside its command, so building the parser loads none of them.
 """
 
 from __future__ import annotations
@@ -10,19 +11,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Sequence
 
-from srbf.core import SrbfError
-from srbf import __version__
-from srbf.cli_args import non_negative_float, positive_int
+from srbf.cli.args import UserError, non_negative_float, positive_int
 
-
-class UserError(SrbfError):
-    """An error in what the user asked for; printed as one line, exit status 2."""
+__all__ = ["add_catalog_commands"]
 
 
 def _catalogs_list(args: argparse.Namespace) -> int:
     from srbf.catalogs.loader import catalog_info, list_catalogs, load_catalog
+    from srbf.report.text import text_table
 
     rows = []
     for name in list_catalogs():
@@ -35,16 +32,19 @@ def _catalogs_list(args: argparse.Namespace) -> int:
         total = sum(r["problems"] for r in rows)
         print(json.dumps({"sets": len(rows), "formulas": total, "catalogs": rows}, indent=2))
         return 0
-    print(f"{'catalog':<18} {'version':>7} {'formulas':>8} {'inputs':>7}  source")
+    table = []
     for r in rows:
         inputs = f"{r['min_inputs']}-{r['max_inputs']}" if r["min_inputs"] != r["max_inputs"] else str(r["max_inputs"])
         source = (r["sources"][0] if r["sources"] else r["description"]).replace("\n", " ")
-        print(f"{r['name']:<18} {r['version']:>7} {r['problems']:>8} {inputs:>7}  {source[:70]}")
+        table.append((r["name"], r["version"], r["problems"], inputs, source[:70]))
+    print(text_table(("catalog", "version", "formulas", "inputs", "source"), table, right=(1, 2, 3), header_rule=False))
     print(f"{len(rows)} sets, {sum(r['problems'] for r in rows)} formulas")
     return 0
 
 
 def _entry_dict(entry) -> dict:
+    from srbf.core import to_plain
+
     return {
         "id": entry.id,
         "formula": entry.formula,
@@ -54,16 +54,8 @@ def _entry_dict(entry) -> dict:
             for v in entry.variables
         ],
         "sources": list(entry.sources),
-        "meta": json.loads(json.dumps(_plain(entry.meta))),
+        "meta": to_plain(entry.meta),
     }
-
-
-def _plain(value):
-    if hasattr(value, "items"):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
 
 
 def _catalogs_show(args: argparse.Namespace) -> int:
@@ -101,24 +93,32 @@ def _catalogs_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _catalogs_validate(args: argparse.Namespace) -> int:
+def _catalogs_check(args: argparse.Namespace) -> int:
     from srbf.catalogs.admission import validate_catalog
     from srbf.catalogs.loader import list_catalogs
 
     names = args.catalogs or list_catalogs()
-    failed = False
-    total = placeholders = 0
-    for name in names:
-        report = validate_catalog(name)
+    reports = [validate_catalog(name) for name in names]
+    total = sum(len(r.results) for r in reports)
+    placeholders = sum(len(r.placeholders) for r in reports)
+    failed = any(r.rejected for r in reports)
+    if args.json:
+        print(json.dumps({
+            "ok": not failed, "catalogs": len(reports), "formulas": total, "placeholders": placeholders,
+            "reports": [{"catalog": r.catalog, "ok": len(r.ok),
+                         "entries": [{"id": a.problem_id, "status": a.status, "reasons": list(a.reasons),
+                                      "finite_fraction": a.finite_fraction} for a in r.results if a.status != "ok"]}
+                        for r in reports],
+        }, indent=2))
+        return 1 if failed else 0
+    for report in reports:
         print(report.summary())
-        total += len(report.ok) + len(report.placeholders) + len(report.rejected)
-        placeholders += len(report.placeholders)
-        failed |= bool(report.rejected)
     print(f"{len(names)} catalog(s), {total} formulas: {'FAILED' if failed else 'all admitted'}; {placeholders} placeholder(s)")
     return 1 if failed else 0
 
 
 def _catalogs_import(args: argparse.Namespace) -> int:
+    from srbf import __version__
     from srbf.catalogs.importer import import_reference_catalog, write_catalog
     from srbf.catalogs.loader import catalog_from_dict
 
@@ -161,25 +161,9 @@ def _sample(args: argparse.Namespace) -> int:
     return 0
 
 
-def _judge(args: argparse.Namespace) -> int:
-    from srbf.judge import JudgeInputError, format_metrics, judge_from_files, jsonable
-
-    try:
-        metrics = judge_from_files(args.truth, args.prediction, args.data, variables=args.variables, srbench=args.srbench,
-                                   positive=args.positive, target=args.target)  # fmt: skip
-    except JudgeInputError as error:
-        raise UserError(str(error)) from None
-    print(json.dumps(jsonable(metrics), indent=2) if args.json else format_metrics(metrics))
-    return 0
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="srbf", description="An open benchmark framework for symbolic regression.")
-    parser.add_argument("--version", action="version", version=f"srbf {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    commands.required = True
-
-    catalogs = commands.add_parser("catalogs", help="list, show, validate and import problem sets")
+def add_catalog_commands(commands: argparse._SubParsersAction) -> None:
+    """Register ``srbf catalogs ...`` and ``srbf sample`` on the top-level parser."""
+    catalogs = commands.add_parser("catalogs", help="list, show, check and import problem sets")
     sub = catalogs.add_subparsers(dest="catalogs_command", metavar="ACTION")
     sub.required = True
     p = sub.add_parser("list", help="every shipped set with its formula count, input counts and source")
@@ -190,12 +174,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("problem_id", nargs="?", help="a problem id within the set")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(run=_catalogs_show)
-    p = sub.add_parser("validate", help="admission report; exit status 1 if any entry is rejected")
+    p = sub.add_parser("check", aliases=["validate"],  # validate: the old name
+                       help="admission report; exit status 1 if any entry is rejected")
     p.add_argument("catalogs", nargs="*", metavar="NAME|PATH", help="catalogs to check (default: all shipped)")
-    p.set_defaults(run=_catalogs_validate)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(run=_catalogs_check)
     p = sub.add_parser("import", help="convert a catalog in the reference data layer's YAML format to srbf's")
     p.add_argument("file", help="reference-format YAML file")
-    p.add_argument("-o", "--output", help="where to write (default: NAME.yaml in the current directory)")
+    p.add_argument("-o", "--output", metavar="FILE", help="where to write (default: NAME.yaml in the current directory)")
     p.set_defaults(run=_catalogs_import)
 
     p = commands.add_parser("sample", help="draw one problem's points and write them to an .npz file")
@@ -207,77 +193,5 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n-validation", type=positive_int, default=512, help="validation points (default 512)")
     p.add_argument("--noise", type=non_negative_float, default=0.0, help="relative Gaussian label noise on support targets")
     p.add_argument("--ood", action="store_true", help="also draw out-of-range points (X_ood, y_ood)")
-    p.add_argument("-o", "--output", required=True, help="output .npz file")
+    p.add_argument("-o", "--output", metavar="FILE", required=True, help="output .npz file")
     p.set_defaults(run=_sample)
-
-    p = commands.add_parser("judge", help="score one predicted formula against the truth on a problem's points")
-    p.add_argument("--truth", required=True, help="the ground-truth formula")
-    p.add_argument("--prediction", required=True, help="the predicted formula (any spelling the parser reads)")
-    p.add_argument("--data", required=True, help=".npz written by `srbf sample` (X_support, y_support, X_validation, y_validation)")
-    p.add_argument("--variables", help="comma-separated column names (default: from the file, else x0, x1, ...)")
-    p.add_argument("--positive", metavar="NAMES",
-                   help="comma-separated variables never negative on the domain ('' for none; default: from the "
-                        "file's catalog entry when it names a shipped one, else none)")  # fmt: skip
-    p.add_argument("--target", metavar="NAME",
-                   help="the output's name: a prediction 'NAME = formula' is scored as the formula ('y = ...' always "
-                        "is; default: the file's catalog entry's target when it names a shipped one)")  # fmt: skip
-    p.add_argument("--srbench", action="store_true", help="also run SRBench's SymPy symbolic-solution check (slow)")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.set_defaults(run=_judge)
-
-    from srbf.judge.commands import add_score_commands
-    from srbf.methods.commands import add_method_commands
-    from srbf.report.commands import add_report_commands
-    from srbf.runs.commands import add_run_commands
-    from srbf.site.commands import add_parser as add_site_commands
-
-    add_run_commands(commands)
-    add_method_commands(commands)
-    add_score_commands(commands)
-    add_report_commands(commands)
-    add_site_commands(commands)
-    return parser
-
-
-# Errors of the packages that mean "what you asked for is wrong": one line, exit status 2. Looked up
-# only in modules already imported (a command that raised one has imported its module), so the
-# CLI does not import pydantic or pandas just to name their classes.
-_USER_ERRORS = (
-    ("srbf.catalogs.model", "CatalogError"),
-    ("srbf.expr.parser", "ParseError"),
-    ("srbf.runs.config", "ConfigError"),
-    ("srbf.store.errors", "StoreError"),
-    ("srbf.methods.envs", "EnvError"),
-    ("srbf.judge.data", "JudgeInputError"),
-)
-
-
-def _is_user_error(error: BaseException) -> bool:
-    known: list[type] = [UserError, OSError]
-    for module, name in _USER_ERRORS:
-        loaded = sys.modules.get(module)
-        if loaded is not None and hasattr(loaded, name):
-            known.append(getattr(loaded, name))
-    return isinstance(error, tuple(known))
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        return args.run(args)
-    except KeyboardInterrupt:
-        print("srbf: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # output piped into `head` and the like
-        return 0
-    except Exception as error:
-        if not _is_user_error(error):
-            raise
-        print(f"srbf: error: {error}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":  # python -m srbf.cli: run the imported module, whose error classes the commands raise
-    from srbf.cli import main as imported_main
-
-    sys.exit(imported_main())

@@ -1,0 +1,56 @@
+"""The ``srbf`` command. Thin: it parses arguments and delegates to the packages.
+
+One module per command group (``catalogs``, ``runs``, ``check``, ``methods``, ``judge``,
+``report``, ``site``), each importing its package inside the command, so that building the parser
+(and ``srbf --help``) loads no NumPy, pandas, SymPy or pydantic. Every error srbf raises about its input
+(``srbf.core.SrbfError``, ``UserError`` among them) and every ``OSError`` ends in one line on
+stderr and exit status 2; a failed validation exits with status 1. docs/cli.md lists the flags.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+from srbf import __version__
+from srbf.cli.args import UserError
+from srbf.core import SrbfError
+
+__all__ = ["UserError", "build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from srbf.cli.catalogs import add_catalog_commands
+    from srbf.cli.judge import add_judge_commands
+    from srbf.cli.methods import add_method_commands, add_new_command
+    from srbf.cli.report import add_report_commands
+    from srbf.cli.runs import add_run_commands
+    from srbf.cli.site import add_site_commands
+
+    parser = argparse.ArgumentParser(prog="srbf", description="An open benchmark framework for symbolic regression.")
+    parser.add_argument("--version", action="version", version=f"srbf {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.required = True
+    add_catalog_commands(commands)
+    add_judge_commands(commands)
+    add_run_commands(commands)
+    add_method_commands(commands)
+    add_new_command(commands, note=" (short for srbf methods new)")
+    add_report_commands(commands)
+    add_site_commands(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except KeyboardInterrupt:
+        print("srbf: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # output piped into `head` and the like
+        return 0
+    except (SrbfError, OSError) as error:
+        print(f"srbf: error: {error}", file=sys.stderr)
+        return 2
