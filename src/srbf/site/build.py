@@ -1,7 +1,7 @@
 """``build_site``: a results store to a self-contained folder that any static host (or a double
 click, from ``file://``) can show.
 
-    site/index.html, app.js, charts.js, views.js, style.css   the page (package data, copied)
+    site/index.html, boot.js, app.js, charts.js, views.js, style.css   the page (package data, copied)
     site/plotly.min.js                                          plotly.js as the ``plotly`` package ships it
     site/data/manifest.js                                       conditions, sets, scopes, provenance of the build
     site/data/c<i>.js                                           one condition's sets, progress and problems
@@ -30,7 +30,7 @@ from srbf.site.analysis import scope_data
 from srbf.site.problems import condition_data
 from srbf.stats import DECLARED_TIMES
 
-ASSETS = ("index.html", "app.js", "charts.js", "views.js", "style.css")
+ASSETS = ("index.html", "boot.js", "app.js", "charts.js", "views.js", "style.css")
 ALL_SETS = "all sets"
 
 
@@ -102,10 +102,12 @@ def build_site(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DECL
     conditions = []
     options = {"metrics": metrics, "times": times, "statistic": statistic, "confirmatory": confirmatory,
                "seed": seed, "n_resamples": n_resamples}
-    for i, (condition, rows) in enumerate(split_conditions(frame).items()):
+    shown = []
+    for condition, rows in split_conditions(frame).items():
         rows = rows[~rows["placeholder"].eq(True)] if "placeholder" in rows.columns else rows
-        if rows.empty:
-            continue
+        if not rows.empty:
+            shown.append((condition, rows))
+    for i, (condition, rows) in enumerate(shown):  # c<i>: the i-th condition the page offers
         catalogs = sorted(rows["catalog"].astype(str).unique())
         scopes = [ALL_SETS] + (catalogs if per_set and len(catalogs) > 1 else [])
         site.data_files.append(write_data(data / f"c{i}.js", f"c{i}", condition_data(rows, metrics)))

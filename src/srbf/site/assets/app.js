@@ -1,33 +1,9 @@
-/* srbf results explorer: data loading, the URL state, DOM helpers, navigation.
+/* srbf results explorer: the URL state, DOM helpers, navigation (boot.js loads the data).
  *
  * Every number shown was computed by srbf before the page was built (srbf.site.analysis): this file
  * only selects, orders by the precomputed orders and formats. Every string from the data goes into
  * the page as text (h() below never parses HTML); plot labels go through esc(). */
 "use strict";
-
-const SRBF = window.SRBF = {
-  data: {},
-  waiting: {},
-  receive(name, value) {
-    this.data[name] = value;
-    (this.waiting[name] || []).forEach((done) => done(value));
-    delete this.waiting[name];
-  },
-};
-
-/* A data file by name (data/NAME.js): a script element, because file:// pages cannot fetch. */
-function load(name) {
-  if (SRBF.data[name]) return Promise.resolve(SRBF.data[name]);
-  return new Promise((resolve, reject) => {
-    (SRBF.waiting[name] = SRBF.waiting[name] || []).push(resolve);
-    if (document.querySelector(`script[data-file="${name}"]`)) return;
-    const script = document.createElement("script");
-    script.src = `data/${name}.js`;
-    script.dataset.file = name;
-    script.onerror = () => reject(new Error(`cannot load data/${name}.js`));
-    document.head.append(script);
-  });
-}
 
 /* Column-oriented tables ({columns, data}) as arrays of objects, converted once. */
 const ROWS = new WeakMap();
