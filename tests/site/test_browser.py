@@ -165,4 +165,17 @@ def test_the_leaderboard_the_page_loads_equals_the_report(page, store, tmp_path)
                 pd.testing.assert_series_equal(got.astype(float), expected[column].astype(float), check_names=False)
             else:
                 assert site[column].astype(str).tolist() == expected[column].astype(str).tolist(), column
+        # the verdict matrix's cells, read the report's way round (A before B), are the report's comparisons
+        report = read_table(tmp_path / f"report{i}" / "tables" / "comparisons.csv")
+        page.open(f"view=paired&sub=matrix&c={i}", "paired")
+        cells = p.evaluate(f"SRBF.data['c{i}-s0-paired'].cells")
+        cells = pd.DataFrame(cells["data"], columns=cells["columns"])
+        same_way = cells.merge(report[["method_a", "method_b"]].drop_duplicates(), on=["method_a", "method_b"])
+        key = ["metric", "time", "method_a", "method_b"]
+        same_way, report = same_way.sort_values(key).reset_index(drop=True), report.sort_values(key).reset_index(drop=True)
+        assert len(same_way) == len(report) > 0
+        assert same_way["verdict"].tolist() == report["verdict"].tolist()
+        for column in ("delta", "ci_low", "ci_high", "margin", "mde80", "p_adjusted"):
+            got = pd.to_numeric(same_way[column].replace({"NaN": float("nan")}))
+            pd.testing.assert_series_equal(got.astype(float), report[column].astype(float), check_names=False)
     assert json.dumps(loaded)  # what the page holds is plain JSON

@@ -25,9 +25,9 @@ STEPS_PER_DECADE = 4  # in-between times for the slider and the Delta curves: 10
 CURVE_COLUMNS = ("axis", "budget", "time", "status", "method", "metric", "seconds", "complete", "estimate",
                  "ci_low", "ci_high", "n_problems", "n_universe", "share", "low_share", "median")
 CELL_COLUMNS = ("axis", "time", "budget", "metric", "method_a", "method_b", "status_a", "status_b", "verdict",
-                "verdict_note", "delta", "ci_low", "ci_high", "margin", "mde80", "p_value", "p_adjusted",
-                "p_shown", "p_adjusted_shown", "delta_shown", "decimals", "margin_rounded", "mde80_rounded", "correction", "confirmatory", "n_pairs",
-                "n_a_only", "n_b_only", "wins_a", "wins_b", "test", "complete")
+                "verdict_note", "delta", "ci_low", "ci_high", "margin", "mde80", "p_value", "p_adjusted", "p_shown",
+                "p_adjusted_shown", "delta_shown", "decimals", "margin_rounded", "mde80_rounded", "correction",
+                "confirmatory", "n_pairs", "n_a_only", "n_b_only", "wins_a", "wins_b", "test", "complete")
 BETWEEN_COLUMNS = ("time", "metric", "method_a", "method_b", "status_a", "status_b", "verdict", "delta", "ci_low",
                    "ci_high", "margin", "delta_shown", "decimals", "n_pairs")  # descriptive: no p-values
 RANK_COLUMNS = ("axis", "time", "budget", "metric", "method", "mean_rank", "status", "k", "n_problems",
