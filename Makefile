@@ -66,6 +66,7 @@ lock-check: $(STAMP)
 # Performance figures (printed, not asserted). benchmarks/roster.py needs the method envs.
 bench: $(STAMP)
 	$(BIN)/python benchmarks/sampling.py
+	$(BIN)/python benchmarks/catalog_load.py
 	$(BIN)/python benchmarks/canonical.py
 	$(BIN)/python benchmarks/judge.py
 	$(BIN)/python benchmarks/worker_overhead.py

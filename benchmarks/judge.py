@@ -33,7 +33,7 @@ from srbf.expr import parse, to_infix
 from srbf.expr.canonical import clear_cache
 from srbf.expr.tree import Call, Var
 from srbf.judge import Judge
-from srbf.judge.scoring import clear_cache as clear_judge_cache
+from srbf.judge.formula_facts import clear_cache as clear_judge_cache
 from srbf.judge.srbench import SYMBOLIC_R2, SymbolicPool
 
 

@@ -56,7 +56,9 @@ def config_for(name: str, results: Path, time_limit: float, workers: int = 1):
 
 
 def main(argv=None) -> int:
-    from srbf.judge.scoring_pass import metrics_long_frame, score_store
+    from srbf.judge import JUDGE_VERSION
+    from srbf.judge.scoring_pass import score_store
+    from srbf.store import metrics_long_frame
     from srbf.methods import roster
     from srbf.methods.envs import is_installed
     from srbf.runs.driver import run_config
@@ -79,7 +81,7 @@ def main(argv=None) -> int:
         summary = run_config(config_for(name, results, args.time_limit, args.workers), progress=False)
         print(f"{name}: {summary.statuses} in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     score_store(results, progress=False, srbench=args.srbench, workers=args.workers)
-    frame = metrics_long_frame(results)
+    frame = metrics_long_frame(results, judge_version=JUDGE_VERSION)
     frame = frame[~frame["placeholder"]]
     rates = ["nrr_validation", "srr_structure", "srr_structure_pruned", "srr_exponents", "srr_exponents_pruned"]
     rates += ["srbench_symbolic_solution"] if args.srbench else []

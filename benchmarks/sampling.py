@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from srbf.catalogs.draws import key_material, reset_generator, stream_generator
+from srbf.catalogs.streams import key_material, reset_generator, stream_generator
 from srbf.catalogs.loader import clear_cache, list_catalogs, load_catalog
 from srbf.catalogs.sampling import ProblemSampler, sample_problem
 

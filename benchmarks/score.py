@@ -55,13 +55,13 @@ def write_store(root: Path, problems) -> int:
 def clear_caches() -> None:
     from srbf.catalogs.loader import clear_cache as clear_catalogs
     from srbf.expr.canonical import clear_cache as clear_canonical
-    from srbf.judge import scoring_pass
-    from srbf.judge.scoring import clear_cache as clear_judge
+    from srbf.judge import problem_scoring
+    from srbf.judge.formula_facts import clear_cache as clear_judge
 
     clear_canonical()
     clear_judge()
     clear_catalogs()
-    scoring_pass._catalogs.clear()
+    problem_scoring.clear_cache()
 
 
 def cpu_seconds() -> float:

@@ -6,7 +6,8 @@ Reads the 29 problem sets of the symbolic-data-catalogs reference data layer (MI
 2024 Paul Saegert), converts each with ``srbf.catalogs.importer`` (the conversion lives in the
 package so users can import their own reference-format files), puts srbf's own description and
 sampling note from the ``SETS`` table below in place of the reference's prose, checks that every
-converted catalog loads and passes admission, and writes one YAML file per set to ``--out``. When
+converted catalog loads and passes admission, and writes one JSON file per set to ``--out`` (the
+loader reads it with the standard library's parser). When
 a set has revisions (``fastsrb.v2.yaml``), the newest revision is used. Finally the catalog table
 between the markers in ``--docs`` is regenerated from the written files (``--table-only`` does
 just that).
@@ -26,10 +27,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from srbf.catalogs.admission import admission_report, admit_catalog  # noqa: E402
-from srbf.catalogs.importer import convert_reference_catalog, write_catalog  # noqa: E402
-from srbf.catalogs.loader import catalog_from_dict, clear_cache, load_catalog  # noqa: E402
+from srbf.catalogs.files import read_catalog_file, write_catalog  # noqa: E402
+from srbf.catalogs.importer import convert_reference_catalog  # noqa: E402
+from srbf.catalogs.loader import SHIPPED_SUFFIX, catalog_from_dict, clear_cache, load_catalog  # noqa: E402
 from srbf.catalogs.model import Catalog  # noqa: E402
-from srbf.catalogs.yaml_reader import read_yaml  # noqa: E402
 
 DEFAULT_REFERENCE = ROOT.parent / "shared" / "reference" / "symbolic-data-catalogs"
 DEFAULT_OUT = ROOT / "src" / "srbf" / "catalogs" / "data"
@@ -294,7 +295,7 @@ def build(reference: Path, out: Path) -> list[Catalog]:
     for name in CATALOGS:
         source = reference_file(reference, name)
         start = time.perf_counter()
-        document = in_own_words(convert_reference_catalog(read_yaml(source), source=source.name), SETS[name])
+        document = in_own_words(convert_reference_catalog(read_catalog_file(source), source=source.name), SETS[name])
         if document["name"] != name:
             raise SystemExit(f"error: {source.name} declares name {document['name']!r}, expected {name!r}")
         report = admission_report(catalog_from_dict(document, label=source.name))
@@ -304,7 +305,7 @@ def build(reference: Path, out: Path) -> list[Catalog]:
         for verdict in report.placeholders:  # recorded so that every load knows them
             by_id[verdict.problem_id].setdefault("meta", {})["placeholder"] = verdict.reasons[0]
         catalog = admit_catalog(catalog_from_dict(document, label=source.name), label=source.name)
-        target = write_catalog(document, out / f"{name}.yaml", header=HEADER.format(name=name, file=source.name))
+        target = write_catalog(document, out / f"{name}{SHIPPED_SUFFIX}", header=HEADER.format(name=name, file=source.name))
         print(
             f"{name:18s} {len(catalog):5d} problems  {len(catalog.placeholders):3d} placeholders  "
             f"from {source.name:22s} -> {target.relative_to(ROOT) if target.is_relative_to(ROOT) else target}"

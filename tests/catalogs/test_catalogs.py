@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -23,8 +24,8 @@ from srbf.catalogs.loader import (
     clear_cache,
     list_catalogs,
     load_catalog,
-    read_yaml,
 )
+from srbf.catalogs.files import read_catalog_file, write_catalog
 from srbf.expr import compile_expr, parse, to_infix, variables_of
 
 SHIPPED = {
@@ -50,6 +51,13 @@ def test_exactly_the_29_sets_with_6660_formulas(shipped):
     assert {name: len(c) for name, c in shipped.items()} == SHIPPED
     assert sum(len(c) for c in shipped.values()) == 6660
     assert len(shipped["erbench-syneq"]) == 5301
+
+
+def test_shipped_versions_and_content_hashes_are_pinned(shipped):
+    # Every stored draw's key holds its catalog's version and the points' hash depends on the
+    # content: a change here must come with a version bump. Update deliberately.
+    found = {name: (c.version, c.content_hash[:16]) for name, c in shipped.items()}
+    assert found == SHIPPED_HASHES
 
 
 def test_every_shipped_formula_parses_round_trips_and_uses_declared_names(shipped):
@@ -79,7 +87,7 @@ def test_shipped_entries_carry_sources_and_sets_carry_provenance(shipped):
         assert catalog.sources and catalog.description
         assert catalog.meta["imported_from"]["format"] == "symbolic-data-catalogs"
         assert all(entry.sources for entry in catalog.entries), catalog.name
-        assert Path(catalog.path).read_text(encoding="utf-8").startswith("# srbf catalog")
+        assert read_catalog_file(catalog.path)["comment"][0].startswith(f"srbf catalog {catalog.name!r}")
 
 
 def test_shipped_spot_checks(shipped):
@@ -218,6 +226,20 @@ def test_shipped_content_hash_is_pinned():
 
 
 NGUYEN_HASH = "12c07d1cb420de9d613bbf0c6e4a674084363af3ff06a2459f7d94c1361cb160"
+SHIPPED_HASHES = {
+    "constant": (1, "0f8dbd390d485082"), "erbench-densities": (1, "572db187b2b19711"),
+    "erbench-phybench": (1, "258e8114eb19fd29"), "erbench-syneq": (1, "6c8f26ed62c73353"),
+    "fastsrb": (2, "47814b32405d2b4d"), "feynman": (1, "33f4d3680fa4c585"),
+    "feynman-bonus": (1, "f0257ff481d8acc0"), "grammarvae": (1, "502894368fd59911"),
+    "jin": (1, "cf979c86fde85dc4"), "keijzer": (1, "4f1ff5c5aa973f73"), "korns": (1, "b30e5719c513435f"),
+    "koza": (1, "bfb502ac97561c01"), "livermore": (1, "05b84b3f3a44c0eb"), "livermore2": (1, "415e413a3f16c0e4"),
+    "meier": (1, "8ea07bedaf09f633"), "neat": (1, "1e3261c8897d38ea"), "nguyen": (1, "12c07d1cb420de9d"),
+    "nonic": (1, "903a9dd880524150"), "pagie": (1, "fbe2be3a3b7a93af"), "physo-astro": (1, "36ed7e4d0ba9c82e"),
+    "physo-class": (1, "667a38ed8215df8a"), "poly": (1, "f08d73d2719e0aea"), "r-rationals": (1, "24ddf2533da1e1a7"),
+    "sine": (1, "c0cbf25865501701"), "soose-fc": (1, "9039a7973ae3b66a"), "soose-nc": (1, "18deaa05ba9bb17d"),
+    "soose-wc": (1, "8ba6042482dd9d52"), "srsd-dummy": (1, "c8c137e3cac94082"),
+    "vladislavleva": (1, "8d6f20f54431e4a3"),
+}  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -295,18 +317,46 @@ def test_placeholders_are_kept_and_reported(tmp_path):
     assert dict(load_catalog(recorded).placeholders) == {"p2": "checked by hand"}
 
 
-def test_fast_yaml_reader_matches_pyyaml(tmp_path):
+def test_yaml_files_read_as_the_safe_loader_reads_them(tmp_path):
     text = textwrap.dedent("""\
         a: [1, 2.5, .inf, 0x1F, 010, 1_000, 1e5, 1.0e5, ~, null, true, Yes, off, '1', 2001-12-14, "x: y"]
         b: &anchor {p: 1, q: [a, b]}
         c: *anchor
         d:
           <<: *anchor
-          r: 2
+          p: 2
         e: !!str 12
         f: |
           two
           lines
         """)
     path = write(tmp_path, text, "tricky.yaml")
-    assert read_yaml(path) == yaml.load(text, Loader=yaml.SafeLoader)
+    assert read_catalog_file(path) == yaml.load(text, Loader=yaml.SafeLoader)  # a merged key may be overridden
+
+
+def test_json_catalog_reads_like_yaml_and_refuses_what_yaml_refuses(tmp_path):
+    document = read_catalog_file(write(tmp_path, GOOD))
+    as_json = tmp_path / "mine.json"
+    as_json.write_text(json.dumps(document), encoding="utf-8")
+    assert load_catalog(as_json).content_hash == load_catalog(write(tmp_path, GOOD)).content_hash
+    text = as_json.read_text(encoding="utf-8")
+    duplicated = tmp_path / "dup.json"
+    duplicated.write_text(text.replace('"formula": "sqrt(k) / pi"', '"formula": "sqrt(k) / pi", "formula": "k"'))
+    with pytest.raises(CatalogError, match=r"/dup\.json: not valid JSON: duplicate key 'formula'$"):
+        load_catalog(duplicated)
+    broken = tmp_path / "broken.json"
+    broken.write_text(text[:-1] + ",\n}")
+    with pytest.raises(CatalogError, match=r"/broken\.json: not valid JSON \(line 2, column 1\): "):
+        load_catalog(broken)
+
+
+def test_written_json_keeps_the_comment_and_the_content(tmp_path):
+    document = read_catalog_file(write(tmp_path, GOOD))
+    out = write_catalog(document, tmp_path / "out.json", header="first line\nsecond line")
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[1] == '"comment": ["first line", "second line"],' and lines[-2] == "]"
+    assert sum(line.startswith('{"id": ') for line in lines) == 2  # one problem per line
+    assert read_catalog_file(out) == {"comment": ["first line", "second line"], **document}
+    assert load_catalog(out).content_hash == load_catalog(write(tmp_path, GOOD)).content_hash
+    with pytest.raises(CatalogError, match=r"/bad\.yaml: comment: expected a list of strings, got 3$"):
+        load_catalog(write(tmp_path, GOOD.replace("name: mine", "comment: 3\nname: mine"), "bad.yaml"))

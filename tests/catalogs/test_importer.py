@@ -8,14 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from srbf.catalogs.importer import (
-    convert_reference_catalog,
-    dump_catalog,
-    import_reference_catalog,
-    safe_variable_name,
-    write_catalog,
-)
-from srbf.catalogs.loader import CatalogError, catalog_from_dict, load_catalog, read_yaml
+from srbf.catalogs.files import dump_catalog, read_catalog_file, write_catalog
+from srbf.catalogs.importer import convert_reference_catalog, import_reference_catalog, safe_variable_name
+from srbf.catalogs.loader import CatalogError, catalog_from_dict, load_catalog
 from srbf.catalogs.sampling import draw_inputs
 from srbf.expr import compile_expr, parse
 
@@ -106,7 +101,7 @@ def test_conversion_maps_every_field(reference_file):
 
 
 def test_converted_formulas_compute_the_reference_formulas(reference_file):
-    reference = read_yaml(reference_file)["expressions"]
+    reference = read_catalog_file(reference_file)["expressions"]
     catalog = catalog_from_dict(import_reference_catalog(reference_file))
     rng = np.random.default_rng(0)
     for entry in catalog.entries:
@@ -123,7 +118,7 @@ def test_written_file_round_trips(reference_file, tmp_path):
     text = out.read_text(encoding="utf-8")
     assert text.startswith("# Imported for a test\n# second line\nsrbf_catalog: 1\n")
     assert "- {name: m, range: [0.1, 10.0], distribution: log_uniform}" in text  # one line per variable
-    assert read_yaml(out) == doc
+    assert read_catalog_file(out) == doc
     loaded = load_catalog(out, numeric=True)
     assert loaded.ids == ("T-1", "T-2") and not loaded.placeholders
     assert loaded.entry("T-1").sources == ("Toy paper (2024)",)

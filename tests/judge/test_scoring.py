@@ -302,3 +302,21 @@ def test_positive_variables_are_checked_against_the_data(positive, message):
     with pytest.raises(JudgeInputError) as error:
         Judge("x1*x2", data, positive=positive)
     assert str(error.value) == message
+
+
+@pytest.mark.parametrize("srbench", [False, True])
+@pytest.mark.parametrize("numeric_only", [False, True])
+def test_failure_record_is_the_record_of_a_missing_prediction(srbench, numeric_only):
+    record = Judge.failure_record("the fit timed out", srbench=srbench, numeric_only=numeric_only)
+    assert record["failure_reason"] == "the fit timed out" and record["success"] == 0
+    assert record["nrr_validation"] == 0 and record["srbench_accuracy_solution"] == 0
+    assert record["r2_validation"] is None and record["fvu_support"] is None
+    if not numeric_only:
+        assert record["srr_all"] == 0 and record["token_f1"] == 0 and record["variable_recall"] == 0
+        assert record["tree_edit_distance"] is None and record["mdl_ratio"] is None
+    assert ("srr_all" in record) == (not numeric_only)
+    assert ("srbench_symbolic_solution" in record) == srbench
+    data = {"X_support": [[0.5], [1.0]], "y_support": [1.0, 2.0], "X_validation": [[2.0]], "y_validation": [4.0]}
+    own = Judge("2 * x0", data, srbench=srbench, numeric_only=numeric_only).score(None)
+    own["failure_reason"] = "the fit timed out"
+    assert list(record.items()) == list(own.items())  # the same keys, in the same order, and values

@@ -14,9 +14,9 @@ from srbf.catalogs.loader import load_catalog
 from srbf.catalogs.sampling import sample_problem
 from srbf.cli import main
 from srbf.judge import JUDGE_VERSION, METRIC_KEYS
-from srbf.judge.scoring_pass import ScoringError, metrics_long_frame, parse_condition, score_store
+from srbf.judge.scoring_pass import ScoringError, score_store
 from srbf.core import FitResult, TaskKey
-from srbf.store import STORE_FILENAME, ResultsStore
+from srbf.store import STORE_FILENAME, ResultsStore, metrics_long_frame
 
 CONDITION = "n_support=64;noise=0"
 SAMPLING = {"n_support": [64], "n_validation": 32, "draws": 2, "noise": [0.0], "ood": False}
@@ -118,15 +118,15 @@ def test_a_rerun_scores_nothing_new(driver_store, tmp_path):
 
 
 def test_metrics_long_frame_feeds_the_statistics(driver_store, tmp_path):
-    from srbf.stats.tables import analyze
+    from srbf.stats.analysis import analyze
 
     root = copy_of(driver_store, tmp_path)
     with pytest.warns(UserWarning, match="6 of 6 prediction"):
-        assert metrics_long_frame(root).empty
+        assert metrics_long_frame(root, judge_version=JUDGE_VERSION).empty
     score_store(root, workers=1, progress=False)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        frame = metrics_long_frame(root)
+        frame = metrics_long_frame(root, judge_version=JUDGE_VERSION)
     assert len(frame) == 6
     for column in ("method", "catalog", "catalog_version", "problem_id", "draw", "budget", "seconds", "success",
                    "nrr_validation", "provenance", "experiment", "placeholder", "n_support", "noise"):  # fmt: skip
@@ -172,7 +172,7 @@ def test_failed_fits_are_scored_as_failures_with_their_reason(tmp_path):
         assert reason in row["failure_reason"], method
         assert row["success"] == 0 and row["nrr_validation"] == 0 and row["srr_all"] == 0 and row["token_f1"] == 0
         assert row["fvu_validation"] is None or math.isnan(row["fvu_validation"])
-    frame = metrics_long_frame(root).set_index("method_name")
+    frame = metrics_long_frame(root, judge_version=JUDGE_VERSION).set_index("method_name")
     assert frame.loc["placeholder", "placeholder"] and not frame.loc["failed", "placeholder"]
     assert frame.loc["timeout", "status"] == "timeout"
 
@@ -320,14 +320,6 @@ def test_srbench_adds_the_symbolic_check_to_rows_scored_without_it(tmp_path):
 
 
 # ---- small pieces, errors, the command line ---------------------------------------------------
-
-
-def test_parse_condition():
-    assert parse_condition("n_support=512;noise=0") == (512, 0.0)
-    assert parse_condition("n_support=64;noise=0.01") == (64, 0.01)
-    for bad in ("n_support=a;noise=0", "noise=0", "n_support=5;colour=red", "512"):
-        with pytest.raises(ValueError, match="condition"):
-            parse_condition(bad)
 
 
 def test_no_store_and_a_readonly_store_are_errors(tmp_path):

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from srbf.expr import compile_expr, parse, to_infix
-from srbf.methods.builtin.enumeration import count_skeletons
-from srbf.methods.builtin.fitting import SLOT_NAME, ConstantFitter, count_slots, fvu, substitute
+from srbf.methods.builtin.enumeration import DEFAULT_BINARY, DEFAULT_UNARY, skeletons_by_size
+from srbf.methods.builtin.fitting import ConstantFitter, fvu
+from srbf.methods.builtin.skeletons import SLOT_NAME, count_slots, substitute
 from srbf.methods.builtin.search import normal_form
 
 V = ["x0", "x1"]
@@ -123,6 +124,13 @@ def test_normal_form(text, expected):
     assert to_infix(normal_form(skeleton(text))) == expected
 
 
+def count_skeletons(n_variables, max_size, *, unary=DEFAULT_UNARY, binary=DEFAULT_BINARY, constants=True):
+    """How many distinct skeletons the enumeration yields for each size 1..max_size."""
+    variables = [f"x{i}" for i in range(n_variables)]
+    sizes = skeletons_by_size(variables, max_size, unary=unary, binary=binary, constants=constants)
+    return [len(trees) for _, trees in sizes]
+
+
 def test_skeleton_counts_match_hand_counts():
     # one variable, sin, + and *:
     #   size 1: x0, C
@@ -159,7 +167,7 @@ def _all_trees(leaves, unary, binary, size):
 def test_enumeration_is_complete_and_normal_forms_are_hereditary():
     from srbf.expr import Var
     from srbf.methods.builtin.enumeration import skeletons_by_size
-    from srbf.methods.builtin.fitting import SLOT
+    from srbf.methods.builtin.skeletons import SLOT
 
     unary, binary = ["sin"], ["add", "sub", "mul", "div"]
     leaves = [SLOT, Var("x0"), Var("x1")]

@@ -161,7 +161,7 @@ def test_enumeration_finds_small_formulas_exactly(truth, unary):
     full = enumeration.fit(X, y, budget=5, seed=0, variables=V, options={"unary": unary, "stop_on_exact": False}, report=None)
     assert full["expression"] == out["expression"]
     assert full["complete_to_size"] == 5 and full["truncated"] is False and full["stop_reason"] is None
-    counts = enumeration.count_skeletons(2, 5, unary=unary)
+    counts = [len(trees) for _, trees in enumeration.skeletons_by_size(list(V), 5, unary=unary)]
     assert full["skeletons_per_size"] == {str(size): count for size, count in enumerate(counts, start=1)}
     assert full["candidates_fitted"] == sum(counts)
     assert [entry["complexity"] for entry in full["front"]] == sorted(entry["complexity"] for entry in full["front"])

@@ -55,7 +55,8 @@ def test_gplearn_and_reference_gp_run_store_parse_and_score(tmp_path, capsys):
     capsys.readouterr()
 
     from srbf.expr import parse
-    from srbf.judge.scoring_pass import metrics_long_frame
+    from srbf.judge import JUDGE_VERSION
+    from srbf.store import metrics_long_frame
     from srbf.store import ResultsStore
 
     with ResultsStore.open_readonly(results) as store:
@@ -66,7 +67,7 @@ def test_gplearn_and_reference_gp_run_store_parse_and_score(tmp_path, capsys):
         internals = json.loads(row.internals) if isinstance(row.internals, str) else (row.internals or {})
         hints = internals.get("parse", {}) if isinstance(internals, dict) else {}
         parse(row.expression, ["x1", "x2"], **hints)  # every stored formula reads back
-    frame = metrics_long_frame(results)
+    frame = metrics_long_frame(results, judge_version=JUDGE_VERSION)
     assert len(frame) == 12
     assert set(frame["method"]) == {"gplearn", "deap_gp"}
     assert frame["success"].sum() >= 10  # each fit returned a usable formula

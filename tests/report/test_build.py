@@ -8,7 +8,7 @@ import pytest
 from conftest import METHODS, SETS, TIMES, long_frame
 
 from srbf.report import build_report, read_table
-from srbf.report import tables as T
+from srbf.report import markdown_tables as T
 from srbf.report.build import choose_metrics, run_analysis
 from srbf.report.data import ReportInputError, provenance_labels, require_scores
 from srbf.report.rounding import format_with

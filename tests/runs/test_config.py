@@ -175,6 +175,14 @@ def test_user_catalog_file_relative_to_the_config(tmp_path):
     assert dict(config.problems) == {ref: ("p2",)}
 
 
+
+def test_user_catalog_in_json_next_to_the_config(tmp_path):
+    catalog = {"srbf_catalog": 1, "name": "mine", "version": 1,
+               "problems": [{"id": "p1", "formula": "x1 + 1", "variables": [{"name": "x1", "range": [0, 1]}]}]}
+    (tmp_path / "mine.json").write_text(json.dumps(catalog), encoding="utf-8")
+    path = write(tmp_path / "run.yaml", "experiment: q\ncatalogs: [mine.json]\nmethod: linear\n")
+    assert load_config(path).catalogs == (str((tmp_path / "mine.json").resolve()),)
+
 def test_problem_list_applies_to_every_catalog_and_select_applies_limit():
     config = config_from_dict(merged(catalogs=["nguyen", "feynman"], problems=["Nguyen-2", "I.6.2a", "Nguyen-1"], limit=1))
     assert dict(config.problems) == {"nguyen": ("Nguyen-2", "Nguyen-1"), "feynman": ("I.6.2a",)}

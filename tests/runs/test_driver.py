@@ -7,8 +7,9 @@ import pytest
 
 from driver_helpers import campaigns, rows, swiss_config, write_catalog, write_config, write_method
 from srbf.runs.config import config_from_dict, load_config
-from srbf.runs.driver import RunError, apply_overrides, collect_status, filter_variants, run_config
-from srbf.runs.executor import LocalExecutor
+from srbf.runs.driver import RunError, apply_overrides, filter_variants, run_config
+from srbf.runs.status import collect_status
+from srbf.runs.local_executor import LocalExecutor
 from srbf.runs.plan import make_plan
 from srbf.runs.problems import Placeholder, ProblemSource
 from srbf.core import FitTask

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from driver_helpers import rows, swiss_config
 from srbf.runs.config import load_config
-from srbf.runs.driver import COMMIT_WINDOW_SECONDS, RunSummary, _HeldResults, run_config
+from srbf.runs.driver import COMMIT_WINDOW_SECONDS, _HeldResults, run_config
+from srbf.runs.summary import RunSummary
 from srbf.runs.executor import Completed
 from srbf.runs.plan import make_plan
 from srbf.core import FitResult

@@ -9,7 +9,7 @@ import pytest
 from driver_helpers import REPO, campaigns, rows, swiss_config, write_catalog, write_config, write_method
 from srbf.runs.config import load_config
 from srbf.runs.driver import RunError, run_config
-from srbf.runs.executor import DEFAULT_MAX_RESTARTS, LocalExecutor
+from srbf.runs.local_executor import DEFAULT_MAX_RESTARTS, LocalExecutor
 
 
 def test_every_kind_of_fit_failure_gets_one_row_with_its_status(tmp_path):

@@ -1,4 +1,4 @@
-"""Draw input points: the per-variable distributions and sign rules, and the seeded streams.
+"""Draw input points: the per-variable distributions and sign rules, and rejection of invalid ones.
 
 The point-drawing half of sampling (``sampling`` builds problems on top of it). A variable's value
 is drawn from its range with its distribution (uniform, log-uniform, integer), then its sign rule
@@ -6,8 +6,8 @@ applies; :func:`draw_inputs` does this for a block of points, vectorised per var
 :func:`ood_range` widens a range for out-of-range points. Inputs use exactly rounded arithmetic
 only (a portable exp and log), so they are bitwise identical on every machine.
 
-Each problem key (catalog, catalog version, problem id, seed, draw index) is hashed into one PCG64
-stream per purpose (:data:`STREAMS`, :func:`stream_generator`). :func:`fill` redraws the points
+The random numbers come from the seeded streams of ``streams`` (one per problem key and purpose).
+:func:`fill` redraws the points
 of one or more streams whose target is not finite (per-point rejection) within a bounded budget,
 and raises :class:`Shortfall` saying why when the budget runs out. docs/sampling.md has the long form.
 """
@@ -15,23 +15,18 @@ and raises :class:`Shortfall` saying why when the budget runs out. docs/sampling
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 import math
-import threading
 from dataclasses import dataclass
 from decimal import Context, Decimal
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
 from srbf.core import SrbfError
 from srbf.catalogs.model import DISTRIBUTIONS, SIGNS, VariableSpec
 
-__all__ = ["KEY_SCHEME", "STREAMS", "draw_inputs", "ood_range", "stream_generator"]
+__all__ = ["draw_inputs", "fill", "ood_range"]
 
-KEY_SCHEME = "srbf.sample/1"  # bump if the mapping from key to points ever changes
-STREAMS = ("support", "validation", "ood", "noise")
 MIN_VALID_FRACTION = 0.01  # a stream gives up after need / MIN_VALID_FRACTION drawn points
 MAX_ROUNDS = 8  # and after this many redraw rounds, whichever comes first
 
@@ -254,61 +249,6 @@ def _inside_fraction(original: Sequence[VariableSpec], widened: Sequence[Variabl
             num, den = a.high - a.low, b.high - b.low
         fraction *= num / den if den > 0 else 1.0
     return fraction
-
-
-# --------------------------------------------------------------------------------------------
-# Deterministic streams.
-# --------------------------------------------------------------------------------------------
-
-
-def key_material(catalog: str, catalog_version: int, problem_id: str, seed: int, draw: int) -> str:
-    """The text every stream of a problem key is hashed from (see :func:`stream_generator`)."""
-    return json.dumps([KEY_SCHEME, catalog, catalog_version, problem_id, seed, draw], separators=(",", ":"))
-
-
-def _stream_state(material: str, stream: str) -> dict[str, Any]:
-    digest = hashlib.sha256(f"{material}:{stream}".encode("ascii")).digest()
-    state = int.from_bytes(digest[:16], "little")
-    inc = int.from_bytes(digest[16:], "little") | 1  # PCG64 increments are odd
-    return {"bit_generator": "PCG64", "state": {"state": state, "inc": inc}, "has_uint32": 0, "uinteger": 0}
-
-
-def stream_generator(
-    catalog: str, catalog_version: int, problem_id: str, seed: int, draw: int, stream: str
-) -> np.random.Generator:
-    """A fresh Generator positioned at the start of one stream of a problem key.
-
-    The state of stream ``s`` is the SHA-256 of ``material + ":" + s``, where ``material`` is the
-    compact JSON list ``["srbf.sample/1", catalog, catalog_version, problem_id, seed, draw]``:
-    the first 16 bytes (little-endian) are the PCG64 state, the last 16 (with the low bit set)
-    its increment. This is the whole recipe; docs/sampling.md repeats it for other languages.
-    """
-    if stream not in STREAMS:
-        raise ValueError(f"stream must be one of {', '.join(STREAMS)}, got {stream!r}")
-    bit_generator = np.random.PCG64(0)
-    bit_generator.state = _stream_state(key_material(catalog, catalog_version, problem_id, seed, draw), stream)
-    return np.random.Generator(bit_generator)
-
-
-class _Generators(threading.local):
-    """One reusable Generator per stream and thread: building a PCG64 costs ~25 us, a reset ~2."""
-
-    def __init__(self) -> None:
-        self.by_stream = {s: np.random.Generator(np.random.PCG64(0)) for s in STREAMS}
-
-    def get(self, material: str, stream: str) -> np.random.Generator:
-        gen = self.by_stream[stream]
-        gen.bit_generator.state = _stream_state(material, stream)
-        return gen
-
-
-_GENERATORS = _Generators()
-
-
-def reset_generator(material: str, stream: str) -> np.random.Generator:
-    """This thread's reusable Generator for ``stream``, reset to the start of that stream of the key
-    ``material`` (:func:`key_material`): the same numbers as :func:`stream_generator`, faster."""
-    return _GENERATORS.get(material, stream)
 
 
 # --------------------------------------------------------------------------------------------

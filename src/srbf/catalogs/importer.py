@@ -4,10 +4,11 @@ The reference format is the one the symbolic-data-catalogs data layer (MIT) stor
 sets in: a ``metadata`` block and an ``expressions`` mapping from problem id to ``prepared`` (a
 formula over ``v1..vn``), ``vars`` (``v1..vn`` with ``sample_range`` and ``sample_type``
 ``[base, sign]``; ``v0`` names the target) and ``sources``. :func:`convert_reference_catalog`
-turns one such document into the plain dict srbf's YAML format holds (see docs/catalogs.md):
+turns one such document into the plain dict srbf's catalog format holds (see docs/catalogs.md):
 formulas over the variables' own names, distributions and signs spelled out, per-problem facts
-gathered under ``meta``. The conversion is pure (dict in, dict out); :func:`write_catalog` does
-the I/O. ``tools/build_catalogs.py`` uses both to build the shipped files.
+gathered under ``meta``. The conversion is pure (dict in, dict out); ``write_catalog``
+(``srbf.catalogs.files``, re-exported here) does the I/O. ``tools/build_catalogs.py`` uses both
+to build the shipped files.
 """
 
 from __future__ import annotations
@@ -16,10 +17,8 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
-import yaml
-
+from srbf.catalogs.files import read_catalog_file, write_catalog  # noqa: F401 - write_catalog re-exported (docs/catalogs.md)
 from srbf.catalogs.loader import FORMAT_VERSION, as_number, is_reserved_name
-from srbf.catalogs.yaml_reader import read_yaml
 from srbf.catalogs.model import CatalogError
 from srbf.expr import Call, Expr, ParseError, Var, parse, to_infix
 
@@ -261,56 +260,4 @@ def convert_reference_catalog(document: Mapping[str, Any], *, source: str = "<re
 
 def import_reference_catalog(path: str | Path) -> dict[str, Any]:
     """Read a reference-format catalog file and return it as an srbf catalog dict."""
-    return convert_reference_catalog(read_yaml(path), source=str(path))
-
-
-# --- writing -----------------------------------------------------------------------------------
-
-
-class _Flow(dict):
-    """A mapping written on one line: ``{name: x, range: [0, 1]}``."""
-
-
-class _FlowList(list):
-    """A list written on one line: ``[0.1, 10.0]``."""
-
-
-_BaseDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-
-
-class _Dumper(_BaseDumper):  # type: ignore[misc, valid-type]
-    pass
-
-
-_Dumper.add_representer(_Flow, lambda d, data: d.represent_mapping("tag:yaml.org,2002:map", data, flow_style=True))
-_Dumper.add_representer(_FlowList, lambda d, data: d.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=True))
-
-
-def _styled(value: Any, *, key: str = "") -> Any:
-    """Lists of numbers and variable specs on one line; everything else in block style."""
-    if isinstance(value, Mapping):
-        return {k: _styled(v, key=str(k)) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        if key == "variables" and all(isinstance(v, Mapping) for v in value):
-            return [_Flow({k: _styled(x) for k, x in v.items()}) for v in value]
-        if value and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
-            return _FlowList(value)
-        return [_styled(v) for v in value]
-    return value
-
-
-def dump_catalog(catalog: Mapping[str, Any], *, header: str = "") -> str:
-    """The YAML text of an srbf catalog dict, with ``header`` as leading comment lines."""
-    body = yaml.dump(
-        _styled(dict(catalog)), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1_000_000, indent=2
-    )
-    comment = "".join(f"# {line}".rstrip() + "\n" for line in header.splitlines()) if header else ""
-    return comment + body
-
-
-def write_catalog(catalog: Mapping[str, Any], path: str | Path, *, header: str = "") -> Path:
-    """Write an srbf catalog dict as YAML to ``path`` (parents created); returns the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(dump_catalog(catalog, header=header), encoding="utf-8")
-    return path
+    return convert_reference_catalog(read_catalog_file(path), source=str(path))

@@ -1,10 +1,10 @@
 """Find, read and validate catalogs: the shipped problem sets by name, or a user's file by path.
 
-``load_catalog`` reads a catalog file (srbf's format; a file in the reference format is converted
-on the fly), checks its structure field by field, computes its content hash and, unless told
+``load_catalog`` reads a catalog file (srbf's format, JSON or YAML; a file in the reference format
+is converted on the fly), checks its structure field by field, computes its content hash and, unless told
 otherwise, admits every entry (see ``admission``). Every failure is a ``CatalogError`` whose
 message names the file, the problem id, the field and the bad value, e.g.
-``feynman.yaml: problem 'I.6.2': variables[0].range: low 3.0 > high 1.0``.
+``feynman.json: problem 'I.6.2': variables[0].range: low 3.0 > high 1.0``.
 Shipped catalogs are cached in the process after the first load.
 """
 
@@ -30,7 +30,7 @@ from srbf.catalogs.model import (
     VariableSpec,
     frozen_mapping,
 )
-from srbf.catalogs.yaml_reader import read_yaml
+from srbf.catalogs.files import read_catalog_file
 from srbf.expr.operators import is_reserved_name as _reserved_in_formulas
 
 __all__ = [
@@ -46,13 +46,14 @@ __all__ = [
 
 FORMAT_VERSION = 1  # the srbf_catalog value this module reads and the importer writes
 DATA_DIR = Path(__file__).resolve().parent / "data"
+SHIPPED_SUFFIX = ".json"  # the shipped sets: JSON, which the standard library parses fast
 
 _CACHE: dict[str, Catalog] = {}  # shipped catalogs by name
 _LEVEL: dict[str, int] = {}  # how far each cached one was admitted: 0 structure, 1 parse, 2 numeric
 _LOCK = threading.Lock()
 
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
-_TOP_KEYS = {"srbf_catalog", "name", "version", "description", "license", "sources", "conventions", "meta", "problems"}
+_TOP_KEYS = {"comment", "srbf_catalog", "name", "version", "description", "license", "sources", "conventions", "meta", "problems"}
 _REQUIRED_TOP_KEYS = ("srbf_catalog", "name", "version", "problems")
 _PROBLEM_KEYS = {"id", "formula", "target", "variables", "sources", "meta"}
 _VARIABLE_KEYS = {"name", "range", "distribution", "sign"}
@@ -60,12 +61,12 @@ _VARIABLE_KEYS = {"name", "range", "distribution", "sign"}
 
 def list_catalogs() -> list[str]:
     """The names of the shipped catalogs, sorted."""
-    return sorted(p.stem for p in DATA_DIR.glob("*.yaml"))
+    return sorted(p.stem for p in DATA_DIR.glob(f"*{SHIPPED_SUFFIX}"))
 
 
 def catalog_path(name: str) -> Path:
     """The file of a shipped catalog; unknown names raise CatalogError with the valid names."""
-    path = DATA_DIR / f"{name}.yaml"
+    path = DATA_DIR / f"{name}{SHIPPED_SUFFIX}"
     if path.is_file():
         return path
     names = list_catalogs()
@@ -78,8 +79,8 @@ def _is_path(name_or_path: str | Path) -> bool:
     if isinstance(name_or_path, Path):
         return True
     text = str(name_or_path)
-    return "/" in text or "\\" in text or text.endswith((".yaml", ".yml")) or (
-        not (DATA_DIR / f"{text}.yaml").is_file() and Path(text).is_file()
+    return "/" in text or "\\" in text or text.endswith((".yaml", ".yml", ".json")) or (
+        not (DATA_DIR / f"{text}{SHIPPED_SUFFIX}").is_file() and Path(text).is_file()
     )
 
 
@@ -122,7 +123,7 @@ def _read(path: Path, label: str) -> Catalog:
     if not path.is_file():
         raise CatalogError(f"{label}: no such catalog file")
     try:
-        document = read_yaml(path)
+        document = read_catalog_file(path)
     except CatalogError as error:
         raise CatalogError(str(error).replace(str(path), label, 1)) from None
     if isinstance(document, Mapping) and "srbf_catalog" not in document and "expressions" in document:
@@ -289,7 +290,7 @@ def content_hash(name: str, version: int, entries: list[Mapping[str, Any]]) -> s
 
 
 def catalog_from_dict(document: Any, *, label: str = "<catalog>", path: str = "") -> Catalog:
-    """Validate an srbf catalog dict (as read from YAML) and build the frozen records."""
+    """Validate an srbf catalog dict (as read from a JSON or YAML file) and build the frozen records."""
     if not isinstance(document, Mapping):
         raise _fail(label, "", f"expected a mapping at the top level, got {type(document).__name__}")
     for key in _REQUIRED_TOP_KEYS:
@@ -310,6 +311,7 @@ def catalog_from_dict(document: Any, *, label: str = "<catalog>", path: str = ""
         if not isinstance(value, str):
             raise _fail(label, key, f"expected a string, got {value!r}")
     sources = _strings(document.get("sources"), label, "sources")
+    _strings(document.get("comment"), label, "comment")  # lines for people reading the file, not catalog content
     conventions = document.get("conventions") or {}
     meta = document.get("meta") or {}
     for key, value in (("conventions", conventions), ("meta", meta)):

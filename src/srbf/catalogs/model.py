@@ -29,7 +29,7 @@ def frozen_mapping(data: Mapping[str, Any] | None) -> Mapping[str, Any]:
     def freeze(value: Any) -> Any:
         if isinstance(value, _SCALARS):
             return value
-        if isinstance(value, Mapping):
+        if type(value) is dict or (type(value) is not list and isinstance(value, Mapping)):  # exact types: fast
             return MappingProxyType({k: freeze(v) for k, v in value.items()})
         if isinstance(value, (list, tuple)):
             return tuple(freeze(v) for v in value)

@@ -28,22 +28,18 @@ from typing import Any, Iterable
 import numpy as np
 
 from srbf.catalogs.draws import (
-    KEY_SCHEME,
     MIN_VALID_FRACTION,
-    STREAMS,
     Evaluator,
     Plan,
     Shortfall,
     Stream,
     draw_inputs,
     fill,
-    key_material,
     ood_plan,
     ood_range,
     plan_for,
-    reset_generator,
-    stream_generator,
 )
+from srbf.catalogs.streams import KEY_SCHEME, STREAMS, key_material, reset_generator, stream_generator
 from srbf.catalogs.model import CatalogEntry, VariableSpec
 
 __all__ = [

@@ -88,7 +88,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from srbf.runs.driver import collect_status
+    from srbf.runs.status import collect_status
 
     config, variants = _load(args)
     rows, path, exists = collect_status(config, variants=variants)

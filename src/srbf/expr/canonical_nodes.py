@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
+from srbf.expr.operators import OPERATORS
 from srbf.expr.tree import Call, Const, Expr, Num, Var
 
 NUM, SYM, VAR, CALL, RAW = 0, 1, 2, 3, 9
@@ -47,6 +50,19 @@ def split_coefficient(term: tuple) -> tuple[float, tuple]:
         rest = term[3][1:]
         return value_of(term[3][0]), (rest[0] if len(rest) == 1 else (CALL, "mul", 0.0, rest))
     return 1.0, term
+
+
+def leading_coefficient(total: tuple) -> float:
+    """The coefficient of a canonical sum's first non-constant term (1 when there is none)."""
+    for term in total[3]:
+        if term[0] != NUM:
+            return split_coefficient(term)[0]
+    return 1.0
+
+
+def fold(op: str, values) -> tuple:
+    """Evaluate an operator on numbers with the evaluator's own kernel (same values, same NaNs)."""
+    return num(float(OPERATORS[op].kernel(*(np.float64(v) for v in values))))
 
 
 def factor_key(factor: tuple) -> tuple:

@@ -1,11 +1,12 @@
 """The canonical form's rewriting engine: the rules that turn a tree into its canonical node.
 
 ``Rewriter.canon`` walks an srbf tree bottom-up; its smart constructors (``add``, ``mul``,
-``pow``, ``exp``, ``log``, ``abs``, ``apply``) take canonical children and return a canonical
-node, which is what makes the form idempotent. The rules are listed in docs/canonical.md. Kept
-apart from the public API (``canonical``) so that the rules read in one piece, without the
-caching and conversion around them; numbers are folded here with exactly rounded sums and the
-evaluator's own kernels, so a form does not depend on the order its terms came in.
+``apply`` here, ``pow``, ``exp``, ``log``, ``abs`` in ``canonical_powers``) take canonical
+children and return a canonical node, which is what makes the form idempotent. The rules are
+listed in docs/canonical.md. Kept apart from the public API (``canonical``) so that the rules read
+in one piece, without the caching and conversion around them; numbers are folded here with
+exactly rounded sums and the evaluator's own kernels, so a form does not depend on the order its
+terms came in.
 """
 
 from __future__ import annotations
@@ -27,14 +28,14 @@ from srbf.expr.canonical_nodes import (
     call,
     can_extract_minus,
     factor_key,
+    fold,
     is_call,
-    is_even,
-    is_integer,
-    nonnegative,
+    leading_coefficient,
     num,
     split_coefficient,
     value_of,
 )
+from srbf.expr.canonical_powers import PowerRules
 from srbf.expr.operators import CONSTANTS, OPERATORS
 from srbf.expr.tree import Call, Const, Expr, Num, Var
 
@@ -52,14 +53,6 @@ def _with_coefficient(c: float, body: tuple) -> tuple:
     if is_call(body, "mul"):
         return (CALL, "mul", 0.0, (num(c),) + body[3])
     return (CALL, "mul", 0.0, (num(c), body))
-
-
-def _leading_coefficient(total: tuple) -> float:
-    """The coefficient of a canonical sum's first non-constant term (1 when there is none)."""
-    for term in total[3]:
-        if term[0] != NUM:
-            return split_coefficient(term)[0]
-    return 1.0
 
 
 def _fsum(values: list[float]) -> float:
@@ -80,13 +73,35 @@ def _product(values: list[float]) -> float:
         result *= v
     return result
 
+# How the operators of a chain of sums or products unfold: for each operator, whether each argument
+# is flipped (negated in a sum, inverted in a product); None for n-ary operators, nothing flipped.
+# In a product a unary minus is a factor -1 (``_MINUS_ONE_LEAF``) in front of its argument.
+_SUM_CHAIN = {"add": None, "sub": (False, True), "neg": (True,)}
+_PRODUCT_CHAIN = {"mul": None, "div": (False, True), "neg": (False,), "inv": (True,)}
+_MINUS_ONE_LEAF = (None, False)
 
-def _fold(op: str, values) -> tuple:
-    """Evaluate an operator on numbers with the evaluator's own kernel (same values, same NaNs)."""
-    return num(float(OPERATORS[op].kernel(*(np.float64(v) for v in values))))
+
+def _chain_leaves(expr: Call, chain: dict) -> list[tuple[Expr | None, bool]]:
+    """The operands of a chain of ``chain``'s operators in order, each with whether it is flipped;
+    iterative, so a chain's length costs memory, not Python frames. An operator with another
+    number of arguments than its rule is an operand."""
+    leaves: list[tuple[Expr | None, bool]] = []
+    stack = [(expr, False)]
+    while stack:
+        node, flipped = stack.pop()
+        flips = chain.get(node.op, ()) if type(node) is Call else ()
+        if flips is None:
+            stack.extend((arg, flipped) for arg in reversed(node.args))
+        elif flips and len(flips) == len(node.args):
+            if chain is _PRODUCT_CHAIN and node.op == "neg":
+                leaves.append(_MINUS_ONE_LEAF)
+            stack.extend((arg, flipped != flip) for arg, flip in reversed(tuple(zip(node.args, flips))))
+        else:
+            leaves.append((node, flipped))
+    return leaves
 
 
-class Rewriter:
+class Rewriter(PowerRules):
     """One canonicalisation: the smart constructors below take canonical children and return a
     canonical node; ``canon`` walks the input tree and calls them bottom-up."""
 
@@ -131,22 +146,7 @@ class Rewriter:
 
     def _sum(self, expr: Call) -> tuple:
         """Flatten a chain of +, - and unary minus iteratively (long sums are deep binary trees)."""
-        leaves = []
-        stack = [(expr, False)]
-        while stack:
-            node, negated = stack.pop()
-            if type(node) is Call:
-                if node.op == "add":
-                    stack.extend((arg, negated) for arg in reversed(node.args))
-                    continue
-                if node.op == "sub" and len(node.args) == 2:
-                    stack.append((node.args[1], not negated))
-                    stack.append((node.args[0], negated))
-                    continue
-                if node.op == "neg" and len(node.args) == 1:
-                    stack.append((node.args[0], not negated))
-                    continue
-            leaves.append((node, negated))
+        leaves = _chain_leaves(expr, _SUM_CHAIN)
         terms = []
         for node, negated in leaves:
             term = self.canon(node)
@@ -159,26 +159,7 @@ class Rewriter:
 
     def _product(self, expr: Call) -> tuple:
         """Flatten a chain of *, /, unary minus and inv; divisors become powers -1."""
-        leaves = []
-        stack = [(expr, False)]
-        while stack:
-            node, inverted = stack.pop()
-            if type(node) is Call:
-                if node.op == "mul":
-                    stack.extend((arg, inverted) for arg in reversed(node.args))
-                    continue
-                if node.op == "div" and len(node.args) == 2:
-                    stack.append((node.args[1], not inverted))
-                    stack.append((node.args[0], inverted))
-                    continue
-                if node.op == "neg" and len(node.args) == 1:
-                    leaves.append((None, False))  # a factor -1
-                    stack.append((node.args[0], inverted))
-                    continue
-                if node.op == "inv" and len(node.args) == 1:
-                    stack.append((node.args[0], not inverted))
-                    continue
-            leaves.append((node, inverted))
+        leaves = _chain_leaves(expr, _PRODUCT_CHAIN)
         factors = []
         for node, inverted in leaves:
             factor = MINUS_ONE if node is None else self.canon(node)
@@ -202,7 +183,7 @@ class Rewriter:
         if op == "inv":
             return self.pow(args[0], MINUS_ONE)
         if all(arg[0] == NUM for arg in args) and op in OPERATORS:
-            return _fold(op, [value_of(arg) for arg in args])
+            return fold(op, [value_of(arg) for arg in args])
         if op == "pow":
             return self.pow(args[0], args[1])
         if op in _POWERS:
@@ -337,7 +318,7 @@ class Rewriter:
         out: list[tuple] = []
         for f in factors:
             if f[0] == CALL and f[1] == "add":
-                c, f = self.divide_sum(f, _leading_coefficient(f))
+                c, f = self.divide_sum(f, leading_coefficient(f))
                 coefficients.append(c)
                 self._absorb(f, coefficients, out)
             else:
@@ -357,139 +338,3 @@ class Rewriter:
                 tc, body = split_coefficient(term)
                 terms.append(_with_coefficient(tc / c, body))
         return c, self.add(terms)
-
-    # -- powers -------------------------------------------------------------------------------
-    def pow(self, base: tuple, exponent: tuple) -> tuple:
-        if exponent[0] == NUM:
-            p = value_of(exponent)
-            if p == 0:
-                return ONE
-            if p == 1:
-                return base
-            if base[0] == NUM:
-                return _fold("pow", (value_of(base), p))
-            if base[0] == CALL:
-                op, args = base[1], base[3]
-                if op == "pow":
-                    inner, a = args
-                    if a[0] == NUM:  # (x**a)**p
-                        av = value_of(a)
-                        if is_integer(p) or not is_even(av):
-                            return self.pow(inner, num(av * p))
-                        return self.pow(self.abs(inner), num(av * p))  # (x**2)**0.5 = |x|
-                    if is_integer(p):
-                        return self.pow(inner, self.mul([a, exponent]))
-                elif op == "mul":
-                    if is_integer(p):  # (x*y)**2 -> x**2 * y**2
-                        return self.mul([self.pow(f, exponent) for f in args])
-                    split = self._split_nonnegative(args)
-                    if split is not None:
-                        outside, inside = split
-                        rest = self.pow(self.mul(inside), exponent) if inside else ONE
-                        return self.mul([self.pow(f, exponent) for f in outside] + [rest])
-                elif op == "add":  # (2 + 2*y)**p -> 2**p * (1 + y)**p; (y - x)**2 -> (x - y)**2
-                    lead = _leading_coefficient(base)
-                    c, rest = self.divide_sum(base, lead if is_integer(p) else abs(lead))
-                    if c != 1:
-                        return self.mul([_fold("pow", (c, p)), self.pow(rest, exponent)])
-                elif op == "exp":
-                    return self.exp(self.mul([args[0], exponent]))
-                elif op == "abs" and is_even(p):
-                    return self.pow(args[0], exponent)
-            return (CALL, "pow", 0.0, (base, exponent))
-        if base[0] == NUM:
-            b = value_of(base)
-            if b == 1:
-                return ONE
-            if 0 < b < math.inf:  # 2**x -> exp(log(2)*x)
-                return self.exp(self.mul([num(float(np.log(b))), exponent]))
-        elif base[0] == CALL and base[1] == "exp":
-            return self.exp(self.mul([base[3][0], exponent]))
-        return (CALL, "pow", 0.0, (base, exponent))
-
-    def _split_nonnegative(self, factors: tuple) -> tuple[list, list] | None:
-        """Split a product's factors into those >= 0 everywhere and the rest (a negative
-        coefficient leaves -1 behind and its size outside); None when nothing splits out."""
-        outside, inside = [], []
-        for f in factors:
-            if f[0] == NUM and value_of(f) < 0 and value_of(f) != -1:
-                outside.append(num(-value_of(f)))
-                inside.append(MINUS_ONE)
-            elif nonnegative(f, self.positive):
-                outside.append(f)
-            else:
-                inside.append(f)
-        return (outside, inside) if outside else None
-
-    # -- functions ----------------------------------------------------------------------------
-    def exp(self, arg: tuple) -> tuple:
-        if arg[0] == NUM:
-            return _fold("exp", (value_of(arg),))
-        if is_call(arg, "log"):
-            return arg[3][0]
-        if is_call(arg, "mul") and len(arg[3]) == 2 and arg[3][0][0] == NUM and is_call(arg[3][1], "log"):
-            return self.pow(arg[3][1][3][0], arg[3][0])  # exp(c*log(u)) -> u**c
-        if is_call(arg, "add"):
-            pulled: list[tuple] = []
-            kept: list[tuple] = []
-            for term in arg[3]:
-                if term[0] == NUM:
-                    pulled.append(_fold("exp", (value_of(term),)))
-                    continue
-                c, body = split_coefficient(term)
-                if is_call(body, "log"):
-                    pulled.append(self.pow(body[3][0], num(c)))
-                else:
-                    kept.append(term)
-            if pulled:
-                if kept:
-                    rest = kept[0] if len(kept) == 1 else (CALL, "add", 0.0, tuple(kept))
-                    pulled.append((CALL, "exp", 0.0, (rest,)))
-                return self.mul(pulled)
-        return (CALL, "exp", 0.0, (arg,))
-
-    def log(self, arg: tuple) -> tuple:
-        if arg[0] == NUM:
-            return _fold("log", (value_of(arg),))
-        if arg[0] == CALL:
-            op, args = arg[1], arg[3]
-            if op == "exp":
-                return args[0]
-            if op == "add":  # log(2 + 2*x) -> log(2) + log(1 + x), as log(2*(1 + x)) would split
-                c, rest = self.divide_sum(arg, abs(_leading_coefficient(arg)))
-                if c != 1:
-                    return self.add([_fold("log", (c,)), self.log(rest)])
-            if op == "pow" and args[1][0] == NUM:  # log(x**p) -> p*log(x), p*log|x| for even p
-                p = value_of(args[1])
-                inner = self.abs(args[0]) if is_even(p) else args[0]
-                return self.mul([args[1], self.log(inner)])
-            if op == "mul":  # log(a*b) = log(a) + log(b) when a >= 0: split such factors out
-                pulled, kept = [], []
-                for f in args:
-                    if f[0] == NUM and value_of(f) not in (1.0, -1.0):
-                        pulled.append(_fold("log", (abs(value_of(f)),)))
-                        if value_of(f) < 0:
-                            kept.append(MINUS_ONE)
-                    elif f[0] != NUM and nonnegative(f, self.positive):
-                        pulled.append(self.log(f))
-                    else:
-                        kept.append(f)
-                if pulled:
-                    return self.add(pulled + ([self.log(self.mul(kept))] if kept else []))
-        return (CALL, "log", 0.0, (arg,))
-
-    def abs(self, arg: tuple) -> tuple:
-        if arg[0] == NUM:
-            return _fold("abs", (value_of(arg),))
-        if nonnegative(arg, self.positive):
-            return arg
-        if is_call(arg, "mul") and arg[3][0][0] == NUM:  # |c*x| -> |c|*|x|
-            c, rest = split_coefficient(arg)
-            return self.mul([num(abs(c)), self.abs(rest)])
-        if is_call(arg, "add"):  # |2 + 2*x| -> 2*|1 + x|
-            c, rest = self.divide_sum(arg, abs(_leading_coefficient(arg)))
-            if c != 1:
-                return self.mul([num(c), self.abs(rest)])
-        if can_extract_minus(arg):
-            return self.abs(self.negate(arg))
-        return (CALL, "abs", 0.0, (arg,))

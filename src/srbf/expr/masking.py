@@ -40,7 +40,7 @@ from srbf.expr.canonical import (
     positive_set,
 )
 from srbf.expr.canonical_nodes import CALL, MINUS_ONE, NUM, RAW, SYM, factor_key, from_expr, to_expr
-from srbf.expr.tree import Call, Const, Expr, Num, walk
+from srbf.expr.tree import Call, Const, Expr, Num, rebuild, walk
 
 __all__ = ["LEVELS", "MASK", "drop_zeros", "mask", "masked_form", "raw_skeleton"]
 
@@ -183,7 +183,7 @@ def drop_zeros(expr: Expr) -> Expr:
     this and more; raw skeletons use this so that ``0*x1`` is never the skeleton of ``c*x1``."""
     if not any(type(node) is Num and node.value == 0 for node in walk(expr)):
         return expr  # the common case, found without rebuilding the tree
-    return _rebuild(expr, lambda leaf: leaf, _without_zeros)
+    return rebuild(expr, lambda leaf: leaf, _without_zeros)
 
 
 def raw_skeleton(expr: Expr, level: str = "structure", *, drop: bool = True) -> Expr:
@@ -200,29 +200,9 @@ def raw_skeleton(expr: Expr, level: str = "structure", *, drop: bool = True) -> 
         return _rebuilt_call(node, args)
 
     written = drop_zeros(expr) if drop else expr
-    return _rebuild(written, lambda leaf: MASK if type(leaf) in (Num, Const) else leaf, call)
+    return rebuild(written, lambda leaf: MASK if type(leaf) in (Num, Const) else leaf, call)
 
 
 def _rebuilt_call(node: Call, args: tuple) -> Expr:
     """``node`` itself when its arguments came back unchanged (by identity: no deep comparison)."""
     return node if all(map(is_, args, node.args)) else Call(node.op, args)
-
-
-def _rebuild(expr: Expr, leaf, call) -> Expr:
-    """Rebuild a tree bottom-up without recursion (a long sum parses into a deep binary tree):
-    ``leaf(x)`` maps a leaf, ``call(node, args)`` a call given its rebuilt arguments."""
-    out: list[Expr] = []
-    stack: list[tuple[Expr, bool]] = [(expr, False)]
-    while stack:
-        node, done = stack.pop()
-        if type(node) is not Call:
-            out.append(leaf(node))
-        elif done:
-            n = len(node.args)
-            args = tuple(out[len(out) - n:])
-            del out[len(out) - n:]
-            out.append(call(node, args))
-        else:
-            stack.append((node, True))
-            stack.extend((arg, False) for arg in reversed(node.args))
-    return out[0]

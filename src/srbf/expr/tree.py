@@ -102,6 +102,26 @@ def walk(expr: Expr) -> Iterator[Expr]:
             stack.extend(reversed(node.args))
 
 
+def rebuild(expr: Expr, leaf, call) -> Expr:
+    """Rebuild a tree bottom-up without recursion (a long sum parses into a deep binary tree):
+    ``leaf(x)`` maps a leaf, ``call(node, args)`` a call given its rebuilt arguments."""
+    out: list[Expr] = []
+    stack: list[tuple[Expr, bool]] = [(expr, False)]
+    while stack:
+        node, done = stack.pop()
+        if type(node) is not Call:
+            out.append(leaf(node))
+        elif done:
+            n = len(node.args)
+            args = tuple(out[len(out) - n:])
+            del out[len(out) - n:]
+            out.append(call(node, args))
+        else:
+            stack.append((node, True))
+            stack.extend((arg, False) for arg in reversed(node.args))
+    return out[0]
+
+
 def variables_of(expr: Expr) -> set[str]:
     """The names of the variables a formula uses."""
     return {node.name for node in walk(expr) if isinstance(node, Var)}

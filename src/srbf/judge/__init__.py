@@ -11,9 +11,10 @@ docs/metrics.md defines every metric, its direction and its failure rule.
 """
 
 from srbf.judge.data import JudgeData, JudgeInputError
+from srbf.judge.display import format_metrics, jsonable
 from srbf.judge.fit import fvu
-from srbf.judge.report import format_metrics, judge_from_files, jsonable
-from srbf.judge.scoring import (
+from srbf.judge.from_files import judge_from_files
+from srbf.judge.metric_keys import (
     COMPARISON_KEYS,
     FIT_KEYS,
     JUDGE_VERSION,
@@ -22,10 +23,8 @@ from srbf.judge.scoring import (
     OVERLAP_KEYS,
     RATE_KEYS,
     SRBENCH_KEYS,
-    Judge,
-    score,
-    score_many,
 )
+from srbf.judge.scoring import Judge, score, score_many
 
 __all__ = [
     "COMPARISON_KEYS",

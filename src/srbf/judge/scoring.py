@@ -3,39 +3,36 @@
 ``Judge(truth, data)`` prepares a problem once (reads and checks the arrays, parses the truth,
 builds its canonical forms, skeleton tokens and lengths) and then scores any number of
 predictions; ``score`` and ``score_many`` are its one-call forms. docs/metrics.md defines every
-key. Failure semantics: a prediction that does not parse, does not evaluate, or gives a
-non-finite value on any support or validation point has ``success = 0`` and a
-``failure_reason``; rates count it as 0, the overlap metrics as 0, and every other metric is
-None.
+key (``metric_keys`` names them). Failure semantics: a prediction that does not parse, does not
+evaluate, or gives a non-finite value on any support or validation point has ``success = 0`` and
+a ``failure_reason``; rates count it as 0, the overlap metrics as 0, and every other metric is
+None. ``Judge.failure_record`` is that record without a problem, for a fit that returned nothing.
 """
 
 from __future__ import annotations
 
 import math
-import threading
-from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from srbf.expr.canonical import canonicalize
 from srbf.expr.evaluate import compile_expr
-from srbf.expr.masking import mask, raw_skeleton
+from srbf.expr.masking import mask
 from srbf.expr.parser import ParseError, parse
 from srbf.expr.tree import Call, Const, Expr, Num, Var, variables_of
 from srbf.judge import fit
 from srbf.judge.data import JudgeData, JudgeInputError
-from srbf.judge.distances import PreparedTree, levenshtein_normalized, tree_edit_distance
+from srbf.judge.distances import levenshtein_normalized, tree_edit_distance
 from srbf.judge.equivalence import TruthPoints
-from srbf.judge.length import (
-    binarize,
-    count_constants,
-    description_length,
-    nesting,
-    node_label,
-    prefix_tokens,
-    raw_exponent_skeleton,
+from srbf.judge.formula_facts import FormulaFacts, describe
+from srbf.judge.length import binarize, node_label
+from srbf.judge.metric_keys import (
+    COMPARISON_KEYS,
+    FIT_KEYS,
+    JUDGE_VERSION,
+    LENGTH_KEYS,
+    OVERLAP_KEYS,
+    RATE_KEYS,
 )
 from srbf.judge.pruning import prune
 from srbf.judge.srbench import DEFAULT_TIME_LIMIT, DEFAULT_WORK_LIMIT, SYMBOLIC_R2, SymbolicPool, shared_pool
@@ -44,153 +41,7 @@ from srbf.judge.srbench import DEFAULT_TIME_LIMIT, DEFAULT_WORK_LIMIT, SYMBOLIC_
 # gigabytes to parse (workers already cap what they return at 100 KB, docs/adapters.md).
 MAX_PREDICTION_CHARS = 1_000_000
 
-JUDGE_VERSION = "1.1"  # bump whenever a metric's definition or computation changes
-
-FIT_KEYS = (
-    "success",
-    "fvu_support",
-    "fvu_validation",
-    "log10_fvu_support",
-    "log10_fvu_validation",
-    "r2_support",
-    "r2_validation",
-    "nrr_support",
-    "nrr_validation",
-)
-COMPARISON_KEYS = (
-    "srr_structure",
-    "srr_exponents",
-    "srr_all",
-    "srr_raw",
-    "srr_structure_pruned",
-    "srr_exponents_pruned",
-    "numeric_equivalence",
-    "token_precision",
-    "token_recall",
-    "token_f1",
-    "variable_precision",
-    "variable_recall",
-    "variable_f1",
-    "levenshtein_normalized",
-    "tree_edit_distance",
-)
-LENGTH_KEYS = (
-    "mdl_prediction",
-    "mdl_truth",
-    "mdl_ratio",
-    "token_count_prediction",
-    "token_count_truth",
-    "token_count_ratio",
-    "token_count_mismatch",
-    "constant_count_prediction",
-    "constant_count_truth",
-    "constant_count_ratio",
-    "constant_count_difference",
-    "nesting_difference",
-)
-SRBENCH_KEYS = ("srbench_accuracy_solution", "srbench_symbolic_solution")
-METRIC_KEYS = FIT_KEYS + COMPARISON_KEYS + LENGTH_KEYS + SRBENCH_KEYS
-
-# Indicators averaged into rates: a failed prediction counts 0.
-RATE_KEYS = frozenset(
-    {
-        "success",
-        "nrr_support",
-        "nrr_validation",
-        "srr_structure",
-        "srr_exponents",
-        "srr_all",
-        "srr_raw",
-        "srr_structure_pruned",
-        "srr_exponents_pruned",
-        "numeric_equivalence",
-        "srbench_accuracy_solution",
-        "srbench_symbolic_solution",
-    }
-)
-# Bounded overlaps: a failed prediction counts 0 as well.
-OVERLAP_KEYS = frozenset(
-    {"token_precision", "token_recall", "token_f1", "variable_precision", "variable_recall", "variable_f1"}
-)
-
 DEFAULT_CANONICAL_TIME_LIMIT = 1.0
-
-
-@dataclass(eq=False)
-class _Formula:
-    """What the judge derives from one formula, once (cached by tree): forms, tokens, lengths."""
-
-    canonical: Expr
-    complete: bool
-    structure: Expr  # canonical form, every number masked
-    exponents: Expr  # canonical form, fitted constants masked, exponents kept
-    raw_structure: Expr  # as written, every number masked
-    raw_exponents: Expr  # as written, fitted constants masked
-    tokens: tuple[str, ...]  # prefix tokens of ``exponents`` (the skeleton)
-    token_set: frozenset[str]
-    variables: frozenset[str]
-    constants: int
-    nesting: int
-    mdl: float
-    _tree: PreparedTree | None = None
-
-    @property
-    def tree(self) -> PreparedTree:
-        """The exponents-masked canonical tree prepared for Zhang-Shasha (built once)."""
-        if self._tree is None:
-            self._tree = PreparedTree(self.exponents, node_label)
-        return self._tree
-
-
-_CACHE_SIZE = 8192
-_cache: OrderedDict = OrderedDict()
-_cache_lock = threading.Lock()
-
-
-def clear_cache() -> None:
-    """Forget the formulas the judge has described (canonical forms have their own cache)."""
-    with _cache_lock:
-        _cache.clear()
-
-
-def _describe(expr: Expr, n_variables: int, time_limit: float, positive: frozenset[str]) -> _Formula:
-    """The judge's view of one formula, cached by tree when its canonical form is complete (a
-    form cut short by the time limit is recomputed next time rather than kept)."""
-    key = (expr, n_variables, positive)
-    with _cache_lock:
-        found = _cache.get(key)
-        if found is not None:
-            _cache.move_to_end(key)
-            return found
-    formula = _build_formula(expr, n_variables, time_limit, positive)
-    if formula.complete:
-        with _cache_lock:
-            _cache[key] = formula
-            while len(_cache) > _CACHE_SIZE:
-                _cache.popitem(last=False)
-    return formula
-
-
-def _build_formula(expr: Expr, n_variables: int, time_limit: float, positive: frozenset[str]) -> _Formula:
-    form = canonicalize(expr, time_limit=time_limit, positive=positive)
-    canonical = form.expr
-    structure = mask(expr, "structure", time_limit=time_limit, positive=positive)
-    exponents = mask(expr, "exponents", time_limit=time_limit, positive=positive)
-    tokens = tuple(prefix_tokens(exponents))
-    return _Formula(
-        canonical=canonical,
-        complete=bool(form.complete),
-        structure=structure,
-        exponents=exponents,
-        raw_structure=raw_skeleton(expr),
-        raw_exponents=raw_exponent_skeleton(expr),
-        tokens=tokens,
-        token_set=frozenset(tokens),
-        variables=frozenset(variables_of(canonical)),
-        constants=count_constants(canonical),
-        nesting=nesting(canonical),
-        mdl=description_length(canonical, n_variables),
-    )
 
 
 def _overlap(predicted: frozenset, true: frozenset) -> tuple[float, float, float]:
@@ -254,7 +105,7 @@ class Judge:
         self.positive = self._read_positive(positive)
         self.target = target
         self.truth = self._read_truth(truth)
-        self._truth_formula: _Formula | None = None
+        self._truth_formula: FormulaFacts | None = None
         self._truth_points: TruthPoints | None = None
         self._X_all = np.concatenate((self.data.X_support, self.data.X_validation))
         self._n_support = self.data.X_support.shape[0]
@@ -296,9 +147,9 @@ class Judge:
         return truth
 
     @property
-    def truth_formula(self) -> _Formula:
+    def truth_formula(self) -> FormulaFacts:
         if self._truth_formula is None:
-            self._truth_formula = _describe(self.truth, len(self.variables), self.canonical_time_limit, self.positive)
+            self._truth_formula = describe(self.truth, len(self.variables), self.canonical_time_limit, self.positive)
         return self._truth_formula
 
     @property
@@ -323,24 +174,29 @@ class Judge:
             self._add_symbolic(scored)
         return results
 
-    def _blank(self) -> dict[str, Any]:
+    @staticmethod
+    def _blank(srbench: bool, numeric_only: bool) -> dict[str, Any]:
         keys = FIT_KEYS + ("srbench_accuracy_solution",)
-        if not self.numeric_only:
+        if not numeric_only:
             keys = FIT_KEYS + COMPARISON_KEYS + LENGTH_KEYS + ("srbench_accuracy_solution",)
-        if self.srbench:
+        if srbench:
             keys = keys + ("srbench_symbolic_solution",)
         result: dict[str, Any] = {key: None for key in keys}
         result["failure_reason"] = None
-        if not self.numeric_only:
+        if not numeric_only:
             result["canonical_complete"] = None
-        if self.srbench:
+        if srbench:
             result["srbench_symbolic_undecided"] = False
             result["srbench_symbolic_note"] = ""
         result["judge_version"] = JUDGE_VERSION
         return result
 
-    def _failure(self, reason: str) -> dict[str, Any]:
-        result = self._blank()
+    @classmethod
+    def failure_record(cls, reason: str, *, srbench: bool = False, numeric_only: bool = False) -> dict[str, Any]:
+        """The record of a failed prediction, ``failure_reason`` = ``reason``: the keys a judge with
+        these options gives any prediction, rates and overlaps 0, every other metric None. Needs no
+        problem: the scoring pass records failed fits and placeholders with it."""
+        result = cls._blank(srbench, numeric_only)
         for key in result:
             if key in RATE_KEYS or key in OVERLAP_KEYS:
                 result[key] = 0
@@ -386,9 +242,9 @@ class Judge:
             expr, binary = self._read_prediction(prediction)
             y_support, y_validation = self._evaluate(binary)
         except _Failure as failure:
-            return self._failure(str(failure)), None
+            return self.failure_record(str(failure), srbench=self.srbench, numeric_only=self.numeric_only), None
 
-        result = self._blank()
+        result = self._blank(self.srbench, self.numeric_only)
         fvu_s = self._target_support.fvu(y_support)
         fvu_v = self._target_validation.fvu(y_validation)
         result.update(
@@ -414,7 +270,7 @@ class Judge:
 
     def _compare(self, expr: Expr, result: dict[str, Any], y_validation: np.ndarray) -> None:
         truth = self.truth_formula
-        pred = _describe(expr, len(self.variables), self.canonical_time_limit, self.positive)
+        pred = describe(expr, len(self.variables), self.canonical_time_limit, self.positive)
         result["canonical_complete"] = truth.complete and pred.complete
 
         structure = pred.structure == truth.structure or pred.raw_structure == truth.raw_structure
@@ -463,7 +319,7 @@ class Judge:
             nesting_difference=pred.nesting - truth.nesting,
         )
 
-    def _pruned_matches(self, pred: _Formula, y_validation: np.ndarray, structure: bool) -> tuple[bool, bool]:
+    def _pruned_matches(self, pred: FormulaFacts, y_validation: np.ndarray, structure: bool) -> tuple[bool, bool]:
         """Whether the pruned prediction (judge/pruning.py) matches the truth's structure and
         exponents; only when its own validation FVU still meets Numeric Recovery."""
         pruned = prune(pred.canonical, self.variables, self.data.X_validation, y_validation)

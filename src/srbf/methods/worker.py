@@ -17,8 +17,9 @@ types and sizes checked), since the method can write on the channel itself.
 
 ``restarts`` counts the restarts so that the caller can bound them. Everything the child writes to
 stdout or stderr is drained continuously into a bounded buffer; failed, timed-out and crashed
-fits carry its tail. The wire format is documented in ``worker_main.py``; how the process is
-started and kept apart (clean environment, private directory, guard, sandbox) in ``isolation``.
+fits carry its tail. The wire format is documented in ``worker_main.py``; the pipes and their
+reading in ``worker_channel``; how the process is started and kept apart (clean environment,
+private directory, guard, sandbox) in ``isolation``.
 """
 
 from __future__ import annotations
@@ -26,14 +27,12 @@ from __future__ import annotations
 import json
 import math
 import os
-import select
 import shutil
 import signal
 import subprocess
 import sys
 import time
 import weakref
-from collections import deque
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -42,11 +41,10 @@ import numpy as np
 from srbf.methods import isolation
 from srbf.methods import worker_main as wire
 from srbf.methods.boundary import BadMessage, Limits, Trajectory, clean_start_message, failed, fit_result
+from srbf.methods.worker_channel import Channel, ChildGone, OutputTail, reap, start_child
 from srbf.core import FitResult, FitTask, SrbfError
 
 WORKER_MAIN = Path(wire.__file__).resolve()
-_READ_CHUNK = 1 << 20
-_LIVENESS_SECONDS = 0.25  # how often a silent child is checked for having died
 _DRAIN_SECONDS = 1.0  # how long to collect a dead child's last output
 _SHUTDOWN_SECONDS = 2.0  # how long close() waits for a clean exit before killing
 
@@ -54,34 +52,6 @@ _SHUTDOWN_SECONDS = 2.0  # how long close() waits for a clean exit before killin
 class WorkerStartError(SrbfError, RuntimeError):
     """The method's worker could not start: missing file, bad interpreter, import error, no
     ``fit``, or ``setup`` raised. The message names the method file and the error."""
-
-
-class _ChildGone(Exception):
-    """The child process died or closed the channel."""
-
-
-class _OutputTail:
-    """The last ``capacity`` bytes of the child's stdout+stderr, and how many bytes came in total."""
-
-    def __init__(self, capacity: int):
-        self.capacity = capacity
-        self.total = 0
-        self._buffer = bytearray()
-
-    def add(self, data: bytes) -> None:
-        self.total += len(data)
-        if len(data) >= self.capacity:
-            self._buffer = bytearray(data[-self.capacity :])
-            return
-        self._buffer += data
-        excess = len(self._buffer) - self.capacity
-        if excess > 0:
-            del self._buffer[:excess]
-
-    def since(self, mark: int) -> str:
-        """The buffered output written after byte ``mark`` (as much of it as is still held)."""
-        n = min(self.total - mark, len(self._buffer))
-        return self._buffer[len(self._buffer) - n :].decode("utf-8", errors="replace") if n > 0 else ""
 
 
 class Worker:
@@ -120,16 +90,8 @@ class Worker:
         self.fits = 0
         self.info: dict[str, Any] = {}  # from the child's ready message: pid, python, numpy, setup_seconds
         self._proc: subprocess.Popen | None = None
-        self._to_child = None
-        self._proto_fd = -1
-        self._out_fd = -1
-        self._poller = None
-        self._proto_eof = False
-        self._out_eof = False
-        self._decoder = self._new_decoder()
-        self._protocol_error = ""
-        self._frames: deque = deque()
-        self._output = _OutputTail(self.tail_bytes)
+        self._channel: Channel | None = None
+        self._output = OutputTail(self.tail_bytes)
         self._next_id = 0
         self._finalizer = None
 
@@ -164,7 +126,7 @@ class Worker:
             return
         if not self._child_exited():
             try:
-                wire.write_frame(self._to_child, wire.encode_header({"type": "shutdown"}))
+                self._channel.send(wire.encode_header({"type": "shutdown"}))
                 proc.wait(timeout=_SHUTDOWN_SECONDS)
             except (OSError, ValueError, subprocess.TimeoutExpired):
                 pass
@@ -210,14 +172,14 @@ class Worker:
         trajectory = Trajectory(self.limits)
         t0 = time.monotonic()
         try:
-            wire.write_frame(self._to_child, data, (X, y))
+            self._channel.send(data, (X, y))
         except (BrokenPipeError, ConnectionResetError, ValueError):
             return self._died(trajectory, time.monotonic() - t0, mark)
         deadline = time.monotonic() + limit if limit is not None and math.isfinite(limit) else None
         while True:
             try:
                 frame = self._next_frame(deadline)
-            except _ChildGone:
+            except ChildGone:
                 return self._died(trajectory, time.monotonic() - t0, mark)
             if frame is None:
                 return self._timed_out(limit, trajectory, time.monotonic() - t0, mark)
@@ -247,8 +209,8 @@ class Worker:
         )
 
     def _died(self, trajectory: Trajectory, elapsed: float, mark: int) -> FitResult:
-        if self._protocol_error:
-            reason = f"the worker broke the protocol: {self._protocol_error}; it was killed and restarts on next use"
+        if self._channel.protocol_error:
+            reason = f"the worker broke the protocol: {self._channel.protocol_error}; it was killed and restarts on next use"
             self._kill()
         else:
             how = self._kill(grace=_DRAIN_SECONDS)
@@ -261,7 +223,7 @@ class Worker:
         return result
 
     def _tail_after_result(self, mark: int) -> str:
-        self._read_output()  # the child flushed before sending its result: collect what is there
+        self._channel.read_output()  # the child flushed before sending its result: collect what is there
         return self._output.since(mark)
 
     # ------------------------------------------------------------------ the process
@@ -273,33 +235,21 @@ class Worker:
         python = self._resolve_python()
         private = isolation.private_dir()
         env = isolation.clean_environment(self.env, private)
-        to_child_r, to_child_w = os.pipe()
-        from_child_r, from_child_w = os.pipe()
-        out_r, out_w = os.pipe()
         try:
-            proc = isolation.start_process(
-                python, (to_child_r, from_child_w), path, output=out_w, env=env, private=private, sandbox=self.sandbox
+            proc, channel = start_child(
+                python,
+                path,
+                env=env,
+                private=private,
+                sandbox=self.sandbox,
+                output=self._output,
+                max_header=self.limits.frame_bytes,  # no honest worker sends a payload or a bigger header
             )
         except OSError as exc:
-            for fd in (to_child_r, to_child_w, from_child_r, from_child_w, out_r, out_w):
-                os.close(fd)
             isolation.remove_private_dir(private)
             raise WorkerStartError(f"cannot run interpreter {python} for method {path}: {exc}") from exc
-        for fd in (to_child_r, from_child_w, out_w):
-            os.close(fd)
-        os.set_blocking(from_child_r, False)
-        os.set_blocking(out_r, False)
-        self._proc = proc
-        self._to_child = os.fdopen(to_child_w, "wb", buffering=1 << 16)
-        self._proto_fd, self._out_fd = from_child_r, out_r
-        self._poller = select.poll()
-        self._poller.register(from_child_r, select.POLLIN)
-        self._poller.register(out_r, select.POLLIN)
-        self._proto_eof = self._out_eof = False
-        self._decoder = self._new_decoder()
-        self._protocol_error = ""
-        self._frames.clear()
-        self._finalizer = weakref.finalize(self, _reap, proc, self._to_child, (from_child_r, out_r), private)
+        self._proc, self._channel = proc, channel
+        self._finalizer = weakref.finalize(self, reap, proc, channel, private)
         self.starts += 1
         mark = self._output.total
         self.info = {}
@@ -317,9 +267,9 @@ class Worker:
         limit = self.start_timeout
         deadline = time.monotonic() + limit if limit is not None else None
         try:
-            wire.write_frame(self._to_child, start)
+            self._channel.send(start)
             frame = self._next_frame(deadline)
-        except (_ChildGone, BrokenPipeError, ConnectionResetError):
+        except (ChildGone, BrokenPipeError, ConnectionResetError):
             how = self._kill(grace=_DRAIN_SECONDS)
             raise WorkerStartError(
                 f"worker for {path} (interpreter {python}) exited during start ({how})"
@@ -333,7 +283,7 @@ class Worker:
             )
         message = clean_start_message(frame[0])
         if message.get("type") != "ready":
-            self._read_output()
+            self._channel.read_output()
             output = self._output.since(mark)
             self._kill()
             detail = str(message.get("error", f"unexpected message {message.get('type')!r}"))[: wire.ERROR_CHARS]
@@ -375,12 +325,12 @@ class Worker:
             return "not running"
         deadline = time.monotonic() + grace
         while not self._child_exited() and time.monotonic() < deadline:
-            self._poll(0.005)
+            self._channel.poll(0.005)
         exited_before = self._child_exited()
         isolation.stop_process(proc)
         deadline = time.monotonic() + _DRAIN_SECONDS
-        while not self._out_eof and time.monotonic() < deadline:
-            self._poll(min(0.05, deadline - time.monotonic()))
+        while not self._channel.out_eof and time.monotonic() < deadline:
+            self._channel.poll(min(0.05, deadline - time.monotonic()))
         code = proc.returncode
         self._discard()
         if not exited_before:
@@ -397,74 +347,11 @@ class Worker:
             self._finalizer()  # kills (if still running), reaps, closes the pipes
             self._finalizer = None
         self._proc = None
-        self._to_child = None
-        self._poller = None
-        self._proto_fd = self._out_fd = -1
-        self._frames.clear()
-
-    # ------------------------------------------------------------------ reading from the child
+        self._channel = None
 
     def _next_frame(self, deadline: float | None):
-        """The next protocol frame; None once ``deadline`` passes; _ChildGone if the child died."""
-        last_check = time.monotonic()
-        while not self._frames:
-            if self._proto_eof:
-                raise _ChildGone
-            now = time.monotonic()
-            if deadline is not None and now >= deadline:
-                return None
-            wait = _LIVENESS_SECONDS if deadline is None else min(_LIVENESS_SECONDS, deadline - now)
-            self._poll(wait)
-            if not self._frames and time.monotonic() - last_check >= _LIVENESS_SECONDS:
-                last_check = time.monotonic()
-                if self._child_exited():  # e.g. a grandchild that survived keeps the channel open
-                    self._read_proto()
-                    if not self._frames:
-                        raise _ChildGone
-        return self._frames.popleft()
-
-    def _poll(self, seconds: float) -> None:
-        for fd, _ in self._poller.poll(max(seconds, 0.0) * 1000.0):
-            if fd == self._out_fd:
-                self._read_output()
-            elif fd == self._proto_fd:
-                self._read_proto()
-
-    def _new_decoder(self) -> wire.FrameDecoder:
-        """A decoder that refuses what no honest worker sends: a payload, an oversized header."""
-        return wire.FrameDecoder(max_header=self.limits.frame_bytes, max_payload=0)
-
-    def _read_proto(self) -> None:
-        while not self._proto_eof:
-            try:
-                data = os.read(self._proto_fd, _READ_CHUNK)
-            except BlockingIOError:
-                return
-            if not data:
-                self._proto_eof = True
-                self._poller.unregister(self._proto_fd)
-                return
-            try:
-                self._frames.extend(self._decoder.feed(data))
-            except wire.ProtocolError as exc:  # garbage on the channel: the method wrote on it
-                self._protocol_error = str(exc)
-                self._output.add(f"\n[srbf] protocol error: {exc}\n".encode())
-                self._proto_eof = True
-                self._poller.unregister(self._proto_fd)
-                return
-
-    def _read_output(self) -> None:
-        while not self._out_eof and self._out_fd >= 0:
-            try:
-                data = os.read(self._out_fd, _READ_CHUNK)
-            except BlockingIOError:
-                return
-            if not data:
-                self._out_eof = True
-                self._poller.unregister(self._out_fd)
-                return
-            self._output.add(data)
-
+        """The next frame from the child; None once ``deadline`` passes; ChildGone if it died."""
+        return self._channel.next_frame(deadline, self._child_exited)
 
 def start_worker(method_file: str | os.PathLike, **kwargs: Any) -> Worker:
     """A started Worker (see Worker for the keyword arguments); raises WorkerStartError."""
@@ -497,20 +384,6 @@ def _fit_message(task: FitTask) -> tuple[np.ndarray, np.ndarray, dict]:
     except (TypeError, ValueError) as exc:
         raise ValueError(f"FitTask.options must be JSON-serialisable: {exc}") from exc
     return X, y, header
-
-
-def _reap(proc: subprocess.Popen, to_child, fds: tuple[int, ...], private: Path) -> None:
-    isolation.stop_process(proc)
-    try:
-        to_child.close()
-    except OSError:
-        pass
-    for fd in fds:
-        try:
-            os.close(fd)
-        except OSError:
-            pass
-    isolation.remove_private_dir(private)
 
 
 def _with_output(output: str) -> str:

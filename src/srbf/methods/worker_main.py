@@ -6,6 +6,12 @@ method's dependencies and not srbf. It keeps to Python 3.8 syntax for the same r
 (``srbf.methods.worker``) imports this file too, for the framing helpers, so both ends of the
 channel share one implementation of the wire format.
 
+Why one file past srbf's 400-line rule: what the child runs must load without srbf, so a split
+would put sibling modules on the method's interpreter path, imported there as top-level names
+(which a method's own imports could collide with) and in the parent as ``srbf.methods.*``: two
+identities for one module. One self-contained file avoids both. Its two sections, the framing
+shared with the parent and the worker process, are marked below.
+
 Channel. Parent and worker talk over two pipes of their own (file descriptors handed over at
 start); the worker's stdout and stderr both go to a third pipe that the parent drains into a
 bounded buffer, so nothing a method prints, from Python or from C, can corrupt the protocol.

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 import srbf
-from srbf.report import tables as T
+from srbf.report import markdown_tables as T
 from srbf.report.cd import cd_figure
 from srbf.report.data import check_metrics, confirmatory_pairs, metric_columns, provenance_labels, require_scores
 from srbf.report.escape import md

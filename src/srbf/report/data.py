@@ -1,7 +1,6 @@
 """The report's input: the long frame of per-prediction metrics, read from a results store.
 
-The scoring pass (``srbf.judge.scoring_pass.metrics_long_frame``) owns how stored metrics become
-that frame: one row per prediction with method, catalog, catalog_version, problem_id, draw,
+The store (``srbf.store.metrics_long_frame``) owns how stored metrics become that frame: one row per prediction with method, catalog, catalog_version, problem_id, draw,
 budget, seconds, provenance and one column per metric. Everything in srbf.report takes the frame
 itself, so it can be built from anywhere (a notebook, a test, an exported file).
 """
@@ -32,8 +31,8 @@ def load_long_frame(results: str | Path | None = None, *, condition: str | None 
     several must be narrowed to one. Warnings of the scoring pass (predictions not scored yet) are
     appended to ``notes`` as lines instead of being printed.
     """
-    from srbf.judge.scoring_pass import metrics_long_frame
-    from srbf.store import ResultsStore, resolve_path
+    from srbf.judge import JUDGE_VERSION
+    from srbf.store import ResultsStore, metrics_long_frame, resolve_path
 
     root = DEFAULT_RESULTS if results is None else results
     path = resolve_path(root)
@@ -42,7 +41,7 @@ def load_long_frame(results: str | Path | None = None, *, condition: str | None 
     filters = {} if condition is None else {"condition": condition}
     with ResultsStore.open_readonly(root) as store, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        frame = metrics_long_frame(store, **filters)
+        frame = metrics_long_frame(store, judge_version=JUDGE_VERSION, **filters)
     frame = require_scores(frame, root)
     if notes is not None:
         notes.extend(str(w.message) for w in caught)

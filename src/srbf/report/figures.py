@@ -16,7 +16,7 @@ from matplotlib.ticker import FuncFormatter
 
 from srbf.report.escape import mathtext
 from srbf.report.rounding import format_fixed, interval_decimals
-from srbf.report.tables import Mark, oriented
+from srbf.report.markdown_tables import Mark, oriented
 from srbf.stats import rule_for
 
 VERDICT_COLORS = {

@@ -4,12 +4,11 @@ same analysis the report runs, as records (for --json) and as plain-text tables.
 from __future__ import annotations
 
 import json
-import math
 
-import numpy as np
 import pandas as pd
 
-from srbf.report import tables as T
+from srbf.core import to_plain
+from srbf.report import markdown_tables as T
 from srbf.report.build import comparable, ranked, run_analysis
 from srbf.report.data import ReportInputError, check_methods, check_metrics, metric_columns
 from srbf.report.rounding import format_fixed, format_significant, format_with
@@ -23,21 +22,9 @@ COMPARE_FIELDS = ("axis", "time", "budget", "metric", "method_a", "method_b", "s
                   "noise_problems", "wins_a", "wins_b", "ties", "complete")
 
 
-def plain(value):
-    """A JSON-safe Python value: NumPy scalars unwrapped, NaN and infinities as None."""
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
 def to_json(value) -> str:
-    return json.dumps(plain(value), indent=2, allow_nan=False)
+    """``value`` as JSON text: NumPy scalars unwrapped, NaN and infinities as null."""
+    return json.dumps(to_plain(value, non_finite="null"), indent=2, allow_nan=False)
 
 
 # -- compare ------------------------------------------------------------------------------------------

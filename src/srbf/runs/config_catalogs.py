@@ -21,8 +21,8 @@ __all__ = ["CatalogRefs", "is_catalog_path"]
 
 
 def is_catalog_path(ref: str) -> bool:
-    """Whether a catalog reference is a file path (has a slash or ends .yaml/.yml) or a shipped name."""
-    return "/" in ref or "\\" in ref or ref.endswith((".yaml", ".yml"))
+    """Whether a catalog reference is a file path (has a slash or ends .yaml/.yml/.json) or a shipped name."""
+    return "/" in ref or "\\" in ref or ref.endswith((".yaml", ".yml", ".json"))
 
 
 def _catalogs(value: Any, info: ValidationInfo) -> tuple[str, ...]:

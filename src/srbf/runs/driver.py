@@ -15,18 +15,17 @@ store's secret (``isolation.method_seed``), never the run seed its points were d
 
 Ctrl-C (``KeyboardInterrupt``) stops cleanly: the fits in flight are killed and dropped, every
 finished fit is kept, and the returned ``RunSummary`` says how many were done and how to resume.
-``collect_status`` reads the same plan against a store opened read-only, also while a run writes.
+``status.collect_status`` reads the same plan against a store opened read-only, also while a run
+writes; ``summary`` holds what a run reports (the progress bar, the ``RunSummary``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -34,20 +33,19 @@ import yaml
 
 from srbf.methods import isolation
 from srbf.runs.config import RunConfig
-from srbf.runs.executor import Completed, Executor, LocalExecutor, WorkerStartError
+from srbf.runs.executor import Completed, Executor, WorkerStartError
+from srbf.runs.local_executor import LocalExecutor
 from srbf.runs.plan import Plan, PlannedFit, load_catalogs, make_plan, worker_spec
 from srbf.runs.problems import Placeholder, ProblemSource
-from srbf.core import FitTask, STATUSES, SrbfError, TaskKey
+from srbf.core import FitTask, SrbfError, TaskKey
 from srbf.runs.runlock import RunLock, RunLocked
+from srbf.runs.summary import RunSummary, progress_bar
 from srbf.runs.sweeps import Variant, canonical_json
-from srbf.store.results import Fit
+from srbf.store.rows import Fit
 
 __all__ = [
     "RunError",
-    "RunSummary",
-    "StatusRow",
     "apply_overrides",
-    "collect_status",
     "filter_variants",
     "run_config",
 ]
@@ -152,74 +150,6 @@ def filter_variants(variants: Sequence[Variant], filters: Sequence[str]) -> list
     return chosen
 
 
-# --- the summary --------------------------------------------------------------------------------
-
-
-@dataclass
-class RunSummary:
-    """What a run did. ``recorded`` fits were stored by this run, ``skipped`` were stored before."""
-
-    experiment: str
-    store: Path
-    planned: int = 0
-    skipped: int = 0
-    pending: int = 0  # fits this run set out to do
-    statuses: Counter = field(default_factory=Counter)  # recorded fits by status
-    interrupted: bool = False
-    seconds: float = 0.0
-    workers: int = 0
-    campaigns: dict[str, int] = field(default_factory=dict)  # variant label -> campaign id
-    notes: list[str] = field(default_factory=list)
-    resume_hint: str = "run the same config again"
-
-    @property
-    def recorded(self) -> int:
-        return sum(self.statuses.values())
-
-    @property
-    def ok(self) -> int:
-        return self.statuses["ok"]
-
-    @property
-    def failed(self) -> int:
-        return self.statuses["failed"]
-
-    @property
-    def timeouts(self) -> int:
-        return self.statuses["timeout"]
-
-    @property
-    def crashed(self) -> int:
-        return self.statuses["crashed"]
-
-    @property
-    def placeholders(self) -> int:
-        return self.statuses["placeholder"]
-
-    @property
-    def unfinished(self) -> int:
-        return self.pending - self.recorded
-
-    def text(self) -> str:
-        """A few lines for the terminal."""
-        parts = ", ".join(f"{self.statuses[s]} {_plural(s)}" for s in STATUSES)
-        lines = [
-            f"{self.experiment}: {self.recorded} of {self.pending} fit(s) recorded in {self.seconds:.1f} s "
-            f"({parts}); {self.skipped} already stored, skipped"
-        ]
-        if self.interrupted:
-            lines.append(
-                f"interrupted: every finished fit is kept; {self.unfinished} fit(s) were in flight or not "
-                f"started and were not recorded. To resume: {self.resume_hint} (stored fits are skipped)"
-            )
-        lines.append(f"results: {self.store}")
-        return "\n".join(lines)
-
-
-def _plural(status: str) -> str:
-    return {"timeout": "timeouts", "placeholder": "placeholders"}.get(status, status)
-
-
 # --- running ------------------------------------------------------------------------------------
 
 
@@ -232,30 +162,6 @@ def _stored_keys(store, variants: Sequence[Variant]) -> set[TaskKey]:
 
 def _campaign_config(config: RunConfig, variant: Variant, extra: dict[str, Any]) -> dict[str, Any]:
     return {"run": config.to_dict(), "variant": variant.to_dict(), "source": config.source, **extra}
-
-
-def _progress(total: int, experiment: str, show: bool):
-    """A tqdm bar on stderr: fits done of ``total``, rate, time left; ``show=False`` disables it."""
-    import shutil
-
-    from tqdm import tqdm
-
-    try:
-        size = os.get_terminal_size(sys.stderr.fileno())
-        sized = size.columns > 0 and size.lines > 0
-    except (OSError, ValueError):
-        sized = False
-    return tqdm(
-        total=total,
-        desc=experiment,
-        unit="fit",
-        file=sys.stderr,
-        disable=not show,
-        dynamic_ncols=sized,  # a terminal that reports no size (some ptys) gets COLUMNS or 80 x 24
-        ncols=None if sized else shutil.get_terminal_size((80, 24)).columns,
-        nrows=None if sized else 24,
-        smoothing=0.1,
-    )
 
 
 def run_config(
@@ -336,7 +242,7 @@ def run_config(
             )
         campaign_of = {(v.name, v.config_hash): summary.campaigns[v.label] for v in pending}
         source = ProblemSource(config, cache_size=max(32, 4 * executor.workers))
-        bar = _progress(plan.pending, config.experiment, show)
+        bar = progress_bar(plan.pending, config.experiment, show)
         results = executor.run(plan.fits, _seeded(source.prepare, store.secret()), idle=COMMIT_WINDOW_SECONDS)
         held = _HeldResults(store, campaign_of, summary)
         try:
@@ -455,58 +361,3 @@ class _HeldResults:
         self.store.record_many(fits)
         self.summary.statuses.update(done.result.status for done in self._held)
         self._held = []
-
-
-# --- status -------------------------------------------------------------------------------------
-
-
-@dataclass
-class StatusRow:
-    """Fits of one method variant, catalog and budget: planned, and how many of each status."""
-
-    method: str
-    catalog: str
-    budget: float
-    planned: int = 0
-    statuses: Counter = field(default_factory=Counter)
-
-    @property
-    def stored(self) -> int:
-        return sum(self.statuses.values())
-
-    @property
-    def pending(self) -> int:
-        return self.planned - self.stored
-
-
-def collect_status(
-    config: RunConfig, *, variants: Sequence[Variant] | None = None
-) -> tuple[list[StatusRow], Path, bool]:
-    """Per (variant, catalog, budget): planned fits and the statuses stored so far.
-
-    Opens the store read-only (safe while a run writes). Returns the rows, the store file and
-    whether the store exists yet.
-    """
-    from srbf.store import ResultsStore, resolve_path, row_key
-
-    variants = list(config.variants()) if variants is None else list(variants)
-    plan: Plan = make_plan(config, variants=variants, catalogs=load_catalogs(config))
-    path = resolve_path(config.results).resolve()
-    stored: dict[TaskKey, str] = {}
-    exists = path.is_file()
-    if exists:
-        with ResultsStore.open_readonly(config.results) as store:
-            hashes = list(dict.fromkeys(v.config_hash for v in variants))
-            frame = store.predictions_frame(config_hash=hashes, decode_json=False)
-        for row in frame.itertuples(index=False):
-            stored[row_key(row)] = row.status
-    label = {(v.name, v.config_hash): v.label for v in variants}
-    rows: dict[tuple[str, str, float], StatusRow] = {}
-    for key in plan.keys:
-        name = label[(key.method, key.config_hash)]
-        row = rows.setdefault((name, key.catalog, key.budget), StatusRow(name, key.catalog, key.budget))
-        row.planned += 1
-        status = stored.get(key)
-        if status is not None:
-            row.statuses[status] += 1
-    return list(rows.values()), path, exists

@@ -21,7 +21,7 @@ from srbf.stats.paired import paired_comparison, verdict
 from srbf.stats.pvalues import mcnemar_exact, wilcoxon_pratt
 from srbf.stats.ranks import critical_difference, friedman_nemenyi, nemenyi_q
 from srbf.stats.rules import RULES, MetricRule, rule_for
-from srbf.stats.tables import Analysis, analyze
+from srbf.stats.analysis import Analysis, analyze
 from srbf.stats.timeaxis import DECLARED_TIMES, interpolate_at_time, time_weights
 
 __all__ = [

@@ -37,8 +37,6 @@ from scipy import stats
 from srbf.stats.meta import combine_summaries, set_summaries
 from srbf.stats.pvalues import mcnemar_exact, wilcoxon_pratt
 
-VERDICTS = ("better", "worse", "equivalent", "undecided", "n/a")
-
 
 def draw_summary(draws) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-problem mean over the draws (last axis; NaN = no value), its split-half difference, and

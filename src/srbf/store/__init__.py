@@ -10,11 +10,14 @@ time. See docs/store.md for the tables and how to query them.
     for key in planned_keys - store.done_keys(config_hash):
         store.record(key, fit(key), campaign_id=campaign, data_hash=hash_of_points)
     frame = ResultsStore.open_readonly("runs/2024-feynman").predictions_frame(method="pysr")
+    long = metrics_long_frame("runs/2024-feynman", judge_version="1.1")  # predictions joined with metrics
 """
 
 from srbf.store.connection import DEFAULT_ROOT, STORE_FILENAME, resolve_path
 from srbf.store.errors import DuplicateKeyWarning, StoreError
-from srbf.store.results import Fit, ResultsStore, row_key
+from srbf.store.long_frame import metrics_long_frame, parse_condition
+from srbf.store.results import ResultsStore
+from srbf.store.rows import Fit, row_key
 from srbf.store.schema import KEY_COLUMNS, PROVENANCES, SCHEMA_VERSION
 
 __all__ = [
@@ -27,6 +30,8 @@ __all__ = [
     "Fit",
     "ResultsStore",
     "StoreError",
+    "metrics_long_frame",
+    "parse_condition",
     "resolve_path",
     "row_key",
 ]

@@ -14,36 +14,19 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import PurePath
 from typing import Any
 
-import numpy as np
+from srbf.core import to_plain
 
 NON_FINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
 
 def _plain(value: Any) -> Any:
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, PurePath):
-        return str(value)
-    raise TypeError(f"{type(value).__name__} value {value!r:.80} is not JSON-serialisable")
-
-
-def _finite(value: Any) -> Any:
-    """``value`` with every non-finite float spelled as its string."""
-    if isinstance(value, (float, np.floating)):
-        value = float(value)
-        return value if math.isfinite(value) else ("NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity")
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return _finite(value.tolist())
-    return value
+    """What the JSON encoder cannot write itself (NumPy arrays and scalars, paths) as plain values."""
+    plain = to_plain(value)
+    if plain is value:
+        raise TypeError(f"{type(value).__name__} value {value!r:.80} is not JSON-serialisable")
+    return plain
 
 
 def _write(value: Any) -> str:
@@ -58,7 +41,7 @@ def dumps(value: Any, what: str) -> str:
         except ValueError as exc:  # a non-finite float somewhere (or a circular reference)
             if "Out of range float" not in str(exc):
                 raise
-            return _write(_finite(value))
+            return _write(to_plain(value, non_finite="string"))  # Protocol Buffers' spelling
     except (TypeError, ValueError, RecursionError) as exc:
         raise TypeError(f"{what}: {exc}") from None
 

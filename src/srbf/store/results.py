@@ -10,6 +10,8 @@ Readers (``ResultsStore.open_readonly``: ``srbf status``, notebooks, the report)
 processes and may read while a run writes: the file is in WAL mode, so a reader sees the last
 commit and never blocks the writer (see ``connection``).
 
+What a fit becomes as rows (and every check on it before it is written) is in ``rows``.
+
 Floats: SQLite stores infinities exactly; NaN has no SQL value and is stored as NULL, so a NaN
 time reads back as NaN in a frame (and ``None`` through plain SQL). Inside JSON columns (internals,
 metrics, configs) NaN and infinities are kept exactly (see ``jsontext``).
@@ -17,19 +19,16 @@ metrics, configs) NaN and infinities are kept exactly (see ``jsontext``).
 
 from __future__ import annotations
 
-import math
 import os
-import operator
 import sqlite3
 import warnings
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import srbf
-from srbf.core import STATUSES, FitResult, TaskKey
+from srbf.core import FitResult, TaskKey
 from srbf.store.connection import open_reader, open_writer, resolve_path, transaction
 from srbf.store.environment import git_state, machine_info
 from srbf.store.errors import DuplicateKeyWarning, StoreError, translate
@@ -41,12 +40,11 @@ from srbf.store.schema import (
     METRIC_FRAME_COLUMNS,
     PROVENANCES,
 )
+from srbf.store.rows import Fit, fit_rows, now_text
 from srbf.store.stacks import judge_stack_id, stack_values
 
 if TYPE_CHECKING:
     import pandas as pd
-
-_INT64 = (-(2**63), 2**63 - 1)
 
 _INSERT_PREDICTION = f"""
 INSERT INTO predictions (campaign_id, {", ".join(KEY_COLUMNS)}, provenance, status, expression, error,
@@ -55,78 +53,12 @@ VALUES ({", ".join("?" * (len(KEY_COLUMNS) + 13))})
 ON CONFLICT ({", ".join(KEY_COLUMNS)}) DO NOTHING
 """
 _SELECT_BY_KEY = f"SELECT id FROM predictions WHERE {' AND '.join(f'{c} = ?' for c in KEY_COLUMNS)}"
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-def _real(value: float | None) -> float | None:
-    """A float for a REAL column: infinities kept, NaN and None stored as NULL."""
-    if value is None:
-        return None
-    value = float(value)
-    return None if math.isnan(value) else value
-
-
-def _key_values(key: TaskKey) -> tuple:
-    """The key's column values, checked: text fields are text, counters integers, budget not NaN."""
-    values = []
-    for column in KEY_COLUMNS:
-        value = getattr(key, column)
-        if column in ("catalog_version", "draw", "seed"):
-            try:
-                value = operator.index(value)
-            except TypeError:
-                raise TypeError(f"task key {column} must be an integer, got {value!r}") from None
-            if not _INT64[0] <= value <= _INT64[1]:
-                raise ValueError(f"task key {column} {value} does not fit a 64-bit integer")
-        elif column == "budget":
-            value = float(value)
-            if math.isnan(value):
-                raise ValueError("task key budget is NaN")
-        elif not isinstance(value, str):
-            raise TypeError(f"task key {column} must be a string, got {value!r}")
-        values.append(value)
-    return tuple(values)
-
-
-def row_key(row: Any) -> TaskKey:
-    """The ``TaskKey`` of a row of a predictions or metrics frame (a Series, dict or ``itertuples`` row)."""
-    get = row.__getattribute__ if hasattr(row, "_fields") else row.__getitem__
-    return TaskKey(
-        method=str(get("method")),
-        config_hash=str(get("config_hash")),
-        catalog=str(get("catalog")),
-        catalog_version=int(get("catalog_version")),
-        problem_id=str(get("problem_id")),
-        draw=int(get("draw")),
-        budget=float(get("budget")),
-        condition=str(get("condition")),
-        seed=int(get("seed")),
-    )
-
-
 _INSERT_METRICS = (
     "INSERT INTO metrics (prediction_id, judge_version, metrics, created_at, judge_stack_id) VALUES (?, ?, ?, ?, ?)"
 )
 _REPLACE_METRICS = (
     "DO UPDATE SET metrics = excluded.metrics, created_at = excluded.created_at, judge_stack_id = excluded.judge_stack_id"
 )
-
-
-
-class Fit(NamedTuple):
-    """One fit to record: its key and result, the campaign it belongs to, its data's hash, and the
-    hash of its inputs alone (which, unlike the targets, are the same on every machine: the
-    scoring pass tells rounding from other data by it; None or "" when unknown)."""
-
-    key: TaskKey
-    result: FitResult
-    campaign_id: int
-    data_hash: str
-    provenance: str | None = None
-    inputs_hash: str | None = None
 
 
 class ResultsStore:
@@ -211,7 +143,7 @@ class ResultsStore:
                     machine["platform"],
                     machine["cpu_count"],
                     machine["python_version"],
-                    _now(),
+                    now_text(),
                     *stack,
                 ),
             )
@@ -249,7 +181,7 @@ class ResultsStore:
     def record_many(self, fits: Sequence[Fit]) -> list[int]:
         """Store several fits in ONE transaction (one sync to disk instead of one each); return
         their prediction ids in order. All or none are written."""
-        rows = [self._row(fit) for fit in fits]  # every check before anything is written
+        rows = [fit_rows(fit) for fit in fits]  # every check before anything is written
         if not rows:
             return []
         first = fits[0].key
@@ -289,39 +221,6 @@ class ResultsStore:
             )
         return ids
 
-    @staticmethod
-    def _row(fit: Fit) -> tuple[tuple, tuple, list[tuple]]:
-        """Check one fit and turn it into its key values, its prediction columns and trajectory rows."""
-        key, result = fit.key, fit.result
-        values = _key_values(key)
-        if result.status not in STATUSES:
-            raise ValueError(f"fit status {result.status!r} is not one of {', '.join(STATUSES)}")
-        if fit.provenance is not None and fit.provenance not in PROVENANCES:
-            raise ValueError(f"provenance {fit.provenance!r} is not one of {', '.join(PROVENANCES)}")
-        if not isinstance(fit.data_hash, str):
-            raise TypeError(f"data_hash must be a string, got {fit.data_hash!r}")
-        if not isinstance(fit.inputs_hash, (str, type(None))):
-            raise TypeError(f"inputs_hash must be a string or None, got {fit.inputs_hash!r}")
-        for name in ("expression", "error"):
-            if not isinstance(getattr(result, name), (str, type(None))):
-                raise TypeError(f"FitResult.{name} must be a string or None, got {getattr(result, name)!r:.80}")
-        internals = dumps(dict(result.internals), f"internals of {key}")
-        row = (
-            result.status,
-            result.expression,
-            result.error,
-            _real(result.wall_seconds),
-            _real(result.cpu_seconds),
-            _real(result.method_seconds),
-            fit.data_hash,
-            internals,
-            result.stderr_tail or "",
-            _now(),
-            fit.inputs_hash or None,
-        )
-        steps = [(step, _real(seconds), str(expression)) for step, (seconds, expression) in enumerate(result.trajectory)]
-        return values, row, steps
-
     def record_metrics_many(
         self,
         rows: Sequence[tuple[int, Mapping[str, Any]]],
@@ -342,7 +241,7 @@ class ResultsStore:
             if bad:
                 raise ValueError(f"metric names {bad!r} are not strings or clash with columns {METRIC_FRAME_COLUMNS}")
             text = dumps(dict(metrics), f"metrics of prediction {prediction_id}")
-            values[prediction_id in replace].append((int(prediction_id), str(judge_version), text, _now()))
+            values[prediction_id in replace].append((int(prediction_id), str(judge_version), text, now_text()))
         if not rows:
             return 0
         written = 0
@@ -387,7 +286,7 @@ class ResultsStore:
                 raise StoreError(f"results store {self.path}: no prediction {prediction_id} ({doing})")
             cursor = conn.execute(
                 f"{_INSERT_METRICS} ON CONFLICT (prediction_id, judge_version) {conflict}",
-                (prediction_id, str(judge_version), text, _now(), judge_stack_id(conn, str(judge_version), stack)),
+                (prediction_id, str(judge_version), text, now_text(), judge_stack_id(conn, str(judge_version), stack)),
             )
             written = cursor.rowcount > 0
             row_id = conn.execute(

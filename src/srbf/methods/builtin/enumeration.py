@@ -20,7 +20,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from srbf.expr import Expr, Var, count_nodes
-from srbf.methods.builtin.fitting import FVU_FLOOR, SLOT, ConstantFitter, warm_up
+from srbf.methods.builtin.fitting import FVU_FLOOR, ConstantFitter, warm_up
+from srbf.methods.builtin.skeletons import SLOT
 from srbf.methods.builtin.search import (
     DEFAULT_BINARY,
     DEFAULT_UNARY,
@@ -96,22 +97,6 @@ def skeletons_by_size(
                         offer(op, (left, right))
         buckets[size] = fresh
         yield size, fresh
-
-
-def count_skeletons(
-    n_variables: int,
-    max_size: int,
-    *,
-    unary: Sequence[str] = DEFAULT_UNARY,
-    binary: Sequence[str] = DEFAULT_BINARY,
-    constants: bool = True,
-) -> list[int]:
-    """How many distinct skeletons each size 1..max_size has (index 0 is size 1)."""
-    variables = [f"x{i}" for i in range(n_variables)]
-    return [
-        len(trees)
-        for _, trees in skeletons_by_size(variables, max_size, unary=unary, binary=binary, constants=constants)
-    ]
 
 
 def fit(

@@ -29,7 +29,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from srbf.expr import Call, Expr, Num, parse, variables_of
-from srbf.methods.builtin.fitting import SLOT, ConstantFitter, constant_value, warm_up
+from srbf.methods.builtin.fitting import ConstantFitter, constant_value, warm_up
+from srbf.methods.builtin.skeletons import SLOT
 from srbf.methods.builtin.search import check_number, check_options, skeleton_key
 
 NAME = "oracle"

@@ -25,7 +25,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from srbf.expr import Call, Expr, Var, count_nodes
-from srbf.methods.builtin.fitting import SLOT, ConstantFitter, warm_up
+from srbf.methods.builtin.fitting import ConstantFitter, warm_up
+from srbf.methods.builtin.skeletons import SLOT
 from srbf.methods.builtin.search import (
     DEFAULT_BINARY,
     DEFAULT_UNARY,

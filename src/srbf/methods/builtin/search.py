@@ -22,7 +22,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 from srbf.expr import Call, Expr, Var, count_nodes, to_infix
 from srbf.expr.operators import OPERATORS
-from srbf.methods.builtin.fitting import FVU_FLOOR, SLOT, SLOT_NAME, ConstantFitter, FitOutcome
+from srbf.methods.builtin.fitting import FVU_FLOOR, ConstantFitter, FitOutcome
+from srbf.methods.builtin.skeletons import SLOT, SLOT_NAME
 
 DEFAULT_UNARY = ("sin", "cos", "exp", "log", "sqrt")
 DEFAULT_BINARY = ("add", "sub", "mul", "div")

@@ -1,0 +1,96 @@
+"""What the judge derives from one formula, once: canonical forms, masked skeletons, tokens, lengths.
+
+``describe`` builds a ``FormulaFacts`` for a tree and caches it by tree (the truth of a problem and
+the predictions many methods share are described once per process); ``clear_cache`` forgets them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from srbf.expr.canonical import canonicalize
+from srbf.expr.masking import mask, raw_skeleton
+from srbf.expr.tree import Expr, variables_of
+from srbf.judge.distances import PreparedTree
+from srbf.judge.length import count_constants, description_length, nesting, node_label, prefix_tokens, raw_exponent_skeleton
+
+__all__ = ["FormulaFacts", "clear_cache", "describe"]
+
+
+@dataclass(eq=False)
+class FormulaFacts:
+    """What the judge derives from one formula, once (cached by tree): forms, tokens, lengths."""
+
+    canonical: Expr
+    complete: bool
+    structure: Expr  # canonical form, every number masked
+    exponents: Expr  # canonical form, fitted constants masked, exponents kept
+    raw_structure: Expr  # as written, every number masked
+    raw_exponents: Expr  # as written, fitted constants masked
+    tokens: tuple[str, ...]  # prefix tokens of ``exponents`` (the skeleton)
+    token_set: frozenset[str]
+    variables: frozenset[str]
+    constants: int
+    nesting: int
+    mdl: float
+    _tree: PreparedTree | None = None
+
+    @property
+    def tree(self) -> PreparedTree:
+        """The exponents-masked canonical tree prepared for Zhang-Shasha (built once)."""
+        if self._tree is None:
+            self._tree = PreparedTree(self.exponents, node_label)
+        return self._tree
+
+
+_CACHE_SIZE = 8192
+_cache: OrderedDict = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def clear_cache() -> None:
+    """Forget the formulas the judge has described (canonical forms have their own cache)."""
+    with _cache_lock:
+        _cache.clear()
+
+
+def describe(expr: Expr, n_variables: int, time_limit: float, positive: frozenset[str]) -> FormulaFacts:
+    """The judge's view of one formula, cached by tree when its canonical form is complete (a
+    form cut short by the time limit is recomputed next time rather than kept)."""
+    key = (expr, n_variables, positive)
+    with _cache_lock:
+        found = _cache.get(key)
+        if found is not None:
+            _cache.move_to_end(key)
+            return found
+    formula = _build(expr, n_variables, time_limit, positive)
+    if formula.complete:
+        with _cache_lock:
+            _cache[key] = formula
+            while len(_cache) > _CACHE_SIZE:
+                _cache.popitem(last=False)
+    return formula
+
+
+def _build(expr: Expr, n_variables: int, time_limit: float, positive: frozenset[str]) -> FormulaFacts:
+    form = canonicalize(expr, time_limit=time_limit, positive=positive)
+    canonical = form.expr
+    structure = mask(expr, "structure", time_limit=time_limit, positive=positive)
+    exponents = mask(expr, "exponents", time_limit=time_limit, positive=positive)
+    tokens = tuple(prefix_tokens(exponents))
+    return FormulaFacts(
+        canonical=canonical,
+        complete=bool(form.complete),
+        structure=structure,
+        exponents=exponents,
+        raw_structure=raw_skeleton(expr),
+        raw_exponents=raw_exponent_skeleton(expr),
+        tokens=tokens,
+        token_set=frozenset(tokens),
+        variables=frozenset(variables_of(canonical)),
+        constants=count_constants(canonical),
+        nesting=nesting(canonical),
+        mdl=description_length(canonical, n_variables),
+    )

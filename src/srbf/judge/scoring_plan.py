@@ -1,0 +1,142 @@
+"""Planning a scoring pass: the store's unscored predictions grouped by drawn problem.
+
+``plan`` reads, per campaign, the catalog references and sampling settings its config ran with,
+resolves each prediction's catalog (the campaign's file, else the shipped set of that name and
+version), reads its condition and parse hints, and groups the predictions by drawn problem;
+those that cannot be scored at all get a ``ScoreFailure`` with the reason. ``chunks`` cuts the
+problems into the pieces the worker processes take.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from srbf.judge.problem_scoring import DrawnProblem, StoredPrediction, load_catalog
+from srbf.judge.score_summary import ScoreFailure
+from srbf.store import parse_condition
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from srbf.store import ResultsStore
+
+__all__ = ["chunks", "plan"]
+
+# srbf.runs.config.SamplingConfig's defaults (not imported: pydantic costs a third of a second), used
+# for a campaign whose config does not say; a wrong guess shows as a hash mismatch, never silently.
+DEFAULT_N_VALIDATION = 512
+DEFAULT_OOD = False
+
+
+def _campaign_settings(store: ResultsStore) -> dict[int, tuple[tuple[str, ...], int, bool]]:
+    """Per campaign: the catalog references, ``n_validation`` and ``ood`` its config ran with."""
+    settings = {}
+    for row in store.campaigns_frame().itertuples(index=False):
+        run = row.config.get("run") if isinstance(row.config, Mapping) else None
+        run = run if isinstance(run, Mapping) else {}
+        sampling = run.get("sampling") if isinstance(run.get("sampling"), Mapping) else {}
+        refs = tuple(str(r) for r in run.get("catalogs") or ())
+        settings[int(row.id)] = (
+            refs, int(sampling.get("n_validation", DEFAULT_N_VALIDATION)), bool(sampling.get("ood", DEFAULT_OOD))
+        )
+    return settings
+
+
+def _resolve_catalog(name: str, version: int, refs: tuple[str, ...]) -> str:
+    """The reference to load catalog ``name`` version ``version`` from: the campaign's own entry
+    (a shipped name or a file), else the shipped catalog of that name. A ``ValueError`` naming the
+    catalog when there is none, or when its version is not the store's."""
+    from srbf.catalogs.loader import list_catalogs
+
+    shipped = set(list_catalogs())
+    candidates = [name] if name in refs else []
+    candidates += [r for r in refs if r not in shipped]  # catalog files: their name is inside
+    if name in shipped and name not in candidates:
+        candidates.append(name)
+    problems, versions = [], []
+    for ref in candidates:
+        try:
+            catalog = load_catalog(ref)
+        except Exception as error:  # noqa: BLE001 - a missing or broken file: try the next, then say why
+            problems.append(f"{ref}: {error}")
+            continue
+        if catalog.name == name and catalog.version == version:
+            return ref
+        if catalog.name == name:
+            versions.append(f"{'the shipped' if ref == name else 'the file ' + ref} catalog {name!r} is version "
+                            f"{catalog.version}")  # fmt: skip
+    if versions:
+        raise ValueError(
+            f"catalog {name!r}: the stored predictions were drawn from version {version}, but "
+            f"{'; '.join(versions)}: its problems are not the same problems; score them with the srbf "
+            f"release that shipped {name!r} version {version}"
+        )
+    detail = f" ({'; '.join(problems)})" if problems else ""
+    raise ValueError(
+        f"catalog {name!r} version {version}: not shipped with this srbf and not among the campaign's catalog files{detail}"
+    )
+
+
+def plan(store: ResultsStore, todo: pd.DataFrame) -> tuple[list[DrawnProblem], list[ScoreFailure]]:
+    """The unscored predictions grouped by drawn problem, in problem order; and those that cannot
+    be scored at all (catalog or condition problems), each with its reason."""
+    settings = _campaign_settings(store)
+    groups: dict[tuple, list[StoredPrediction]] = defaultdict(list)
+    failures: list[ScoreFailure] = []
+    refs_ok: dict[tuple, str | ValueError] = {}
+    for row in todo.itertuples(index=False):
+        refs, n_validation, ood = settings.get(int(row.campaign_id), ((), DEFAULT_N_VALIDATION, DEFAULT_OOD))
+        catalog, version = str(row.catalog), int(row.catalog_version)
+        ref_key = (catalog, version, refs)
+        if ref_key not in refs_ok:
+            try:
+                refs_ok[ref_key] = _resolve_catalog(catalog, version, refs)
+            except ValueError as error:
+                refs_ok[ref_key] = error
+        ref = refs_ok[ref_key]
+        if isinstance(ref, ValueError):
+            failures.append(ScoreFailure(int(row.id), str(ref)))
+            continue
+        try:
+            n_support, noise = parse_condition(row.condition)
+        except ValueError as error:
+            failures.append(ScoreFailure(int(row.id), f"{catalog}/{row.problem_id}: {error}"))
+            continue
+        try:
+            internals = json.loads(row.internals) if isinstance(row.internals, str) else {}
+        except ValueError as error:  # a damaged store: this prediction's parse hints are unknown
+            failures.append(ScoreFailure(int(row.id), f"{catalog}/{row.problem_id}: its stored internals are not "
+                                         f"valid JSON ({error}), so its parse hints cannot be read"))  # fmt: skip
+            continue
+        internals = internals if isinstance(internals, Mapping) else {}
+        inputs_hash = row.inputs_hash if isinstance(row.inputs_hash, str) else ""  # NULL reads as None or NaN
+        prediction = StoredPrediction(
+            int(row.id), str(row.status), row.expression, row.error, str(row.data_hash or ""), inputs_hash,
+            internals.get("parse"),
+        )
+        key = (ref, catalog, version, str(row.problem_id), int(row.seed), int(row.draw), str(row.condition),
+               n_support, noise, n_validation, ood)  # fmt: skip
+        groups[key].append(prediction)
+    works = [DrawnProblem(*key, predictions=tuple(preds)) for key, preds in groups.items()]
+    works.sort(key=lambda w: (w.ref, w.problem_id, w.seed, w.draw, w.condition))  # draws of a problem together
+    return works, failures
+
+
+def chunks(works: list[DrawnProblem], workers: int) -> list[list[DrawnProblem]]:
+    """Whole problems in chunks of about total / (8 x workers) predictions (8 to 128)."""
+    total = sum(len(w.predictions) for w in works)
+    size = max(8, min(128, math.ceil(total / (8 * max(1, workers)))))
+    pieces, current, count = [], [], 0
+    for work in works:
+        current.append(work)
+        count += len(work.predictions)
+        if count >= size:
+            pieces.append(current)
+            current, count = [], 0
+    if current:
+        pieces.append(current)
+    return pieces

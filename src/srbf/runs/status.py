@@ -1,0 +1,70 @@
+"""``srbf status``: the planned fits of a config against what its store holds so far.
+
+The store is opened read-only, so this is safe while a run writes it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from srbf.core import TaskKey
+from srbf.runs.config import RunConfig
+from srbf.runs.plan import Plan, load_catalogs, make_plan
+from srbf.runs.sweeps import Variant
+
+__all__ = ["StatusRow", "collect_status"]
+
+
+@dataclass
+class StatusRow:
+    """Fits of one method variant, catalog and budget: planned, and how many of each status."""
+
+    method: str
+    catalog: str
+    budget: float
+    planned: int = 0
+    statuses: Counter = field(default_factory=Counter)
+
+    @property
+    def stored(self) -> int:
+        return sum(self.statuses.values())
+
+    @property
+    def pending(self) -> int:
+        return self.planned - self.stored
+
+
+def collect_status(
+    config: RunConfig, *, variants: Sequence[Variant] | None = None
+) -> tuple[list[StatusRow], Path, bool]:
+    """Per (variant, catalog, budget): planned fits and the statuses stored so far.
+
+    Opens the store read-only (safe while a run writes). Returns the rows, the store file and
+    whether the store exists yet.
+    """
+    from srbf.store import ResultsStore, resolve_path, row_key
+
+    variants = list(config.variants()) if variants is None else list(variants)
+    plan: Plan = make_plan(config, variants=variants, catalogs=load_catalogs(config))
+    path = resolve_path(config.results).resolve()
+    stored: dict[TaskKey, str] = {}
+    exists = path.is_file()
+    if exists:
+        with ResultsStore.open_readonly(config.results) as store:
+            hashes = list(dict.fromkeys(v.config_hash for v in variants))
+            frame = store.predictions_frame(config_hash=hashes, decode_json=False)
+        for row in frame.itertuples(index=False):
+            stored[row_key(row)] = row.status
+    label = {(v.name, v.config_hash): v.label for v in variants}
+    rows: dict[tuple[str, str, float], StatusRow] = {}
+    for key in plan.keys:
+        name = label[(key.method, key.config_hash)]
+        row = rows.setdefault((name, key.catalog, key.budget), StatusRow(name, key.catalog, key.budget))
+        row.planned += 1
+        status = stored.get(key)
+        if status is not None:
+            row.statuses[status] += 1
+    return list(rows.values()), path, exists

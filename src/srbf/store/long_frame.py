@@ -1,0 +1,126 @@
+"""The long per-prediction table the statistics read: stored predictions joined with their metrics.
+
+One row per scored prediction (``metrics_long_frame``), with the metrics of one judge version
+(the caller names it: the store keeps every version's rows and knows no current one); the
+condition text of a prediction's key is read back into its support size and noise
+(``parse_condition``). The metrics are stored as JSON records; the frame types their columns:
+text and flag metrics as such, every other metric as a number.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from srbf.store.results import ResultsStore
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["metrics_long_frame", "parse_condition"]
+
+
+def parse_condition(text: str) -> tuple[int, float]:
+    """``(n_support, noise)`` from a condition's canonical text, e.g. ``n_support=512;noise=0``."""
+    fields: dict[str, str] = {}
+    for part in str(text).split(";"):
+        name, sep, value = part.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"cannot read the condition {text!r}: expected NAME=VALUE parts joined by ';'")
+        fields[name.strip()] = value.strip()
+    unknown = sorted(set(fields) - {"n_support", "noise"})
+    if unknown or "n_support" not in fields:
+        raise ValueError(f"cannot read the condition {text!r}: it needs n_support (and noise), not {unknown}")
+    try:
+        n_support, noise = int(fields["n_support"]), float(fields.get("noise", "0"))
+    except ValueError:
+        raise ValueError(f"cannot read the condition {text!r}: n_support must be an integer, noise a number") from None
+    return n_support, noise
+
+
+# The judge's metrics that are not numbers (docs/metrics.md): text, and yes/no flags.
+_TEXT_METRICS = ("failure_reason", "srbench_symbolic_note")
+_FLAG_METRICS = ("canonical_complete", "srbench_symbolic_undecided")
+
+
+def metrics_long_frame(results: Any = None, *, judge_version: str, **filters: Any) -> pd.DataFrame:
+    """One row per scored prediction with its metrics of ``judge_version`` (the current one is
+    ``srbf.judge.JUDGE_VERSION``): what ``srbf.stats.analyze`` reads.
+
+    Columns: ``prediction_id``, ``experiment`` (the campaign's name), ``method`` (the variant's
+    label, e.g. ``prior[depth=3]``: one method configuration), ``method_name`` (the method as
+    keyed), ``config_hash``, ``provenance``, ``catalog``, ``catalog_version``, ``problem_id``,
+    ``draw``, ``budget``, ``condition``, ``n_support``, ``noise``, ``seed``, ``status``,
+    ``placeholder`` (True for a draw that could not be made: the statistics leave it out),
+    ``seconds`` (the fit's wall-clock seconds), ``wall_seconds``, ``cpu_seconds``,
+    ``method_seconds``, ``expression``, then one column per metric. ``filters`` select
+    predictions as ``ResultsStore.predictions_frame`` does (``method=``, ``catalog=``,
+    ``condition=``, ...). Predictions without metrics of ``judge_version`` are left out, with a
+    warning: run ``srbf score`` first. ``analyze`` needs one row per method, problem, draw and
+    budget: with several conditions or seeds, select one (``condition="n_support=512;noise=0"``).
+    """
+    import pandas as pd
+
+    store = results if isinstance(results, ResultsStore) else ResultsStore.open_readonly(results)
+    try:
+        predictions = store.predictions_frame(decode_json=False, **filters)
+        scored = store.metrics_frame(str(judge_version), expand=False, **filters)
+        campaigns = store.campaigns_frame()
+    finally:
+        if store is not results:
+            store.close()
+    labels, names = {}, {}
+    for row in campaigns.itertuples(index=False):
+        variant = row.config.get("variant") if isinstance(row.config, Mapping) else None
+        label = variant.get("label") if isinstance(variant, Mapping) else None
+        labels[int(row.id)] = str(label) if label else None
+        names[int(row.id)] = row.name
+    metrics = {int(i): m for i, m in zip(scored["prediction_id"], scored["metrics"])}
+    unscored = int((~predictions["id"].isin(list(metrics))).sum())
+    if unscored:
+        warnings.warn(
+            f"{store.path}: {unscored} of {len(predictions)} prediction(s) have no metrics of judge {judge_version} "
+            "and are left out: run `srbf score` first",
+            stacklevel=2,
+        )
+    frame = predictions[predictions["id"].isin(list(metrics))].reset_index(drop=True)
+    conditions = [parse_condition(text) for text in frame["condition"]] if len(frame) else []
+    campaign = frame["campaign_id"].astype(int)
+    out = pd.DataFrame({
+        "prediction_id": frame["id"].astype("int64"),
+        "experiment": campaign.map(names),
+        "method": [labels.get(c) or m for c, m in zip(campaign, frame["method"])],
+        "method_name": frame["method"],
+        "config_hash": frame["config_hash"],
+        "provenance": frame["provenance"],
+        "catalog": frame["catalog"],
+        "catalog_version": frame["catalog_version"],
+        "problem_id": frame["problem_id"],
+        "draw": frame["draw"],
+        "budget": frame["budget"],
+        "condition": frame["condition"],
+        "n_support": pd.Series([c[0] for c in conditions], dtype="int64"),
+        "noise": pd.Series([c[1] for c in conditions], dtype="float64"),
+        "seed": frame["seed"],
+        "status": frame["status"],
+        "placeholder": frame["status"].eq("placeholder"),
+        "seconds": frame["wall_seconds"],
+        "wall_seconds": frame["wall_seconds"],
+        "cpu_seconds": frame["cpu_seconds"],
+        "method_seconds": frame["method_seconds"],
+        "expression": frame["expression"],
+    })  # fmt: skip
+    records = [metrics[int(i)] for i in frame["id"]]
+    values = pd.DataFrame.from_records(records) if records else pd.DataFrame()
+    clash = sorted(set(values.columns) & set(out.columns))
+    if clash:
+        raise ValueError(f"metric(s) {clash} clash with the long frame's own columns")
+    for column in values.columns:
+        if column in _TEXT_METRICS:
+            continue
+        if column in _FLAG_METRICS:
+            values[column] = values[column].astype("boolean")
+        else:
+            values[column] = pd.to_numeric(values[column], errors="coerce")
+    return pd.concat([out, values], axis=1)
