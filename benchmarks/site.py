@@ -41,7 +41,7 @@ CHUNK = 5000
 
 def fill_store(root: Path, seed: int = 0) -> int:
     """Write the synthetic predictions and their metrics; return how many."""
-    from srbf.judge.scoring import JUDGE_VERSION
+    from srbf.judge import JUDGE_VERSION
 
     rng = np.random.default_rng(seed)
     difficulty = {(s, i): rng.normal(0, 1) + 0.3 * k for k, (s, n) in enumerate(SETS.items()) for i in range(n)}

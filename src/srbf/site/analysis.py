@@ -1,7 +1,7 @@
 """The numbers the explorer shows, from the same analysis ``srbf analyze`` runs.
 
 Every value here comes out of ``srbf.report.build.run_analysis`` (itself ``srbf.stats.analyze``)
-and the report's table builders (``srbf.report.tables``): the leaderboard rows are the rows of
+and the report's table builders (``srbf.report.markdown_tables``): the leaderboard rows are the rows of
 ``tables/leaderboard.csv``, the verdicts those of ``tables/comparisons.csv``. The explorer adds
 one thing the report has no room for: the same analysis read at a grid of in-between times, so
 the Table's slider and the Paired view's Delta curves can show descriptive values between the
@@ -15,7 +15,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from srbf.report import tables as T
+from srbf.report import markdown_tables as T
 from srbf.report.build import choose_metrics, comparable, run_analysis
 from srbf.report.data import confirmatory_pairs, provenance_labels
 from srbf.report.rounding import format_with
@@ -74,7 +74,7 @@ def _shown(rows: pd.DataFrame) -> list[str]:
 
 
 def _both_ways(verdicts: pd.DataFrame) -> pd.DataFrame:
-    """Each comparison as seen from either side (``srbf.report.tables.oriented``): the matrix reads row - column."""
+    """Each comparison as seen from either side (``markdown_tables.oriented``): the matrix reads row - column."""
     if verdicts.empty:
         return verdicts
     records = []

@@ -14,8 +14,8 @@ from srbf.report.data import DEFAULT_RESULTS, ReportInputError, load_long_frame,
 def load_results(results: str | Path | None = None, conditions=(), notes: list | None = None) -> pd.DataFrame:
     """The long frame of the store at ``results``: the ``conditions`` named (each checked, as
     ``srbf analyze --condition`` checks it), or every condition the store holds."""
-    from srbf.judge.scoring_pass import metrics_long_frame
-    from srbf.store import ResultsStore, resolve_path
+    from srbf.judge import JUDGE_VERSION
+    from srbf.store import ResultsStore, metrics_long_frame, resolve_path
 
     root = DEFAULT_RESULTS if results is None else results
     if conditions:
@@ -26,7 +26,7 @@ def load_results(results: str | Path | None = None, conditions=(), notes: list |
         raise ReportInputError(f"no results store at {path} (run something first, or pass --results DIR)")
     with ResultsStore.open_readonly(root) as store, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        frame = metrics_long_frame(store)
+        frame = metrics_long_frame(store, judge_version=JUDGE_VERSION)
     if notes is not None:
         notes.extend(str(w.message) for w in caught)
     return require_scores(frame, root)
