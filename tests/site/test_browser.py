@@ -132,7 +132,8 @@ def test_no_horizontal_overflow_at_390_px(browser, site):
 def test_a_method_named_with_html_shows_as_text(page):
     for fragment, view in (("view=curves", "curves"), ("view=table", "table"),
                            ("view=paired&sub=matrix&pin=1.0", "paired"), ("view=ranks", "ranks"),
-                           ("view=progress", "progress")):
+                           ("view=progress", "progress"),
+                           ("view=sets&problem=" + urllib.parse.quote('["nguyen","Nguyen-1"]'), "sets")):
         p = page.open(fragment, view)
         assert p.locator("main img").count() == 0 and p.locator("img").count() == 0
         assert HOSTILE in p.locator("main").text_content(), view

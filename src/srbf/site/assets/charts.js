@@ -214,6 +214,12 @@ VIEWS.ranks = async function (body) {
         fillcolor: cssVar("--accent"), opacity: 0.35, line: { width: 0 } });
     });
   }
+  if (significant) { // the critical difference as a scale bar above the dots
+    const cd = num(first.cd);
+    shapes.push({ type: "line", x0: 1, x1: 1 + cd, y0: 1.05, y1: 1.05, line: { color: cssVar("--fg"), width: 3 } });
+    traces.push({ type: "scatter", mode: "text", x: [1 + cd / 2], y: [1.15], text: [`CD = ${fixed(cd, 2)}`],
+      hoverinfo: "skip", showlegend: false, textfont: { color: cssVar("--fg") } });
+  }
   here.forEach((r, i) => {
     const c = color(scope, r.method);
     traces.push({ type: "scatter", mode: "markers+text", x: [num(r.mean_rank)], y: [i % 2 ? 0.35 : 0.7],
@@ -225,14 +231,14 @@ VIEWS.ranks = async function (body) {
   const layout = plotLayout("mean rank (1 = best)", "", false);
   layout.xaxis.range = [num(first.k) + 0.5, 0.5];
   layout.xaxis.dtick = 1;
-  layout.yaxis = { visible: false, range: [-0.7 - Math.max(0, shapes.length - 1) * 0.25, 1.2] };
+  layout.yaxis = { visible: false, range: [-0.7 - Math.max(0, shapes.length - 2) * 0.25, 1.25] };
   layout.shapes = shapes;
   layout.showlegend = false;
   layout.height = 240 + 20 * shapes.length;
   layout.ariaLabel = `mean ranks on ${metric}`;
   newPlot(body, traces, layout);
   body.append(h("p", { class: significant ? "banner declared" : "banner" }, first.summary,
-    significant ? " Shaded bars join methods within one critical difference." : " No groups are drawn."));
+    significant ? "" : " Neither the critical difference nor groups are drawn."));
   body.append(h("div", { class: "scroll" }, h("table", {},
     h("thead", {}, h("tr", {}, h("th", {}, "method"), h("th", {}, "mean rank"), h("th", {}, "groups"), h("th", {}, "status"))),
     h("tbody", {}, here.map((r) => h("tr", {}, h("td", { class: "method" }, r.method, ` (${provenanceOf(scope, r.method)})`),
