@@ -8,6 +8,7 @@ import re
 
 import pandas as pd
 
+from srbf.core import SrbfError
 from srbf.site.analysis import table
 
 FORMULA_LIMIT = 600  # characters of a returned formula kept for the problem page (the store keeps all)
@@ -28,7 +29,7 @@ def _shipped(name: str, version: int):
 
     try:
         catalog = load_catalog(str(name))
-    except Exception:  # noqa: BLE001 - any catalog srbf does not ship: the page says so
+    except (SrbfError, OSError):  # a catalog srbf does not ship: the page says so
         return None
     return catalog if int(catalog.version) == int(version) else None
 

@@ -73,7 +73,7 @@ VIEWS.table = async function (body) {
     header.push(h("th", {}, `${metric} (n)`));
     if (scope.metric_info[metric].median_shown) header.push(h("th", {}, `${metric} median`));
   }
-  const body_rows = order.map((method) => {
+  const tableRows = order.map((method) => {
     const mine = here.filter((r) => r.method === method);
     const first = mine[0];
     const cells = [h("td", { class: "method" }, method, h("sup", {}, notes[provenanceOf(scope, method)])),
@@ -91,7 +91,7 @@ VIEWS.table = async function (body) {
     return h("tr", {}, cells);
   });
   body.append(h("div", { class: "scroll" }, h("table", { id: "leaderboard" },
-    h("thead", {}, h("tr", {}, header)), h("tbody", {}, body_rows))));
+    h("thead", {}, h("tr", {}, header)), h("tbody", {}, tableRows))));
   body.append(h("p", { class: "note" }, "Each cell: value [95 % interval] (problems behind it, of ",
     String(here.length ? num(here[0].n_universe) : "—"), "). Methods best first on ", scope.metrics[0], "."));
   body.append(h("ul", { class: "note footnotes" },
