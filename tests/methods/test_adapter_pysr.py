@@ -19,10 +19,11 @@ import shutil
 import numpy as np
 import pytest
 
-from recorded.adapter_checks import adapter, check_config, check_imports, evaluate, method_python, r2, toy, worker_fits
+from recorded.adapter_checks import adapter, evaluate, method_python, r2, toy, worker_fits
 
 NAME = "pysr"
 ps = adapter(NAME)
+_shared = ps._shared  # the helpers the adapter runs with
 V = ["u", "v", "w"]
 
 # written by hand in SymbolicRegression.jl's format (see the module docstring)
@@ -157,26 +158,11 @@ def test_operators_pysr_lacks_are_listed():
         ps.operator_lists(["sin"], ["atan2"])
 
 
-def test_options_are_checked():
-    options = ps.check_options({})
+def test_options_over_defaults_and_budget():
+    options = _shared.with_defaults({}, ps.OPTION_DEFAULTS)
     assert options["warmup"] is True and options["params"] == {}
-    for reserved in ("niterations", "random_state", "binary_operators", "unary_operators", "output_directory"):
-        with pytest.raises(ValueError, match=f"may not set {reserved}"):
-            ps.check_options({"params": {reserved: 1}})
-    with pytest.raises(ValueError, match="unknown option"):
-        ps.check_options({"maxsize": 40})
     with pytest.raises(ValueError, match="positive integer"):
         ps.pysr_options(0, 1, {}, "d")
-
-
-def test_adapter_file_imports_only_numpy_and_pysr():
-    check_imports(NAME, "pysr")
-
-
-def test_config_runs_the_adapter_at_upstream_defaults():
-    data = check_config(NAME)
-    assert data["method"]["options"] == {}
-    assert data["budgets"] == {"powers_of_two": [0, 7]}
 
 
 class FakeRegressor:

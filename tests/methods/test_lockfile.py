@@ -8,12 +8,14 @@ import json
 import shutil
 import socket
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from srbf.cli import main
 from srbf.methods import envs, install, lockfile, roster
+from srbf.methods.roster import MethodSpec
 
 PYTHON = f"{sys.version_info[0]}.{sys.version_info[1]}"
 HASH_A = "sha256:" + "a" * 64
@@ -31,8 +33,8 @@ def home(tmp_path, monkeypatch):
 
 
 def test_the_committed_gplearn_lock_reads_back():
-    path = lockfile.lock_path("gplearn", "3.11")
-    assert path == Path(lockfile.__file__).parent / "locks" / "gplearn-py3.11.txt"
+    path = roster.get("gplearn").lock_path("3.11")
+    assert path == Path(lockfile.__file__).parent / "gplearn" / "lock-py3.11.txt"
     packages = lockfile.parse_lock(path.read_text(), str(path))
     assert packages["gplearn"].version == "0.4.3"
     assert {"numpy", "scipy", "scikit-learn", "joblib"} <= set(packages)
@@ -44,7 +46,7 @@ def test_every_roster_method_has_a_lock_per_python_in_sync_with_the_roster():
     """A roster edit without `srbf methods lock NAME` fails here: the lock's inputs are the roster's."""
     for spec in roster.ROSTER.values():
         for python in ("3.11", "3.12", "3.13"):
-            path = lockfile.lock_path(spec.name, python)
+            path = spec.lock_path(python)
             assert path.is_file(), f"no lock {path.name}; run `srbf methods lock {spec.name} --python-version {python}`"
             text = path.read_text()
             assert lockfile.read_inputs(text) == lockfile.lock_inputs(spec), path.name
@@ -52,8 +54,9 @@ def test_every_roster_method_has_a_lock_per_python_in_sync_with_the_roster():
             locked = lockfile.parse_lock(text, path.name)
             assert locked[lockfile.canonical_name(spec.package)].version == spec.version, path.name
             assert "numpy" in locked
-    assert sorted(p.name for p in lockfile.LOCKS_DIR.iterdir()) == sorted(
-        f"{name}-py{python}.txt" for name in roster.names() for python in ("3.11", "3.12", "3.13")
+    methods = Path(lockfile.__file__).parent
+    assert sorted(p.relative_to(methods).as_posix() for p in methods.glob("*/lock-py*.txt")) == sorted(
+        f"{name}/lock-py{python}.txt" for name in roster.names() for python in ("3.11", "3.12", "3.13")
     )
 
 
@@ -89,7 +92,7 @@ def test_parse_lock_names_the_file_and_line_of_a_bad_entry(text, message):
 
 
 def test_lock_hash_is_what_sha256sum_prints():
-    path = lockfile.lock_path("hroch", "3.11")
+    path = roster.get("hroch").lock_path("3.11")
     expected = hashlib.sha256(path.read_bytes()).hexdigest()
     if shutil.which("sha256sum"):
         import subprocess
@@ -113,8 +116,8 @@ def test_diff_packages_added_removed_changed_by_canonical_name():
 
 def test_diff_of_two_committed_locks():
     """gplearn's and hroch's locks share NumPy; hroch pins scikit-learn below 1.6, gplearn has no cap."""
-    gplearn = lockfile.versions(lockfile.parse_lock(lockfile.lock_path("gplearn", "3.11").read_text()))
-    hroch = lockfile.versions(lockfile.parse_lock(lockfile.lock_path("hroch", "3.11").read_text()))
+    gplearn = lockfile.versions(lockfile.parse_lock(roster.get("gplearn").lock_path("3.11").read_text()))
+    hroch = lockfile.versions(lockfile.parse_lock(roster.get("hroch").lock_path("3.11").read_text()))
     diff = lockfile.diff_packages(gplearn, hroch)
     assert "hroch" in diff.added and "gplearn" in diff.removed and "numpy" not in diff.added
     old_sklearn, new_sklearn = diff.changed["scikit-learn"]
@@ -122,7 +125,7 @@ def test_diff_of_two_committed_locks():
 
 
 def test_subset_keeps_the_locked_lines_of_the_pre_install_packages():
-    text = lockfile.lock_path("rils_rols", "3.11").read_text()
+    text = roster.get("rils_rols").lock_path("3.11").read_text()
     part = lockfile.parse_lock(lockfile.subset(text, ["pybind11", "setuptools"]))
     whole = lockfile.parse_lock(text)
     assert part == {"pybind11": whole["pybind11"], "setuptools": whole["setuptools"]}
@@ -161,25 +164,25 @@ def test_choose_lock_takes_the_committed_lock_or_says_there_is_none(tmp_path, mo
     spec = roster.get("gplearn")
     lines = []
     used = install.choose_lock(spec, Path(sys.executable), None, False, lines.append)
-    assert used.source == "committed" and used.file == f"gplearn-py{PYTHON}.txt"
-    assert used.hash == lockfile.lock_hash(lockfile.lock_path("gplearn", PYTHON).read_text()) and not lines
-    monkeypatch.setattr(lockfile, "LOCKS_DIR", tmp_path)
+    assert used.source == "committed" and used.file == f"gplearn/lock-py{PYTHON}.txt"
+    assert used.hash == lockfile.lock_hash(roster.get("gplearn").lock_path(PYTHON).read_text()) and not lines
+    spec = replace(spec, folder=tmp_path)
     assert install.choose_lock(spec, Path(sys.executable), None, False, lines.append) == install.LockUse("none")
-    assert lines == [f"[gplearn] note: no lock for Python {PYTHON} ({tmp_path / f'gplearn-py{PYTHON}.txt'}); "
+    assert lines == [f"[gplearn] note: no lock for Python {PYTHON} ({tmp_path / f'lock-py{PYTHON}.txt'}); "
                      f"resolving afresh (`srbf methods lock gplearn --python-version {PYTHON}` makes one)"]  # fmt: skip
-    (tmp_path / f"gplearn-py{PYTHON}.txt").write_text("gplearn>=0.4\n")
-    with pytest.raises(install.InstallError, match=f"gplearn-py{PYTHON}.txt, line 1: not a pinned requirement"):
+    (tmp_path / f"lock-py{PYTHON}.txt").write_text("gplearn>=0.4\n")
+    with pytest.raises(install.InstallError, match=f"lock-py{PYTHON}.txt, line 1: not a pinned requirement"):
         install.choose_lock(spec, Path(sys.executable), None, False, lines.append)
 
 
 def test_the_manifest_carries_the_lock_and_env_stack_reads_it(home):
     spec = roster.get("hroch")
-    text = lockfile.lock_path("hroch", "3.11").read_text()
-    used = install.LockUse("committed", text, "hroch-py3.11.txt")
+    text = roster.get("hroch").lock_path("3.11").read_text()
+    used = install.LockUse("committed", text, "hroch/lock-py3.11.txt")
     freeze = "HROCH==1.4.12\nnumpy==2.3.5\nscikit_learn==1.5.2\nscipy==1.16.3\n"
     manifest = install.make_manifest(spec, python_version="3.11.7", freeze=freeze, steps=[], seconds=1.0,
                                      disk_bytes=1, licence_accepted=False, installer="uv", lock=used)  # fmt: skip
-    assert manifest["lock_hash"] == lockfile.lock_hash(text) and manifest["lock_file"] == "hroch-py3.11.txt"
+    assert manifest["lock_hash"] == lockfile.lock_hash(text) and manifest["lock_file"] == "hroch/lock-py3.11.txt"
     assert manifest["installer"] == "uv" and manifest["lock_source"] == "committed"
     envs.env_dir("hroch").mkdir(parents=True)
     install.write_manifest(envs.manifest_path("hroch"), manifest)
@@ -196,10 +199,10 @@ def test_doctor_notes_an_environment_not_installed_from_the_shipped_lock():
     from srbf.methods.doctor import lock_notes
 
     spec = roster.get("gplearn")
-    shipped = lockfile.lock_hash(lockfile.lock_path("gplearn", "3.12").read_text())
+    shipped = lockfile.lock_hash(roster.get("gplearn").lock_path("3.12").read_text())
     assert lock_notes(spec, {"python": "3.12.1", "lock_hash": shipped, "lock_source": "committed"}) == []
     assert lock_notes(spec, {"python": "3.12.1", "lock_hash": "sha256:0", "lock_source": "latest"}) == [
-        "note: installed with --latest, not from the shipped lock gplearn-py3.12.txt; "
+        "note: installed with --latest, not from the shipped lock gplearn/lock-py3.12.txt; "
         "`srbf methods install gplearn --force` reinstalls from it"
     ]
     assert "installed without a lock" in lock_notes(spec, {"python": "3.12.1"})[0]
@@ -249,23 +252,23 @@ needs_uv_and_pypi = pytest.mark.skipif(
 @needs_uv_and_pypi
 def test_install_from_the_lock_installs_exactly_the_locked_versions(home, monkeypatch, tmp_path, capsys):
     monkeypatch.delenv("SRBF_INSTALLER", raising=False)
-    locked = lockfile.parse_lock(lockfile.lock_path("gplearn", PYTHON).read_text())
+    locked = lockfile.parse_lock(roster.get("gplearn").lock_path(PYTHON).read_text())
     manifest = install.install(roster.get("gplearn"), echo=lambda line: None)
     listed = install.run_captured([str(envs.env_python("gplearn")), "-c", install.FREEZE_CODE]).stdout
     installed = {lockfile.canonical_name(k): v for k, v in install.parse_freeze(listed).items()}
     assert installed == lockfile.versions(locked)  # uv pip sync: the lock, nothing more
-    assert manifest["lock_hash"] == lockfile.lock_hash(lockfile.lock_path("gplearn", PYTHON).read_text())
+    assert manifest["lock_hash"] == lockfile.lock_hash(roster.get("gplearn").lock_path(PYTHON).read_text())
     assert manifest["lock_source"] == "committed" and manifest["installer"] == "uv"
-    assert (envs.env_dir("gplearn") / install.ENV_LOCK).read_text() == lockfile.lock_path("gplearn", PYTHON).read_text()
+    assert (envs.env_dir("gplearn") / install.ENV_LOCK).read_text() == roster.get("gplearn").lock_path(PYTHON).read_text()
 
     # --latest resolves afresh and shows the changes against a lock that is out of date
-    stale = lockfile.lock_path("gplearn", PYTHON).read_text()
+    stale = roster.get("gplearn").lock_path(PYTHON).read_text()
     stale = stale.replace(f"joblib=={locked['joblib'].version} ", "joblib==1.0.0 ")
-    monkeypatch.setattr(lockfile, "LOCKS_DIR", tmp_path)
-    (tmp_path / f"gplearn-py{PYTHON}.txt").write_text(stale)
+    monkeypatch.setattr(MethodSpec, "lock_path", lambda spec, python: tmp_path / f"lock-py{python}.txt")
+    (tmp_path / f"lock-py{PYTHON}.txt").write_text(stale)
     assert main(["methods", "install", "gplearn", "--latest"]) == 0
     out = capsys.readouterr().out
-    assert "resolving afresh with uv pip compile" in out and " from the lock gplearn-py" in out
+    assert "resolving afresh with uv pip compile" in out and " from the lock gplearn/lock-py" in out
     assert "    ~ joblib 1.0.0 -> " in out
     manifest = json.loads(envs.manifest_path("gplearn").read_text())
     assert manifest["lock_source"] == "latest"

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from srbf.cli import build_parser, main
-from srbf.methods import doctor, envs, install, lockfile, roster
+from recorded.adapter_checks import installed
+from srbf.methods import doctor, envs, install, roster
 from srbf.methods.roster import MethodSpec
 
 
@@ -36,7 +37,7 @@ def unlocked_pip(tmp_path, monkeypatch):
     ``python -m venv``, and its environment holds no locked package (tests/methods/test_lockfile.py
     covers the locks)."""
     monkeypatch.setenv("SRBF_INSTALLER", "pip")
-    monkeypatch.setattr(lockfile, "LOCKS_DIR", tmp_path / "no-locks")
+    monkeypatch.setattr(MethodSpec, "lock_path", lambda spec, python: tmp_path / "no-locks" / spec.name / f"lock-py{python}.txt")
 
 
 def fake_env(name: str, *, manifest: bool = True) -> Path:
@@ -72,14 +73,15 @@ def py_step(label: str, code: str, package: str = "pkg==1.0") -> install.Step:
 
 
 def test_roster_names_and_pins():
-    assert roster.names() == ("gplearn", "operon", "rils_rols", "qlattice", "eggp", "symregg", "jaxsr", "ffx",
-                              "hroch", "deap_gp", "pysr")  # fmt: skip
+    assert roster.names() == ("deap_gp", "eggp", "ffx", "gplearn", "hroch", "jaxsr", "operon", "pysr", "qlattice",
+                              "rils_rols", "symregg")  # fmt: skip  (one folder each, alphabetical)
     for spec in roster.ROSTER.values():
         assert spec.pinned in spec.requirements, spec.name  # the method's own package is pinned
         assert spec.version and spec.version[0].isdigit()
-        assert spec.adapter_path == Path(roster.__file__).parent / "adapters" / f"{spec.name}.py"
-        assert spec.config_path.name == f"{spec.name}.yaml"
+        assert spec.adapter_path == Path(roster.__file__).parent / spec.name / "adapter.py"
+        assert spec.adapter_path.is_file() and spec.lock_path("3.11") == spec.folder / "lock-py3.11.txt"
         assert spec.budget_knob and spec.trajectory
+        assert spec.config_provenance == "upstream_default" and spec.run["budgets"]
         assert "numpy" not in " ".join(spec.requirements)  # numpy comes with every install step
     with pytest.raises(FrozenInstanceError):
         roster.get("gplearn").version = "0.0"  # type: ignore[misc]
@@ -102,7 +104,7 @@ def test_roster_records_carry_the_install_notes():
 def test_roster_lookup_errors():
     with pytest.raises(roster.UnknownMethod, match="did you mean 'gplearn'"):
         roster.get("gplern")
-    with pytest.raises(roster.UnknownMethod, match="the roster: gplearn, operon"):
+    with pytest.raises(roster.UnknownMethod, match="the roster: deap_gp, eggp"):
         roster.get("zzz")
     assert [s.name for s in roster.select("all")] == list(roster.names())
     assert roster.select("ffx") == [roster.get("ffx")]
@@ -152,7 +154,7 @@ def test_resolve_python(home):
     install.write_manifest(envs.manifest_path("gplearn"), {"method": "gplearn"})
     assert envs.resolve_python("env:gplearn") == str(envs.env_python("gplearn"))
     assert envs.resolve_python(" env: gplearn ") == str(envs.env_python("gplearn"))
-    assert envs.is_installed("gplearn") and not envs.is_installed("ffx")
+    assert installed("gplearn") and not installed("ffx")
     fake_env("mine", manifest=False)  # a hand-made env off the roster needs no manifest
     assert envs.resolve_python("env:mine").endswith("envs/mine/bin/python")
     assert isinstance(envs.EnvError("x"), ValueError)  # config validation may catch ValueError
@@ -218,7 +220,7 @@ def test_install_writes_the_manifest_last(home, tmp_path, monkeypatch, unlocked_
     lines = []
     manifest = install.install(spec, base_python=fake_base_python(tmp_path), echo=lines.append)
     root = envs.env_dir("ffx")
-    assert envs.is_installed("ffx") and envs.read_manifest("ffx") == manifest
+    assert installed("ffx") and envs.read_manifest("ffx") == manifest
     assert [s["step"] for s in manifest["steps"]][1] == "pip install numpy ffx==2.1.0 six"
     assert manifest["python"] == sys.version.split()[0]
     assert manifest["disk_bytes"] > 0 and manifest["install_seconds"] >= 0
@@ -240,15 +242,15 @@ def test_latest_with_pip_diffs_the_installed_versions_against_the_lock(home, tmp
     import numpy
 
     python = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    locks = tmp_path / "no-locks"
-    locks.mkdir()
+    locks = tmp_path / "no-locks" / "ffx"
+    locks.mkdir(parents=True)
     h = "--hash=sha256:" + "0" * 64
-    (locks / f"ffx-py{python}.txt").write_text(f"numpy==0.0.1 {h}\nnot-in-this-env==1.0 {h}\n")
+    (locks / f"lock-py{python}.txt").write_text(f"numpy==0.0.1 {h}\nnot-in-this-env==1.0 {h}\n")
     monkeypatch.setattr(install, "install_steps", lambda spec, python, **kw: [py_step("pip install ...", "pass")])
     lines = []
     manifest = install.install(roster.get("ffx"), base_python=fake_base_python(tmp_path), latest=True, echo=lines.append)
     assert f"    ~ numpy 0.0.1 -> {numpy.__version__}" in lines and "    - not-in-this-env 1.0" in lines
-    assert any(line.startswith(f"[ffx] --latest: ") and f"differ from the lock ffx-py{python}.txt" in line for line in lines)
+    assert any(line.startswith(f"[ffx] --latest: ") and f"differ from the lock ffx/lock-py{python}.txt" in line for line in lines)
     assert manifest["lock_source"] == "none" and manifest["lock_hash"] is None
     assert f"~ numpy 0.0.1 -> {numpy.__version__}" in manifest["lock_diff"]
 
@@ -267,7 +269,7 @@ def test_failed_install_names_step_and_package_and_leaves_no_manifest(home, tmp_
     assert "ERROR: No matching distribution" in caught.value.tail
     assert len(caught.value.tail.splitlines()) == install.TAIL_LINES  # pip's output tail, not all of it
     assert "line 0" not in caught.value.tail
-    assert not envs.is_installed("gplearn") and envs.read_manifest("gplearn") is None
+    assert not installed("gplearn") and envs.read_manifest("gplearn") is None
     with pytest.raises(envs.EnvError, match="did not finish"):
         envs.resolve_python("env:gplearn")
     # a rerun rebuilds the unfinished environment from scratch
@@ -275,7 +277,7 @@ def test_failed_install_names_step_and_package_and_leaves_no_manifest(home, tmp_
     lines = []
     install.install(spec, base_python=fake_base_python(tmp_path), echo=lines.append)
     assert any("removing an unfinished environment" in line for line in lines)
-    assert envs.is_installed("gplearn")
+    assert installed("gplearn")
 
 
 def test_failed_venv_creation_is_an_install_error(home, tmp_path, unlocked_pip):
@@ -287,24 +289,22 @@ def test_failed_venv_creation_is_an_install_error(home, tmp_path, unlocked_pip):
 
 
 def test_doctor_missing_env_and_missing_adapter(home, tmp_path, monkeypatch):
-    monkeypatch.setattr(roster, "ADAPTERS_DIR", tmp_path / "no-adapters")
-    report = doctor.doctor(roster.get("gplearn"))
+    report = doctor.doctor(replace(roster.get("gplearn"), folder=tmp_path / "gplearn"))
     assert not report.ok
     assert report.problems == [
         f"not installed (no environment at {envs.env_dir('gplearn')}); run `srbf methods install gplearn`",
-        f"adapter file missing: {tmp_path / 'no-adapters' / 'gplearn.py'}",
+        f"adapter file missing: {tmp_path / 'gplearn' / 'adapter.py'}",
     ]
     assert report.lines()[1].startswith("gplearn: adapter file missing")
 
 
 def test_doctor_imports_an_installed_package_even_without_its_adapter(home, tmp_path, monkeypatch):
-    monkeypatch.setattr(roster, "ADAPTERS_DIR", tmp_path)
     fake_env("toy")
     spec = MethodSpec(name="toy", package="numpy", version="0", import_name="numpy", requirements=("numpy==0",),
-                      budget_knob="none", trajectory="none")  # fmt: skip
+                      budget_knob="none", trajectory="none", folder=tmp_path)  # fmt: skip
     report = doctor.doctor(spec)
     assert report.version is not None and report.status is None  # imported; no fit without an adapter
-    assert report.problems == [f"adapter file missing: {tmp_path / 'toy.py'}"]
+    assert report.problems == [f"adapter file missing: {tmp_path / 'adapter.py'}"]
     assert report.lines()[0].startswith(f"toy: {report.version} imports in")
 
 
@@ -319,7 +319,7 @@ def test_doctor_pysr_without_julia_says_so_in_one_line(home, tmp_path, monkeypat
 def test_doctor_fits_the_toy_problem_through_the_worker(home, tmp_path, monkeypatch):
     adapters = tmp_path / "adapters"
     adapters.mkdir()
-    (adapters / "toy.py").write_text(textwrap.dedent("""\
+    (adapters / "adapter.py").write_text(textwrap.dedent("""\
         import numpy as np
 
         def fit(X, y, *, budget, seed, variables, options, report):
@@ -328,10 +328,9 @@ def test_doctor_fits_the_toy_problem_through_the_worker(home, tmp_path, monkeypa
             report(f"{b!r}*{variables[1]}")
             return {"expression": f"{a!r}*{variables[0]}**2 + {b!r}*{variables[1]} + {c!r}", "budget": budget}
         """))
-    monkeypatch.setattr(roster, "ADAPTERS_DIR", adapters)
     fake_env("toy")
     spec = MethodSpec(name="toy", package="numpy", version="0", import_name="numpy", requirements=("numpy==0",),
-                      budget_knob="none", trajectory="none")  # fmt: skip
+                      budget_knob="none", trajectory="none", folder=adapters)  # fmt: skip
     report = doctor.doctor(spec, budget=3)
     assert report.ok, report.problems
     assert report.version is not None and report.status == "ok" and report.budget == 3
@@ -340,11 +339,11 @@ def test_doctor_fits_the_toy_problem_through_the_worker(home, tmp_path, monkeypa
     text = "\n".join(report.lines())
     assert "toy fit of y = x0**2 + x1 (budget 3)" in text and "R2 1.0000" in text
 
-    (adapters / "toy.py").write_text("def fit(X, y, **kw):\n    return {'expression': 'x0 +* x1'}\n")
+    (adapters / "adapter.py").write_text("def fit(X, y, **kw):\n    return {'expression': 'x0 +* x1'}\n")
     report = doctor.doctor(spec)
     assert not report.ok and report.problems[0].startswith("srbf cannot read the formula 'x0 +* x1'")
 
-    (adapters / "toy.py").write_text("import not_a_module_anywhere\n")
+    (adapters / "adapter.py").write_text("import not_a_module_anywhere\n")
     report = doctor.doctor(spec)
     assert report.problems[0].startswith("the adapter did not start")
 
@@ -361,14 +360,74 @@ def test_smallest_budget_reads_every_ladder_form():
     assert doctor.smallest_budget(None) == 1 and doctor.smallest_budget("x", default=2) == 2
 
 
-def test_config_provenance_is_read_from_the_method_config(tmp_path, monkeypatch):
-    monkeypatch.setattr(roster, "CONFIGS_DIR", tmp_path)
-    (tmp_path / "gplearn.yaml").write_text("method:\n  name: gplearn\n  config_provenance: upstream_default\n"
-                                           "  options: {population_size: 50}\nbudgets: [4, 8]\n")  # fmt: skip
-    assert roster.get("gplearn").config_provenance == "upstream_default"
-    assert roster.get("ffx").config_provenance is None
-    config = roster.get("gplearn").shipped_method()
-    assert config["options"] == {"population_size": 50} and doctor.smallest_budget(config["_budgets"]) == 4
+TOY_METHOD = """\
+package: toy-pkg
+version: "1.0"
+budget_knob: steps
+trajectory: none
+run:
+  config_provenance: author_blessed
+  options: {population_size: 50}
+  budgets: [4, 8]
+options:
+  population_size: {type: int, range: [1, null]}
+"""
+
+
+def method_folder(tmp_path, text, name="toy"):
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "method.yaml").write_text(text)
+    return folder
+
+
+def test_a_method_folder_is_read_into_its_record(tmp_path):
+    spec = roster.load_folder(method_folder(tmp_path, TOY_METHOD))
+    assert (spec.name, spec.package, spec.import_name, spec.requirements) == ("toy", "toy-pkg", "toy_pkg", ("toy-pkg==1.0",))
+    assert spec.config_provenance == "author_blessed" and spec.reproducible is True
+    defaults = spec.config_defaults()
+    assert defaults["adapter"] == {"type": "file", "path": str(tmp_path / "toy" / "adapter.py")}
+    assert defaults["python"] == "env:toy" and defaults["budget_knob"] == "steps"
+    assert defaults["options"] == {"population_size": 50} and doctor.smallest_budget(defaults["budgets"]) == 4
+    assert list(roster.scan(tmp_path)) == ["toy"]
+    with pytest.raises(FrozenInstanceError):
+        spec.run = {}  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        spec.run["options"] = {}  # type: ignore[index]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    (TOY_METHOD.replace('version: "1.0"\n', ""), "toy/method.yaml: version: field required, got {"),
+    (TOY_METHOD.replace('"1.0"', "[1]"), "toy/method.yaml: version: input should be a valid string, got [1]"),
+    (TOY_METHOD + "licence_text: x\n", "toy/method.yaml: licence_text: extra inputs are not permitted, got 'x'"),
+    (TOY_METHOD + "reproducible: 1\n", "toy/method.yaml: reproducible: input should be a valid boolean, got 1"),
+    (TOY_METHOD.replace("author_blessed", "blessed"), "toy/method.yaml: run.config_provenance: input should be"),
+    (TOY_METHOD.replace("{type: int, range: [1, null]}", "{type: integer}"),
+     "toy/method.yaml: options.population_size.type: must be one of int, number, bool"),
+    (TOY_METHOD.replace("range: [1, null]", "rnage: [1, null]"),
+     "toy/method.yaml: options.population_size: unknown constraint key 'rnage'; did you mean 'range'?"),
+    (TOY_METHOD.replace("range: [1, null]", "range: [1]"), "toy/method.yaml: options.population_size.range: must be"),
+    ("- a list\n", "toy/method.yaml: must be a mapping of fields (package, version, ...), got ['a list']"),
+    ("package: [\n", "toy/method.yaml: cannot read it: "),
+])
+def test_a_wrong_method_file_is_one_line_naming_file_field_and_value(tmp_path, text, message):
+    with pytest.raises(roster.MethodFileError) as caught:
+        roster.load_folder(method_folder(tmp_path, text))
+    assert message in str(caught.value) and len(str(caught.value).splitlines()) == 1, str(caught.value)
+
+
+def test_a_config_entry_naming_a_roster_method_gets_its_defaults_under_its_own_keys():
+    gplearn = roster.get("gplearn")
+    assert roster.config_entry({"name": "gplearn"}) == gplearn.config_defaults() | {"name": "gplearn"}
+    mine = roster.config_entry({"name": "mine", "adapter": "operon", "time_limit": 5, "options": {"budget_unit": "evaluations"}})
+    assert mine["adapter"]["path"] == str(roster.get("operon").adapter_path) and mine["python"] == "env:operon"
+    assert mine["time_limit"] == 5 and mine["options"] == {"budget_unit": "evaluations"}
+    assert mine["budgets"] == {"powers_of_two": [0, 10]}  # operon's ladder, not set by the entry
+    for untouched in ({"name": "linear"}, {"name": "x", "adapter": "builtin"}, {"name": "g", "adapter": {"type": "file"}}):
+        assert roster.config_entry(untouched) == untouched
+    assert roster.option_problems(gplearn.adapter_path, {"params": {}}) == []
+    assert roster.option_problems(__file__, {"anything": 1}) == []  # a file off the roster: its own business
+    assert roster.option_problems(gplearn.adapter_path, {"x": 1})[0][0] == "x"
 
 
 # --- the CLI -------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """Two real SR packages (srbf's reference GP on DEAP, and gplearn) through `srbf run` on nguyen,
-each in its own environment: predictions are stored, parse, and score.
+each in its own environment, named in the config by their roster names: predictions are
+stored, parse, and score.
 
 Needs `srbf methods install gplearn deap_gp` (``.ci/run`` does it); skipped where those
 environments are missing.
@@ -12,42 +13,28 @@ import textwrap
 
 import pytest
 
+from recorded.adapter_checks import installed
 from srbf.cli import main
-from srbf.methods.envs import is_installed
-
-REPO_ADAPTERS = "src/srbf/methods/adapters"
 
 pytestmark = pytest.mark.skipif(
-    not (is_installed("gplearn") and is_installed("deap_gp")),
+    not (installed("gplearn") and installed("deap_gp")),
     reason="needs the gplearn and deap_gp environments (srbf methods install gplearn deap_gp)",
 )
 
 
 def test_gplearn_and_reference_gp_run_store_parse_and_score(tmp_path, capsys):
-    from pathlib import Path
-
-    import srbf
-
-    adapters = Path(srbf.__file__).resolve().parent / "methods" / "adapters"
     config = tmp_path / "roster.yaml"
-    config.write_text(textwrap.dedent(f"""\
+    config.write_text(textwrap.dedent("""\
         experiment: roster-e2e
         catalogs: nguyen
         limit: 3
-        sampling: {{n_support: 128, n_validation: 128, draws: 1}}
-        budgets: [1, 2]
-        methods:
+        sampling: {n_support: 128, n_validation: 128, draws: 1}
+        methods:                  # roster methods by name: the adapter and env of their folders
           - name: gplearn
-            adapter: {{type: file, path: {adapters / 'gplearn.py'}}}
-            python: env:gplearn
-            options: {{params: {{population_size: 200}}}}
+            options: {params: {population_size: 200}}
             config_provenance: harness_tuned
-            budget_knob: generations
-          - name: deap_gp
-            adapter: {{type: file, path: {adapters / 'deap_gp.py'}}}
-            python: env:deap_gp
-            config_provenance: upstream_default
-            budget_knob: generations
+            budgets: [1, 2]
+          - {name: deap_gp, budgets: [1, 2]}
         """))
     results = tmp_path / "results"
     assert main(["run", "-c", str(config), "--results", str(results), "--workers", "2", "--quiet"]) == 0

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from srbf.catalogs.loader import list_catalogs
+from srbf.methods.roster import names as roster_names
 from srbf.runs.config import (
     PROVENANCE_LABELS,
     ConfigError,
@@ -17,9 +18,11 @@ from srbf.runs.config import (
     config_from_dict,
     load_config,
 )
+from srbf.runs.shipped import config_path, shipped_configs
 
 REPO = Path(__file__).resolve().parents[2]
-SHIPPED = sorted((REPO / "configs").rglob("*.yaml"))
+SHIPPED_DIR = REPO / "src" / "srbf" / "configs"
+SHIPPED = sorted(SHIPPED_DIR.rglob("*.yaml"))
 
 BASE = {"experiment": "q", "catalogs": "nguyen", "method": "linear"}
 
@@ -285,7 +288,12 @@ ERRORS = [
     (dict(method={"name": "linear", "adapter": {"type": "builtin", "path": __file__}}), "method.adapter.path", ["only a file adapter"]),
     (dict(method={"name": "x", "adapter": {"type": "builtin", "name": "prio"}}), "method.adapter.name", ["'prio'", "did you mean 'prior'?"]),
     (dict(method="lineer"), "method.name", ["unknown built-in method 'lineer'", "did you mean 'linear'?"]),
-    (dict(method="pysr"), "method.adapter", ["'pysr' is not a built-in method", "adapter: {type: file"]),
+    (dict(method="my_method"), "method.adapter", ["'my_method' is not a built-in or roster method", "adapter: {type: file"]),
+    (dict(method="gplern"), "method.name", ["unknown roster method 'gplern'", "did you mean 'gplearn'?"]),
+    (dict(method={"name": "gplearn", "options": {"generation": 5}}), "method.options.generation",
+     ["gplearn has no option 'generation'", "its options: unary, binary, params"]),
+    (dict(method={"name": "gplearn", "options": {"params": {"generations": 5}}}), "method.options.params",
+     ["The 'params' option of gplearn must be a mapping not setting generations", "Got {'generations': 5} instead."]),
     (dict(method={"adapter": "builtin"}), "method.name", ["missing required key"]),
     (dict(method={"name": "linear", "time_limit": 0}), "method.time_limit", ["must be a positive number, got 0"]),
     (dict(method={"name": "linear", "time_limit": "10m"}), "method.time_limit", ["got '10m'"]),
@@ -394,20 +402,32 @@ def test_missing_file(tmp_path):
 
 
 def test_configs_are_shipped():
-    names = {p.relative_to(REPO / "configs").as_posix() for p in SHIPPED}
-    assert {"quickstart.yaml", "methods/linear.yaml", "methods/oracle.yaml", "methods/prior.yaml",
-            "methods/enumeration.yaml"} <= names  # fmt: skip
+    assert {"quickstart", "methods/linear", "methods/oracle", "methods/prior", "methods/enumeration"} <= set(
+        shipped_configs())
+    assert len(shipped_configs()) == len(SHIPPED)
 
 
-@pytest.mark.parametrize("path", SHIPPED, ids=[p.name for p in SHIPPED])
+def test_a_shipped_config_is_named_and_a_file_of_ones_own_wins(tmp_path, monkeypatch):
+    assert config_path("quickstart") == config_path("quickstart.yaml") == SHIPPED_DIR / "quickstart.yaml"
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "quickstart.yaml", "experiment: mine\ncatalogs: nguyen\nmethod: linear\n")
+    assert config_path("quickstart.yaml") == "quickstart.yaml"
+    assert load_config("quickstart.yaml").experiment == "mine"
+    assert config_path("no-such-config") == "no-such-config"
+
+
+ROSTER_CONFIGS = [{"experiment": name, "catalogs": "all", "method": name} for name in roster_names()]
+
+
+@pytest.mark.parametrize("path", SHIPPED + ROSTER_CONFIGS, ids=[p.name for p in SHIPPED] + list(roster_names()))
 def test_every_shipped_config_validates(path):
-    config = load_config(path)  # catalog names are checked against list_catalogs() here
+    config = load_config(path) if isinstance(path, Path) else config_from_dict(path)  # catalogs checked here
     shipped = set(list_catalogs())
     assert all(ref in shipped for ref in config.catalogs)  # no user files in shipped configs
     for method in config.methods:
-        assert method.provenance_explicit, f"{path.name}: {method.name} must state its provenance"
+        assert method.provenance_explicit, f"{config.source}: {method.name} must state its provenance"
         assert method.config_provenance in PROVENANCE_LABELS
-        assert method.budget_knob, f"{path.name}: {method.name} must say what its budget means"
+        assert method.budget_knob, f"{config.source}: {method.name} must say what its budget means"
         if method.adapter.type == "builtin":
             assert method.adapter.name in builtin_method_names()
         else:  # a roster adapter: its file ships with srbf and its interpreter is the method's own env
@@ -417,7 +437,7 @@ def test_every_shipped_config_validates(path):
 
 
 def test_quickstart_runs_two_builtins_on_nguyen_and_feynman():
-    config = load_config(REPO / "configs" / "quickstart.yaml")
+    config = load_config("quickstart")
     assert config.catalogs == ("nguyen", "feynman")
     assert len(config.methods) == 2
     assert all(len(m.budgets) <= 8 for m in config.methods)  # a short ladder
@@ -425,7 +445,7 @@ def test_quickstart_runs_two_builtins_on_nguyen_and_feynman():
 
 @pytest.mark.parametrize("name", ["linear", "oracle", "prior", "enumeration"])
 def test_one_config_per_builtin(name):
-    config = load_config(REPO / "configs" / "methods" / f"{name}.yaml")
+    config = load_config(f"methods/{name}")
     (method,) = config.methods
     assert method.name == name and method.adapter.name == name
     assert config.catalogs == tuple(list_catalogs())

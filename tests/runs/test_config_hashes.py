@@ -14,27 +14,41 @@ import pytest
 
 from srbf.runs.config import config_from_dict, load_config
 
-CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+CONFIGS = Path(__file__).resolve().parents[2] / "src" / "srbf" / "configs"  # the shipped run configs
 
 SHIPPED_HASHES = {
     ("quickstart.yaml", "linear"): "8d9a6d9a3f4422b4636bdd425b2d8eb0b81b7ebb90ebd8a0e704bc9c651d0986",
     ("quickstart.yaml", "prior"): "02106679400bf1597bba7e4d729d3ce722a6abdcd9a4693ac77210f53eca8dd9",
-    ("methods/deap_gp.yaml", "deap_gp"): "83c01a009a8206714a852a7ae2852d2f95a8432e5368200b6ef17f759c552ded",
-    ("methods/eggp.yaml", "eggp"): "8ab420188625ed30abc2d2240d48650de5e8522b138214652ca9fd4811f9e6bf",
     ("methods/enumeration.yaml", "enumeration"): "ddefd046930ff9063e28a502d24c007dd72f1da9a56207f1104292a074f22612",
-    ("methods/ffx.yaml", "ffx"): "c4459396eb1772fba924bf7166db4154907f150079f1d0ab83b5235adface6cb",
-    ("methods/gplearn.yaml", "gplearn"): "92489a9f9f1fdaca15a9b3164e56e327e20b5e4e8660d7d1e6d4da4dd594de12",
-    ("methods/hroch.yaml", "hroch"): "d3736c07661a1ac24c47e8b7e1edfd6cbe7dd21008b23326cdfb9f48aa7e023f",
-    ("methods/jaxsr.yaml", "jaxsr"): "36d6f956c56c0ab2d7548d9ca5ad256750111dee86c990ee4a51ec492e66055e",
     ("methods/linear.yaml", "linear"): "29f3bd29c0e80d744322e568e1b2d612fec3c4f24a281672c1d2902dfc11b7e0",
-    ("methods/operon.yaml", "operon"): "886d1b8ab469df8ccf7958e05157312a247c5edda2e3074820a5176a2206ffa8",
     ("methods/oracle.yaml", "oracle"): "433184e0981b18bd6373e168aad65c47c756df1c86550ca041acb1113d69027e",
     ("methods/prior.yaml", "prior"): "4cd42eb1de6f8f481153f2e63733739c410638406ee64fb1507ff9b1bd567115",
-    ("methods/pysr.yaml", "pysr"): "9d2faeb239ee3b483712b716b51a180138eb3e368c8402e2da3656edc6b3807e",
-    ("methods/qlattice.yaml", "qlattice"): "92b56a08a7180fd631ef61ac9725c9ebb5cf5100e24d6cd944bb663987d59ed7",
-    ("methods/rils_rols.yaml", "rils_rols"): "38326302d8d0bf79a880eec33663e276381231fff0a3094098fdfc70eb41267b",
-    ("methods/symregg.yaml", "symregg"): "d754ee429e6ce059a66133ce2434355fbeb7c4dea0d0998531598533bd54f7da",
 }
+
+
+# A roster method named in a config (method: NAME) at its method.yaml's settings. A file adapter's
+# hash covers the file's contents, so these changed once, deliberately, when the adapters moved
+# into their folders (each now finds its shared helpers from its own path, and srbf checks the
+# options instead of the adapter): same options and time limit as before, new file contents.
+ROSTER_HASHES = {
+    "deap_gp": "217b871bdcade5f5ad1fb67e5813e90537cf8cd37479f366042e8b513b675eca",
+    "eggp": "198135c11fff3037d20866b0adf9b4d1d27e0c0c5f8d350e815c93464d0a69d2",
+    "ffx": "71f3e0fd9c3349f70a5e1c2f6ec8508e64de28ba0b3991ac5612794227683b19",
+    "gplearn": "8da693ad06130b8fdf07a8f6739680d4108a31e488799aa4eb1b82964c1ba75d",
+    "hroch": "8dd61c447f68809af05f716aee7b7ae327df1a3f4c4080f823e7d8fe7cb353b3",
+    "jaxsr": "3cb705314da8c086c9f12d895357ec84054de9cf87204ddf52ec11173905c119",
+    "operon": "70048a9f05b49bb1b362ecc9de25fe5e5823de4aa70b7a7b0e4fbe8b655d382d",
+    "pysr": "70260a30e9cb57eda67a7459d09f2a5df026d8ff8d6b8bb06d382f8cf80e84b1",
+    "qlattice": "a8031f055d4649ae96c586f780a5fecbf6e88acc9ec67f1c6077c71164bef7b5",
+    "rils_rols": "9737403c58354245f17628507ca0c4ae8474dc25b80c3baa88a5731fb69b8501",
+    "symregg": "76a0303b8d83792ac237c7e520f0fde45916f7684dd97c76044184e9f9e68f66",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROSTER_HASHES))
+def test_roster_method_hashes_are_unchanged(name):
+    (variant,) = config_from_dict({"experiment": name, "catalogs": "all", "method": name}).variants()
+    assert variant.config_hash == ROSTER_HASHES[name]
 
 
 @pytest.mark.parametrize("file, method", sorted(SHIPPED_HASHES), ids=[f"{f}:{m}" for f, m in sorted(SHIPPED_HASHES)])

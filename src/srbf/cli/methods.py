@@ -36,7 +36,7 @@ def method_rows() -> list[dict]:
     for spec in roster.ROSTER.values():
         manifest = envs.read_manifest(spec.name)
         installed = manifest is not None and envs.env_python(spec.name).exists()
-        lock = lockfile.lock_path(spec.name, python)
+        lock = spec.lock_path(python)
         rows.append({
             "name": spec.name,
             "package": spec.package,
@@ -124,7 +124,7 @@ def _lock(args: argparse.Namespace) -> int:
     failed = []
     for spec in _select(args.name):
         for python in pythons:
-            path = lockfile.lock_path(spec.name, python)
+            path = spec.lock_path(python)
             try:
                 text = lockfile.compile_lock(spec, python, uv)
             except lockfile.LockError as exc:

@@ -14,31 +14,11 @@ from decimal import Decimal
 from srbf.expr.masking import raw_skeleton
 from srbf.expr.operators import CONSTANTS, OPERATORS
 from srbf.expr.printer import format_number
-from srbf.expr.tree import Call, Const, Expr, Num, Var
+from srbf.expr.tree import Call, Const, Expr, Num, Var, rebuild
 
 MASK_LABEL = "<constant>"
 
 _LOG2_10 = math.log2(10)
-
-
-def _rebuild(expr: Expr, leaf, node) -> Expr:
-    """Rebuild a tree bottom-up without recursion: ``leaf(x)`` maps a leaf, ``node(call, args)``
-    a call given its rebuilt arguments (deep trees, e.g. long parsed sums, are common)."""
-    out: list[Expr] = []
-    stack: list[tuple[Expr, bool]] = [(expr, False)]
-    while stack:
-        current, done = stack.pop()
-        if not isinstance(current, Call):
-            out.append(leaf(current))
-        elif done:
-            n = len(current.args)
-            args = tuple(out[len(out) - n :])
-            del out[len(out) - n :]
-            out.append(node(current, args))
-        else:
-            stack.append((current, True))
-            stack.extend((arg, False) for arg in reversed(current.args))
-    return out[0]
 
 
 def _binary_call(call: Call, args: tuple) -> Expr:
@@ -55,7 +35,7 @@ def binarize(expr: Expr) -> Expr:
     """The same tree with n-ary ``add``/``mul`` nodes written as left-nested binary chains."""
     if not isinstance(expr, Call):
         return expr
-    return _rebuild(expr, lambda leaf: leaf, _binary_call)
+    return rebuild(expr, lambda leaf: leaf, _binary_call)
 
 
 def node_label(node: Expr) -> str:

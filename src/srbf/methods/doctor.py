@@ -122,12 +122,12 @@ def lock_notes(spec: MethodSpec, manifest: dict[str, Any]) -> list[str]:
     from srbf.methods import lockfile
 
     python = ".".join(str(manifest.get("python", "")).split(".")[:2])
-    committed = lockfile.lock_path(spec.name, python)
+    committed = spec.lock_path(python)
     if not committed.is_file() or manifest.get("lock_hash") == lockfile.lock_hash(committed.read_text("utf-8")):
         return []
     hows = {"latest": "with --latest", "resolved": "from a fresh resolution"}
     how = hows.get(manifest.get("lock_source"), "without a lock")
-    return [f"note: installed {how}, not from the shipped lock {committed.name}; "
+    return [f"note: installed {how}, not from the shipped lock {spec.name}/{committed.name}; "
             f"`srbf methods install {spec.name} --force` reinstalls from it"]
 
 
@@ -156,11 +156,10 @@ def _toy_fit(spec: MethodSpec, report: DoctorReport, python: Path, time_limit: f
     from srbf.methods.worker import Worker, WorkerStartError
     from srbf.core import FitTask, TaskKey
 
-    config = spec.shipped_method()
-    options = config.get("options") if isinstance(config.get("options"), dict) else {}
-    env = config.get("env") if isinstance(config.get("env"), dict) else {}
-    env = {str(k): (None if v is None else str(v)) for k, v in env.items()}
-    report.budget = budget if budget is not None else smallest_budget(config.get("_budgets"))
+    defaults = spec.config_defaults()  # what a config naming the method runs: its method.yaml
+    options = defaults.get("options", {})
+    env = {str(k): (None if v is None else str(v)) for k, v in defaults.get("env", {}).items()}
+    report.budget = budget if budget is not None else smallest_budget(defaults.get("budgets"))
     X, y = toy_problem()
     key = TaskKey(spec.name, "doctor", "doctor", 1, "toy", 0, report.budget, "n_support=200;noise=0", 0)
     task = FitTask(key, X, y, TOY_VARIABLES, options=dict(options), time_limit=time_limit)

@@ -94,10 +94,6 @@ def stack_of(manifest: dict[str, Any]) -> dict[str, str | None]:
     }
 
 
-def is_installed(name: str) -> bool:
-    return env_python(name).exists() and read_manifest(name) is not None
-
-
 def is_env_spec(spec: Any) -> bool:
     return isinstance(spec, str) and spec.strip().startswith(ENV_PREFIX)
 

@@ -94,7 +94,7 @@ class LockUse:
 
     source: str
     text: str | None = None
-    file: str | None = None  # the committed lock's file name, when there is one
+    file: str | None = None  # the committed lock's name (NAME/lock-pyX.Y.txt), when there is one
     diff: tuple[str, ...] = ()  # --latest: the changes against the committed lock
 
     @property
@@ -220,8 +220,8 @@ def _run_step(step: Step, log: Path, echo: Echo, name: str, *, env: dict | None 
 def choose_lock(spec: MethodSpec, python: Path, uv: str | None, latest: bool, echo: Echo) -> LockUse:
     """The lock to install ``spec`` from into the environment whose interpreter is ``python``."""
     minor = lockfile.python_minor(str(python))
-    committed = lockfile.lock_path(spec.name, minor)
-    file = committed.name if committed.is_file() else None
+    committed = spec.lock_path(minor)
+    file = f"{spec.name}/{committed.name}" if committed.is_file() else None  # gplearn/lock-py3.11.txt
     try:
         if not latest and file:
             text = committed.read_text(encoding="utf-8")
@@ -330,7 +330,7 @@ def install(
     if lock.text is not None:
         check_installed(spec.name, lock.text, installed)
     elif latest and lock.file:
-        lock = replace(lock, diff=lock_diff(spec, lockfile.LOCKS_DIR / lock.file, installed))
+        lock = replace(lock, diff=lock_diff(spec, spec.lock_path(lockfile.python_minor(str(python))), installed))
     if latest and lock.text is None:
         _echo_diff(spec, lock, echo)
     version = run_captured([str(python), "-c", "import sys; print(sys.version.split()[0])"]).stdout.strip()

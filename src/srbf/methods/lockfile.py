@@ -2,7 +2,7 @@
 with the hashes of its files, so that an install today gets what the locked install got.
 
 A lock is a requirements file as ``uv pip compile --generate-hashes`` writes it, one per method
-and Python minor version (``locks/NAME-py3.11.txt``: NumPy's and SciPy's releases differ by
+and Python minor version (``srbf/methods/NAME/lock-py3.11.txt``: NumPy's and SciPy's releases differ by
 Python version), under a header of srbf's that names the inputs it was resolved from. Its hash
 (``lock_hash``) is the sha256 of the file's bytes, the same as ``sha256sum`` prints, and goes into
 the environment's manifest. ``diff_packages`` says what a fresh resolution changed.
@@ -23,7 +23,6 @@ from typing import Mapping
 from srbf.core import SrbfError
 from srbf.methods.roster import MethodSpec
 
-LOCKS_DIR = Path(__file__).resolve().with_name("locks")
 INPUTS_PREFIX = "# inputs: "
 _REQUIREMENT = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)\s*(?:;[^\\]*)?$")
 _HASH = re.compile(r"--hash=(sha256:[0-9a-f]{64})$")
@@ -49,11 +48,6 @@ def lock_inputs(spec: MethodSpec) -> list[str]:
     """What a method's lock is resolved from: NumPy, its pre-install requirements, its pins."""
     pre = [req for step in spec.pre_install for req in step]
     return ["numpy", *pre, *spec.requirements]
-
-
-def lock_path(name: str, python: str) -> Path:
-    """The committed lock of method ``name`` for Python ``python`` ("3.11")."""
-    return LOCKS_DIR / f"{name}-py{python}.txt"
 
 
 def lock_hash(text: str) -> str:

@@ -94,6 +94,9 @@ def config_from_dict(data: Any, source: str = "<dict>", *, base_dir: str | Path 
 def load_config(path: str | Path, *, allow_large: bool = False) -> RunConfig:
     """Read and validate a config file; raises ConfigError naming the file, key path and value.
     ``allow_large``: accept more than ``MAX_VARIANTS`` method configurations (``--allow-large``)."""
+    from srbf.runs.shipped import config_path
+
+    path = config_path(path)  # a shipped config may be named: quickstart
     data = read_config_file(path)
     return config_from_dict(data, source=str(path), base_dir=Path(path).expanduser().resolve().parent,
                             allow_large=allow_large)

@@ -135,9 +135,13 @@ class MethodConfig(_Section):
 
     @model_validator(mode="before")
     @classmethod
-    def _short_forms(cls, data: Any) -> Any:
-        if isinstance(data, str):  # method: linear
-            return {"name": data}
+    def _short_forms(cls, data: Any, info: ValidationInfo) -> Any:
+        from srbf.methods.roster import config_entry
+
+        if isinstance(data, str):  # method: linear, method: gplearn
+            data = {"name": data}
+        if isinstance(data, Mapping):  # a roster method by name: its adapter, env and method.yaml defaults
+            data = config_entry(data, run_budgets=bool((info.context or {}).get("run_budgets")))
         if isinstance(data, Mapping) and isinstance(data.get("adapter"), str):  # adapter: builtin
             return {**data, "adapter": {"type": data["adapter"]}}
         return data
@@ -148,11 +152,17 @@ class MethodConfig(_Section):
         adapter = self.adapter
         if adapter is None:
             if self.name not in builtins:
+                from srbf.methods.roster import names as roster_names
+
                 close = _did_you_mean(self.name, builtins)
                 if close:  # a typo of a built-in's name
                     raise _fail(f"unknown built-in method {self.name!r}{close}", "name")
-                raise _fail(f"missing: {self.name!r} is not a built-in method ({', '.join(builtins)}), so say how "
-                            "to run it, e.g. adapter: {type: file, path: my_method.py}", "adapter")  # fmt: skip
+                close = _did_you_mean(self.name, roster_names())
+                if close:  # a typo of a roster method's name
+                    raise _fail(f"unknown roster method {self.name!r}{close}", "name")
+                raise _fail(f"missing: {self.name!r} is not a built-in or roster method ({', '.join(builtins)}; "
+                            "`srbf methods list`), so say how to run it, e.g. adapter: {type: file, path: my_method.py}",
+                            "adapter")  # fmt: skip
             _settle(self, adapter=Adapter(type="builtin", name=self.name))
             return self
         problems = []
@@ -173,6 +183,10 @@ class MethodConfig(_Section):
             if adapter.name is not None:
                 message = "only a builtin adapter takes a name (the method's own name is method.name)"
                 problems.append((("adapter", "name"), message))
+            if not problems:  # a roster adapter: its options against its method.yaml's constraints
+                from srbf.methods.roster import option_problems
+
+                problems += [(("options", where), message) for where, message in option_problems(adapter.path, self.options)]
         elif adapter.type == "srbench":
             from srbf.methods.srbench import check_method_dir
 
@@ -223,6 +237,14 @@ class RunConfig(_Section):
     results: Text = DEFAULT_RESULTS
     sandbox: Flag = False  # run every worker under bubblewrap (srbf.methods.isolation)
     _source: str = PrivateAttr("<dict>")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _note_run_budgets(cls, data: Any, info: ValidationInfo) -> Any:
+        """A ladder the config gives for the whole run wins over a roster method's own ladder."""
+        if isinstance(info.context, dict) and isinstance(data, Mapping):
+            info.context["run_budgets"] = "budgets" in data
+        return data
 
     @model_validator(mode="after")
     def _check(self, info: ValidationInfo) -> RunConfig:

@@ -27,15 +27,17 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-ADAPTERS = HERE.parents[2] / "src" / "srbf" / "methods" / "adapters"
+METHODS = HERE.parents[2] / "src" / "srbf" / "methods"  # one folder per method
 PACKAGES = {"gplearn": "gplearn", "operon": "pyoperon", "ffx": "ffx", "hroch": "HROCH", "deap_gp": "deap"}
 
 
 def load_adapter(name: str):
-    """The adapter module, loaded as the worker loads it (its folder on sys.path, for _shared)."""
-    if str(ADAPTERS) not in sys.path:
-        sys.path.append(str(ADAPTERS))
-    spec = importlib.util.spec_from_file_location(f"srbf_adapter_{name}", ADAPTERS / f"{name}.py")
+    """The folder's adapter.py, loaded as the worker loads it (its folder on sys.path, for the
+    modules beside it; the adapter finds the shared helpers itself)."""
+    folder = METHODS / name
+    if str(folder) not in sys.path:
+        sys.path.append(str(folder))
+    spec = importlib.util.spec_from_file_location(f"srbf_adapter_{name}", folder / "adapter.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -359,7 +361,7 @@ def record_deap_gp(adapter):
 
     def predict_with(options, n_variables):
         def predict(hall, X):
-            opts = adapter.check_options(options)
+            opts = adapter.resolved_options(options)
             pset, _ = adapter._primitive_set(n_variables, opts["unary"], opts["binary"], opts["const_range"])
             func = gp.compile(hall[0], pset)  # DEAP's own evaluation: its compiled tree
             with np.errstate(all="ignore"):

@@ -56,7 +56,7 @@ FITS = [  # (kind, variables, max_fit_calls, seed)
 def main():
     adapter = load_adapter("rils_rols")
     adapter.setup({})
-    settings = adapter.check_options({})["params"]
+    settings = dict(adapter.DEFAULTS)  # rils-rols's own defaults, as the adapter runs it
     cases = []
     for kind, variables, calls, seed in FITS:
         X, y, X_eval = problem(kind, seed)

@@ -1,0 +1,101 @@
+"""Reading one ``method.yaml``: the schema of a roster method's file and its one-line errors.
+
+The file is checked field by field by a pydantic model (unknown fields refused, so a typo is not
+silently ignored); its option constraints by ``srbf.methods.options.constraint_problems``. Any
+problem becomes one ``MethodFileError`` line: the file, the field's path, what is wrong and the
+value found. docs/adding_a_method.md describes every field.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
+
+class _Run(BaseModel):
+    """The keys of a config's method entry that method.yaml may give defaults for."""
+
+    model_config = ConfigDict(extra="forbid")
+    options: dict[str, Any] = Field(default_factory=dict)
+    time_limit: float | None = None
+    config_provenance: Literal["upstream_default", "author_blessed", "harness_tuned"] | None = None
+    budgets: Any = None
+    env: dict[str, str | None] | None = None
+    limits: dict[str, int] | None = None
+
+
+class _MethodFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    package: str = Field(min_length=1)
+    version: str = Field(min_length=1)
+    import_name: str | None = None
+    requirements: list[str] | None = None
+    budget_knob: str = Field(min_length=1)
+    trajectory: str = Field(min_length=1)
+    pre_install: list[list[str]] = Field(default_factory=list)
+    pip_flags: list[str] = Field(default_factory=list)
+    needs: list[str] = Field(default_factory=list)
+    needs_hint: str = ""
+    licence: str | None = None
+    reproducible: StrictBool = True
+    notes: str = ""
+    size_hint: str = ""
+    run: _Run = Field(default_factory=_Run)
+    options: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+
+def _frozen(value: Any) -> Any:
+    if isinstance(value, dict):
+        return MappingProxyType({k: _frozen(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+def read_method_file(path: Path, spec_type: type) -> Any:
+    """``spec_type`` (``roster.MethodSpec``) built from the method.yaml at ``path``; the method's
+    name is its folder's. Raises ``roster.MethodFileError`` with one line per problem."""
+    from srbf.methods.options import constraint_problems
+    from srbf.methods.roster import MethodFileError
+
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except (OSError, yaml.YAMLError) as exc:
+        raise MethodFileError(f"{path}: cannot read it: {str(exc).splitlines()[0]}") from None
+    if not isinstance(data, dict):
+        raise MethodFileError(f"{path}: must be a mapping of fields (package, version, ...), got {data!r}")
+    try:
+        model = _MethodFile.model_validate(data)
+    except ValidationError as error:
+        lines = []
+        for problem in error.errors():
+            where = ".".join(str(p) for p in problem["loc"])
+            lines.append(f"{path}: {where}: {problem['msg'].lower()}, got {problem.get('input')!r}")
+        raise MethodFileError("\n".join(lines)) from None
+    name = path.parent.name
+    problems = constraint_problems(name, model.options)
+    if problems:
+        raise MethodFileError("\n".join(f"{path}: {problem}" for problem in problems))
+    return spec_type(
+        name=name,
+        package=model.package,
+        version=model.version,
+        import_name=model.import_name or model.package.replace("-", "_"),
+        requirements=tuple(model.requirements or (f"{model.package}=={model.version}",)),
+        budget_knob=model.budget_knob,
+        trajectory=model.trajectory,
+        folder=path.parent,
+        pre_install=tuple(tuple(step) for step in model.pre_install),
+        pip_flags=tuple(model.pip_flags),
+        needs=tuple(model.needs),
+        needs_hint=model.needs_hint,
+        licence=model.licence,
+        reproducible=model.reproducible,
+        notes=model.notes,
+        size_hint=model.size_hint,
+        run=_frozen(model.run.model_dump(exclude_none=True, exclude_unset=True)),
+        options=_frozen(model.options),
+    )

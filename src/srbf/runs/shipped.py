@@ -1,0 +1,28 @@
+"""The run configs srbf ships, as package data in ``srbf/configs/``, and how a config is named.
+
+``srbf run -c quickstart`` (or ``-c methods/linear``) reads a shipped config by name, so the
+examples work after ``pip install srbf`` as well as in a source checkout; a path to a file of
+one's own always wins. Roster methods need no shipped run config: a config says ``method: NAME``
+and gets the settings of ``srbf/methods/NAME/method.yaml``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+CONFIGS_DIR = Path(__file__).resolve().parents[1] / "configs"
+
+
+def shipped_configs() -> tuple[str, ...]:
+    """The names of the shipped configs (``quickstart``, ``methods/linear``, ...), sorted."""
+    return tuple(sorted(p.relative_to(CONFIGS_DIR).with_suffix("").as_posix() for p in CONFIGS_DIR.rglob("*.yaml")))
+
+
+def config_path(ref: str | Path) -> str | Path:
+    """The config file ``ref`` names: ``ref`` itself when it is a file (or looks like a path of
+    one's own), else the shipped config of that name (``quickstart``), else ``ref`` unchanged so
+    that reading it reports the missing file."""
+    name = str(ref).removesuffix(".yaml")
+    if Path(ref).expanduser().is_file() or name not in shipped_configs():
+        return ref
+    return CONFIGS_DIR / f"{name}.yaml"
