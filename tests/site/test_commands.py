@@ -81,3 +81,21 @@ def test_readable_formulas_shorten_long_decimals_only():
     assert readable("x1e5 + 2.5*x2 + 1.0e-05") == "x1e5 + 2.5*x2 + 1e-05"
     assert readable(None) == ""
     assert readable("x" * 700).endswith(" …") and len(readable("x" * 700)) == 602
+
+
+def test_declared_comparisons_are_confirmatory_on_the_page(store, tmp_path):
+    import pandas as pd
+
+    out = tmp_path / "site"
+    code, printed, err = run_cli("site", "build", "--results", str(store), "--condition", "n_support=64;noise=0",
+                                 "--confirmatory-vs", "linear", "--no-per-set", "-o", str(out))
+    assert code == 0, printed + err
+    manifest = read_data(out / "data" / "manifest.js")
+    assert [c["scopes"] for c in manifest["conditions"]] == [["all sets"]]
+    cells = read_data(out / "data" / "c0-s0-paired.js")["cells"]
+    cells = pd.DataFrame(cells["data"], columns=cells["columns"])
+    with_linear = (cells["method_a"] == "linear") | (cells["method_b"] == "linear")
+    assert with_linear.any() and (~with_linear).any()
+    assert cells.loc[with_linear, "confirmatory"].all() and (cells.loc[with_linear, "correction"] == "holm").all()
+    assert not cells.loc[~with_linear, "confirmatory"].any()
+    assert (cells.loc[~with_linear, "correction"] == "benjamini-hochberg").all()

@@ -90,6 +90,7 @@ def scope_data(frame: pd.DataFrame, *, metrics=None, times=DECLARED_TIMES, stati
     per-set values, and the descriptive in-between reads."""
     metrics = choose_metrics(frame, metrics)
     provenance = provenance_labels(frame)
+    confirmatory = [pair for pair in confirmatory if set(pair) <= set(provenance)]  # a set some method skipped
     analysis, marks, headline = run_analysis(frame, metrics, times=times, statistic=statistic,
                                              confirmatory=confirmatory, seed=seed, n_resamples=n_resamples)
     boards = [T.leaderboard(analysis.aggregates, metrics, mark, provenance) for mark in marks]
