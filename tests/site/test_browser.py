@@ -7,7 +7,7 @@ import json
 import urllib.parse
 
 import pytest
-from conftest import HOSTILE, VIEWS, Page
+from conftest import HOSTILE, VIEWS, Page, run_cli
 
 DEEP_LINKS = {
     "curves": "view=curves&metric=log10_fvu_validation&x=budget",
@@ -142,7 +142,6 @@ def test_a_method_named_with_html_shows_as_text(page):
 
 def test_the_leaderboard_the_page_loads_equals_the_report(page, store, tmp_path):
     import pandas as pd
-    from conftest import run_cli
 
     from srbf.report import read_table
 
