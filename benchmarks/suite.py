@@ -88,6 +88,7 @@ def write_config(folder: Path, limit: int | None) -> Path:
         "experiment: suite",
         f"catalogs: [{', '.join(list_catalogs())}]",
         "method: linear",
+        "budgets: [1]",  # one fit per problem, not the default ladder
         "sampling: {n_support: 512, n_validation: 512, draws: 1}",
         f"results: {folder / 'unused'}",
     ]
