@@ -110,7 +110,8 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
     a section of its own and written to tables/stack.csv (None: no section). files: the formats
     and resolution of the figures. at_budget: "max" reads values, verdicts and ranks with every
     method at its own largest complete budget instead of at the time marks. A time mark whose
-    values all equal the previous mark's is folded into it (``Report.notes`` says so).
+    values all equal the previous mark's is folded into it in index.md and the figures
+    (``Report.notes`` says so); the CSV tables keep every mark.
     """
     frame = require_scores(frame, source or "the frame")
     metrics = choose_metrics(frame, metrics)
@@ -118,9 +119,9 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
     analysis, marks, headline = run_analysis(frame, metrics, times=times, statistic=statistic,
                                              confirmatory=confirmatory, seed=seed, n_resamples=n_resamples,
                                              at_budget=at_budget)
-    marks, notes = collapse_repeated(analysis.aggregates, marks)
+    shown, notes = collapse_repeated(analysis.aggregates, marks)  # the tables keep every mark
     if notes:
-        headline = T.headline_mark(analysis.aggregates, marks)
+        headline = T.headline_mark(analysis.aggregates, shown)
     out = Path(out)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     (out / "tables").mkdir(parents=True, exist_ok=True)
@@ -146,21 +147,21 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
     figures, sections = [], {}
     for metric in metrics:
         figures += curves_figure(analysis.aggregates, metric, out / "figures" / f"curve_{metric}.png",
-                                 provenance, times=[m.x for m in marks if m.axis == "time"],
+                                 provenance, times=[m.x for m in shown if m.axis == "time"],
                                  show_incomplete=show_incomplete, files=files)
     for metric in (m for m in metrics if comparable(m)):
         if not verdicts.empty and (verdicts["metric"] == metric).any():
-            figures += verdict_figure(verdicts, metric, marks, methods, out / "figures" / f"verdicts_{metric}.png",
+            figures += verdict_figure(verdicts, metric, shown, methods, out / "figures" / f"verdicts_{metric}.png",
                                       files=files)
             sections.setdefault("verdicts", []).append(metric)
     for metric in _rank_order(m for m in metrics if ranked(m)):
-        panels = cd_panels(ranks, metric, marks) if not ranks.empty else []
+        panels = cd_panels(ranks, metric, shown) if not ranks.empty else []
         if panels:
             figures += cd_figure(panels, out / "figures" / f"cd_{metric}.png", title=f"{display_name(metric)}: mean ranks",
                                  files=files)
             sections.setdefault("ranks", []).append(metric)
 
-    report = Report(out, out / "index.md", figures, written, analysis, metrics, marks, headline, notes, files)
+    report = Report(out, out / "index.md", figures, written, analysis, metrics, shown, headline, notes, files)
     text = _index(report, frame, board, sets, verdicts, ranks, methods, sections, statistic, show_incomplete, source,
                   frames.get("stack"))
     report.index.write_text(text, encoding="utf-8")
