@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
-from conftest import long_frame, run_cli, serve_frame
+from report_helpers import long_frame, run_cli, serve_frame
 
 from srbf.report import build_report, read_table
 from srbf.report.figure_files import figure_files

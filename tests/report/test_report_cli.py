@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import TIMES, long_frame, run_cli, serve_frame
+from report_helpers import TIMES, long_frame, run_cli, serve_frame
 
 from srbf.stats import analyze, friedman_nemenyi
 from srbf.stats.rules import LOG10_EPS64
