@@ -226,3 +226,60 @@ def test_compare_non_finite_values():
     assert bad["max_relative"] is None
     assert compare("x", [1.0], X, ("x",)) == {"reason": "1 support_predictions for 2 support points"}
     assert "does not evaluate" in compare("x +", [0.0, 1.0], X, ("x",))["reason"]
+
+
+# --- through a config: the run goes on, status and the report say what disagreed --------------
+
+ROUNDED = '''
+import numpy as np
+
+
+class Rounded:
+    def fit(self, X, y):
+        return self
+
+    def predict(self, X):
+        return 1.0004 * np.asarray(X, dtype=float)[:, 0]
+
+
+est = Rounded()
+
+
+def model(est, X=None):
+    return "1.000*X0"  # its printout rounds the constant, as gplearn's does
+'''
+
+
+def test_a_run_records_mismatches_and_unsupported_folders_and_shows_them(tmp_path, capsys, monkeypatch):
+    from srbf.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    rounded, nomodel = folder(tmp_path, "rounded", ROUNDED), folder(tmp_path, "nomodel", NO_MODEL)
+    (tmp_path / "c.yaml").write_text(f"""experiment: faithful
+catalogs: [nguyen]
+problems: [Nguyen-1, Nguyen-2]
+sampling: {{draws: 1, n_support: 64}}
+budgets: [1]
+results: {tmp_path / 'results'}
+methods:
+  - {{name: rounded, adapter: {{type: srbench, path: {rounded}}}}}
+  - {{name: nomodel, adapter: {{type: srbench, path: {nomodel}}}}}
+""")
+    assert main(["run", "-c", "c.yaml", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "2 ok, 2 failed" in out, out
+    assert main(["status", "-c", "c.yaml"]) == 0
+    out = capsys.readouterr().out
+    assert "rounded on nguyen at budget" in out and "2 of 2 formulas disagree" in out
+    assert "nomodel" in out and "nomodel on nguyen" not in out
+    from srbf.store import ResultsStore
+
+    with ResultsStore.open_readonly(tmp_path / "results") as store:
+        frame = store.predictions_frame()
+    errors = {r.method: r.error.splitlines()[0] for r in frame.itertuples() if r.status == "failed"}
+    assert errors == {"nomodel": "unsupported: no model string"}
+    assert main(["score", "--results", str(tmp_path / "results")]) == 0
+    assert main(["analyze", "--results", str(tmp_path / "results"), "-o", str(tmp_path / "rep")]) == 0
+    capsys.readouterr()
+    text = (tmp_path / "rep" / "index.md").read_text()
+    assert "disagree with their method's own predict" in text and "rounded 2 of 2" in text

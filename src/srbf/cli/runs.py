@@ -97,7 +97,8 @@ def _status(args: argparse.Namespace) -> int:
         print(json.dumps({
             "experiment": config.experiment, "results": str(path), "exists": exists,
             "rows": [{"method": r.method, "catalog": r.catalog, "budget": r.budget, "planned": r.planned,
-                      **{s: r.statuses[s] for s in counts}, "pending": r.pending} for r in rows],
+                      **{s: r.statuses[s] for s in counts}, "pending": r.pending,
+                      "model_string_mismatch": r.mismatches} for r in rows],
         }, indent=2))
         return 0
     from srbf.report.text import text_table
@@ -116,6 +117,8 @@ def _status(args: argparse.Namespace) -> int:
     planned, pending = totals[0], totals[6]
     done = planned - pending
     print(f"{done} of {planned} fits stored ({100.0 * done / planned if planned else 100.0:.1f}%), {pending} pending")
+    for note in filter(None, (row.mismatch_note() for row in rows)):
+        print(note)
     return 0
 
 
