@@ -148,6 +148,7 @@ def _check(path: Path, passed: Callable[..., None], say: Callable[[str], None], 
 
 def _check_variant(variant, chosen, passed, say, score: Scorer | None) -> None:
     from srbf.expr import ParseError, compile_expr, parse
+    from srbf.methods.doctor import precheck_python
     from srbf.methods.isolation import method_seed
     from srbf.methods.worker import WorkerStartError
     from srbf.runs.executor import new_worker
@@ -156,6 +157,9 @@ def _check_variant(variant, chosen, passed, say, score: Scorer | None) -> None:
 
     spec = worker_spec(variant)
     say(f"  method {variant.label}: {spec.method_file}")
+    problems = precheck_python(variant.method.python)
+    if problems:  # the method's own pre-checks (doctor's), before a worker is started
+        raise CheckFailed("start worker", "; ".join(problems))
     try:
         worker = new_worker(spec, start_timeout=600.0, tail_bytes=4096)
         worker.start()
