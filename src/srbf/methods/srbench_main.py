@@ -30,21 +30,14 @@ What the estimator is fitted on follows the folder's ``eval_kwargs["use_datafram
 SRBench: a pandas DataFrame with srbf's column names (True, SRBench's default) or a bare NumPy
 array (False). ``model`` then gets X as a DataFrame either way, as SRBench hands it.
 
-Names in the returned formula are read, never guessed:
-
-- a name equal to one of the columns srbf passed is that column's variable;
-- a positional name (``X3``, ``x_3``, ``X[:, 3]``) is read with the method's own numbering:
-  ``options.index_base`` when set, else the convention of a method srbf knows by the folder's name
-  (``KNOWN_PRINTERS``), else 0 (the position in the DataFrame) when the estimator was fitted on a
-  DataFrame. A folder fitted on a bare array that prints positional names and declares no
-  numbering is refused, and so is a position past the last variable;
-- a method whose printed operator names carry its own semantics (gplearn's protected ``log`` and
-  ``sqrt``) is read with them, by the folder's name (``KNOWN_PRINTERS``).
-
-After the fit, ``est.predict`` on the support points goes back as ``support_predictions``: srbf
-evaluates the parsed formula there and records any disagreement (``model_string_mismatch``).
-A folder whose ``model`` is None (SRBench writes "not implemented") has no formula to score:
-each fit fails with ``unsupported: no model string``, without fitting.
+Names in the returned formula are read, never guessed (``rename``, ``index_base_of``): a column
+name is its variable; a positional name (``X3``) follows the method's declared numbering, and is
+refused when nothing declares it for an array fit or it lies past the last variable. Printed
+operators with a method's own semantics (gplearn's protected ``log``, ``sqrt``) are read by the
+folder's name (``KNOWN_PRINTERS``). ``est.predict`` on the support points goes back as
+``support_predictions`` for srbf's check (``model_string_mismatch``). A folder whose ``model`` is
+None fails each fit with ``unsupported: no model string``, without fitting. docs/methods.md says
+all of this for users.
 """
 
 from __future__ import annotations
@@ -72,9 +65,8 @@ KNOWN_PRINTERS = {
     "gplearn": {"index_base": 0, "protected": True},  # str(est._program): add(X0, log(X1))
     "operon": {"index_base": 1},  # pyoperon names array columns X1..Xd
 }
-# gplearn's protected functions, written as what they compute away from their guards (as srbf's
-# own gplearn adapter writes them): log(a) is log(abs(a)), sqrt(a) is sqrt(abs(a)); div and inv
-# differ from a/b and 1/a only within 0.001 of a zero denominator, which the predict check catches.
+# gplearn's protected log and sqrt, as srbf's gplearn adapter writes them (away from the guards);
+# div and inv differ from a/b and 1/a only within 0.001 of a zero, which the predict check catches.
 _PROTECTED_WRAPS = {"log": "abs", "sqrt": "abs"}
 
 
