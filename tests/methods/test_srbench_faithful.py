@@ -224,7 +224,9 @@ def test_compare_non_finite_values():
     bad = compare("1/x", [5.0, 1.0], X, ("x",))
     assert bad["points"] == 1 and bad["first"] == {"index": 0, "formula": "inf", "predict": 5.0}
     assert bad["max_relative"] is None
-    assert compare("x", [1.0], X, ("x",)) == {"reason": "1 support_predictions for 2 support points"}
+    assert compare("x", [1.0, 1.0, 1.0], X, ("x",)) == {"reason": "3 support_predictions for 2 support points"}
+    assert compare("x", [0.0], X, ("x",)) is None  # the first rows only
+    assert compare("x", [1.0], X, ("x",))["points"] == 1
     assert "does not evaluate" in compare("x +", [0.0, 1.0], X, ("x",))["reason"]
 
 

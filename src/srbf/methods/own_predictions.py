@@ -1,7 +1,8 @@
 """A method's own predictions against its formula: does the string srbf scores say what it fitted?
 
 A method may return ``support_predictions``, what its fitted estimator predicts on the support
-points (the SRBench bridge always does: ``est.predict``). srbf parses the returned formula,
+points, or on their first rows (the SRBench bridge always does: ``est.predict``, at most 10,000
+rows, so that the list stays far below the internals' size limit). srbf parses the returned formula,
 evaluates it on the same points and compares. The list itself is not kept (it is the size of the
 support); a disagreement is kept on the prediction as ``internals["model_string_mismatch"]``:
 how many points differ, the largest relative difference and the first point that differs. A
@@ -44,8 +45,9 @@ def compare(expression: str, predicted: Any, X: np.ndarray, variables: tuple[str
         p = np.array([np.nan if v is None else v for v in predicted], dtype=float)
     except (TypeError, ValueError):
         return {"reason": "support_predictions is not a list of numbers"}
-    if p.shape != (len(X),):
+    if p.ndim != 1 or p.size > len(X):
         return {"reason": f"{p.size} support_predictions for {len(X)} support points"}
+    X = X[: p.size]  # a method may send the first rows only (the SRBench bridge: MAX_CHECKED)
     try:
         with np.errstate(all="ignore"):
             f = np.broadcast_to(compile_expr(parse(expression, variables), variables)(X), p.shape)
