@@ -65,6 +65,7 @@ _KNOWN_OPTIONS = {
 KNOWN_PRINTERS = {
     "gplearn": {"index_base": 0, "protected": True},  # str(est._program): add(X0, log(X1))
     "operon": {"index_base": 1},  # pyoperon names array columns X1..Xd
+    "ffx": {"index_base": 0},  # est.model_.str2() prints X0.. even for a DataFrame
 }
 # gplearn's protected log and sqrt, as srbf's gplearn adapter writes them (away from the guards);
 # div and inv differ from a/b and 1/a only within 0.001 of a zero, which the predict check catches.
