@@ -22,7 +22,9 @@ demo: $(STAMP)
 	$(BIN)/srbf score --results srbf-results && \
 	$(BIN)/srbf analyze --results srbf-results -o report && \
 	echo "Report: report/index.md" && \
-	echo "demo took $$(( $$(date +%s) - start )) s (install not included)"
+	echo "demo took $$(( $$(date +%s) - start )) s (install not included)" && \
+	$(BIN)/srbf site build --results srbf-results -o site > /dev/null && \
+	echo "Explorer: $(BIN)/srbf site serve site  (or open site/index.html)"
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

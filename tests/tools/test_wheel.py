@@ -66,3 +66,12 @@ def test_the_installed_wheel_lists_the_roster_and_checks_a_shipped_config(instal
     assert checked.returncode == 0, checked.stdout + checked.stderr
     where = run(str(installed / "python"), "-c", "import srbf; print(srbf.__file__)", cwd=tmp_path, env=env)
     assert "site-packages" in where.stdout and str(REPO) not in where.stdout  # the wheel's srbf, not the checkout's
+
+
+def test_the_installed_wheel_ships_the_explorers_page(installed, tmp_path):
+    code = ("from importlib import resources; from srbf.site.build import ASSETS, plotly_bundle; "
+            "print(all(resources.files('srbf.site').joinpath('assets', n).is_file() for n in ASSETS), "
+            "plotly_bundle().is_file())")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    shipped = run(str(installed / "python"), "-c", code, cwd=tmp_path, env=env)
+    assert shipped.stdout.split() == ["True", "True"], shipped.stdout + shipped.stderr

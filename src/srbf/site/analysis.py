@@ -1,0 +1,145 @@
+"""The numbers the explorer shows, from the same analysis ``srbf analyze`` runs.
+
+Every value here comes out of ``srbf.report.build.run_analysis`` (itself ``srbf.stats.analyze``)
+and the report's table builders (``srbf.report.markdown_tables``): the leaderboard rows are the rows of
+``tables/leaderboard.csv``, the verdicts those of ``tables/comparisons.csv``. The explorer adds
+one thing the report has no room for: the same analysis read at a grid of in-between times, so
+the Table's slider and the Paired view's Delta curves can show descriptive values between the
+declared marks. Those carry ``declared: false`` and no verdict is quoted from them.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from srbf.report import markdown_tables as T
+from srbf.report.build import choose_metrics, comparable, run_analysis
+from srbf.report.data import confirmatory_pairs, provenance_labels
+from srbf.report.rounding import format_with
+from srbf.stats import DECLARED_TIMES, analyze, rule_for
+
+STEPS_PER_DECADE = 4  # in-between times for the slider and the Delta curves: 10^(k/4) seconds
+CURVE_COLUMNS = ("axis", "budget", "time", "status", "method", "metric", "seconds", "complete", "estimate",
+                 "ci_low", "ci_high", "n_problems", "n_universe", "share", "low_share", "median")
+CELL_COLUMNS = ("axis", "time", "budget", "metric", "method_a", "method_b", "status_a", "status_b", "verdict",
+                "verdict_note", "delta", "ci_low", "ci_high", "margin", "mde80", "p_value", "p_adjusted", "p_shown",
+                "p_adjusted_shown", "delta_shown", "decimals", "margin_rounded", "mde80_rounded", "correction",
+                "confirmatory", "n_pairs", "n_a_only", "n_b_only", "wins_a", "wins_b", "test", "complete")
+BETWEEN_COLUMNS = ("time", "metric", "method_a", "method_b", "status_a", "status_b", "verdict", "delta", "ci_low",
+                   "ci_high", "margin", "delta_shown", "decimals", "n_pairs")  # descriptive: no p-values
+RANK_COLUMNS = ("axis", "time", "budget", "metric", "method", "mean_rank", "status", "k", "n_problems",
+                "population", "friedman_statistic", "p_value", "cd", "significant", "groups", "summary")
+
+
+def table(frame: pd.DataFrame, columns=None) -> dict:
+    """A frame as compact column-oriented JSON data: ``{"columns": [...], "data": [[...], ...]}``."""
+    if columns is not None:
+        frame = frame.reindex(columns=[c for c in columns if c in frame.columns])
+    return {"columns": [str(c) for c in frame.columns], "data": frame.to_numpy(dtype=object).tolist()}
+
+
+def metric_info(metrics) -> dict:
+    """What the page needs to know of each metric: direction, primary summary, kind."""
+    info = {}
+    for metric in metrics:
+        rule = rule_for(metric)
+        info[metric] = {"better": rule.better, "primary": rule.primary, "kind": rule.kind, "scale": rule.scale,
+                        "comparable": comparable(metric), "ranked": rule.rank is not None,
+                        "rank_primary": metric == T.RANK_METRIC, "median_shown": T.wants_median(metric)}
+    return info
+
+
+def time_grid(aggregates: pd.DataFrame, declared) -> list[float]:
+    """In-between times (quarter decades) across the methods' measured seconds, declared marks left out."""
+    seconds = aggregates.loc[aggregates["axis"] == "budget", "seconds"].astype(float)
+    seconds = seconds[np.isfinite(seconds) & (seconds > 0)]
+    if seconds.empty:
+        return []
+    low = math.floor(math.log10(seconds.min()) * STEPS_PER_DECADE)
+    high = math.ceil(math.log10(seconds.max()) * STEPS_PER_DECADE)
+    grid = [round(10 ** (k / STEPS_PER_DECADE), 10) for k in range(low, high + 1)]
+    return [t for t in grid if not any(math.isclose(t, float(d)) for d in declared)]
+
+
+def _half_decade(t: float) -> bool:
+    steps = math.log10(t) * STEPS_PER_DECADE
+    return math.isclose(steps, round(steps), abs_tol=1e-6) and round(steps) % (STEPS_PER_DECADE // 2) == 0
+
+
+def _shown(rows: pd.DataFrame) -> list[str]:
+    return [format_with(e, lo, hi)[0] for e, lo, hi in zip(rows["estimate"], rows["ci_low"], rows["ci_high"])]
+
+
+def _both_ways(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """Each comparison as seen from either side (``markdown_tables.oriented``): the matrix reads row - column."""
+    if verdicts.empty:
+        return verdicts
+    records = []
+    for row in verdicts.to_dict("records"):
+        records.append(row)
+        records.append(T.oriented(row, row["method_b"]))
+    return pd.DataFrame(records)
+
+
+def scope_data(frame: pd.DataFrame, *, metrics=None, times=DECLARED_TIMES, statistic: str = "meta",
+               confirmatory=(), seed: int = 0, n_resamples: int = 1000) -> dict:
+    """One scope's numbers (every set together, or one set): leaderboard, curves, verdicts, ranks,
+    per-set values, and the descriptive in-between reads."""
+    metrics = choose_metrics(frame, metrics)
+    provenance = provenance_labels(frame)
+    confirmatory = [pair for pair in confirmatory if set(pair) <= set(provenance)]  # a set some method skipped
+    analysis, marks, headline = run_analysis(frame, metrics, times=times, statistic=statistic,
+                                             confirmatory=confirmatory, seed=seed, n_resamples=n_resamples)
+    boards = [T.leaderboard(analysis.aggregates, metrics, mark, provenance) for mark in marks]
+    board = pd.concat(boards, ignore_index=True) if boards else pd.DataFrame()
+    verdicts = T.verdicts(analysis.comparisons, [m for m in metrics if comparable(m)], marks)
+    ranks = analysis.ranks
+    if not ranks.empty:
+        ranks = pd.concat([m.select(ranks) for m in marks] or [ranks.iloc[:0]], ignore_index=True)
+    curves = analysis.aggregates.reindex(columns=list(CURVE_COLUMNS))
+    curves["shown"] = _shown(curves) if len(curves) else []
+
+    ranks["summary"] = [T.rank_summary(row) for _, row in ranks.iterrows()] if len(ranks) else []
+    order = {mark.label: T.method_order(mark.select(board), metrics[0]) for mark in marks if not board.empty}
+    slider = [{"label": m.label, "x": m.x, "declared": True} for m in marks]
+    between = {"leaderboard": table(pd.DataFrame()), "cells": table(pd.DataFrame())}
+    if marks and marks[0].axis == "time":
+        grid = time_grid(analysis.aggregates, [m.x for m in marks])
+        if grid:  # the same analysis at in-between times; no ranks there (they are quoted at marks only)
+            same = {"statistic": statistic, "seed": seed, "n_resamples": n_resamples,
+                    "confirmatory": confirmatory_pairs(frame, confirmatory)}
+            extra = analyze(frame, metrics, times=grid, parts=("aggregates",), **same)
+            grid_marks = [T.Mark("time", t) for t in grid]
+            rows = [T.leaderboard(extra.aggregates, metrics, mark, provenance) for mark in grid_marks]
+            between["leaderboard"] = table(pd.concat(rows, ignore_index=True))
+            order.update({m.label: T.method_order(r, metrics[0]) for m, r in zip(grid_marks, rows)})
+            slider = sorted(slider + [{"label": m.label, "x": m.x, "declared": False} for m in grid_marks],
+                            key=lambda s: s["x"])
+            halves = [t for t in grid if _half_decade(t)]  # the Delta curves need fewer points than the slider
+            if halves:
+                paired = analyze(frame, metrics, times=halves, parts=("comparisons",), **same).comparisons
+                cells = T.verdicts(paired, [m for m in metrics if comparable(m)], [T.Mark("time", t) for t in halves])
+                between["cells"] = table(_both_ways(cells), BETWEEN_COLUMNS)
+    return {
+        "metrics": metrics,
+        "metric_info": metric_info(metrics),
+        "provenance": provenance,
+        "methods": sorted(frame["method"].astype(str).unique()),
+        "statistic": statistic,
+        "marks": [{"axis": m.axis, "x": m.x, "label": m.label} for m in marks],
+        "headline": None if headline is None else headline.label,
+        "rank_metric": T.RANK_METRIC,
+        "leaderboard": table(board),
+        "curves": table(curves),
+        "cells": table(_both_ways(verdicts), CELL_COLUMNS),
+        "ranks": table(ranks, RANK_COLUMNS),
+        "order": order,
+        "slider": slider,
+        "per_set": table(T.per_set(analysis, metrics)),
+        "time_axis": table(analysis.time_axis),
+        "between": between,
+    }
+
