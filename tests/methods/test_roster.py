@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from srbf.cli import build_parser, main
+from srbf.runs.config import ConfigError, config_from_dict
 from recorded.adapter_checks import installed
 from srbf.methods import doctor, envs, install, roster
 from srbf.methods.roster import MethodSpec
@@ -409,6 +410,16 @@ def test_a_method_folder_is_read_into_its_record(tmp_path):
      "toy/method.yaml: options.population_size: unknown constraint key 'rnage'; did you mean 'range'?"),
     (TOY_METHOD.replace("range: [1, null]", "range: [1]"), "toy/method.yaml: options.population_size.range: must be"),
     ("- a list\n", "toy/method.yaml: must be a mapping of fields (package, version, ...), got ['a list']"),
+    (TOY_METHOD + "configs: {tuned: {options: {population_size: 9}}}\n",
+     "toy/method.yaml: configs.tuned.config_provenance: missing (upstream_default, author_blessed or harness_tuned)"),
+    (TOY_METHOD + "configs: {Big: {config_provenance: harness_tuned}}\n",
+     "toy/method.yaml: configs.Big: a configuration's name must be a lowercase word other than the default's"),
+    (TOY_METHOD + "configs: {author_blessed: {config_provenance: author_blessed}}\n",
+     "toy/method.yaml: configs.author_blessed: a configuration's name must be a lowercase word other than the"),
+    (TOY_METHOD + "configs: {big: {config_provenance: harness_tuned, options: {population_size: 0}}}\n",
+     "toy/method.yaml: configs.big.options.population_size: "),
+    (TOY_METHOD + "configs: {big: {config_provenance: harness_tuned, budget: [1]}}\n",
+     "toy/method.yaml: configs.big.budget: extra inputs are not permitted"),
     ("package: [\n", "toy/method.yaml: cannot read it: "),
 ])
 def test_a_wrong_method_file_is_one_line_naming_file_field_and_value(tmp_path, text, message):
@@ -429,6 +440,40 @@ def test_a_config_entry_naming_a_roster_method_gets_its_defaults_under_its_own_k
     assert roster.option_problems(gplearn.adapter_path, {"params": {}}) == []
     assert roster.option_problems(__file__, {"anything": 1}) == []  # a file off the roster: its own business
     assert roster.option_problems(gplearn.adapter_path, {"x": 1})[0][0] == "x"
+
+
+def test_a_named_configuration_is_laid_over_the_default_and_chosen_with_config():
+    qlattice = roster.get("qlattice")
+    assert qlattice.config_names() == ("upstream_default", "author_blessed")
+    blessed = roster.config_entry({"name": "ql_blessed", "adapter": "qlattice", "config": "author_blessed"})
+    assert blessed["config_provenance"] == "author_blessed" and blessed["budgets"] == [200]
+    assert blessed["options"] == {"params": {"criterion": "wide_parsimony"}} and blessed["python"] == "env:qlattice"
+    assert "config" not in blessed and blessed["name"] == "ql_blessed"
+    assert roster.config_entry({"name": "qlattice", "config": "upstream_default"}) == roster.config_entry({"name": "qlattice"})
+    own = roster.config_entry({"name": "q", "adapter": "qlattice", "config": "author_blessed", "budgets": [2]})
+    assert own["budgets"] == [2] and own["config_provenance"] == "author_blessed"  # the entry's own keys win
+
+
+@pytest.mark.parametrize(("entry", "message"), [
+    ({"name": "operon", "config": "blessed"},
+     "config: operon has no configuration 'blessed' (its configurations: upstream_default, author_blessed)"),
+    ({"name": "linear", "config": "author_blessed"}, "config: only a roster method has named configurations"),
+    ({"name": "operon", "config": ["author_blessed"]}, "config: must be the name of one of operon's configurations"),
+])
+def test_a_wrong_config_name_is_one_line(entry, message):
+    with pytest.raises(ConfigError) as caught:
+        config_from_dict({"experiment": "e", "catalogs": "nguyen", "methods": [entry]})
+    assert message in str(caught.value) and len(str(caught.value).splitlines()) == 1, str(caught.value)
+
+
+@pytest.mark.parametrize("name", ["operon", "rils_rols", "qlattice"])
+def test_the_blessed_configurations_run_with_allowed_options_and_their_own_label(name):
+    (method,) = config_from_dict({"experiment": "e", "catalogs": "nguyen",
+                                  "methods": [{"name": "b", "adapter": name, "config": "author_blessed"}]}).methods
+    spec = roster.get(name)
+    assert method.config_provenance == "author_blessed" and method.python == f"env:{name}"
+    assert method.options["params"] == spec.config_defaults("author_blessed")["options"]["params"]
+    assert roster.option_problems(spec.adapter_path, method.options) == []
 
 
 # --- the CLI -------------------------------------------------------------------------------------
@@ -455,11 +500,14 @@ def test_methods_list(home, capsys):
     assert rows["ffx"]["installed"] and rows["ffx"]["installed_version"] == "1.0"
     assert not rows["gplearn"]["installed"] and rows["gplearn"]["version"] == "0.4.3"
     assert set(rows["gplearn"]) >= {"package", "config_provenance", "budget_knob", "trajectory"}
+    assert rows["gplearn"]["configs"] == [{"name": "upstream_default", "config_provenance": "upstream_default"}]
+    assert [c["name"] for c in rows["qlattice"]["configs"]] == ["upstream_default", "author_blessed"]
     assert listing["envs_dir"] == str(home / "envs")
     assert main(["methods", "list"]) == 0
     text = capsys.readouterr().out
-    assert text.splitlines()[0].split() == ["method", "package", "pinned", "installed", "provenance", "budget",
+    assert text.splitlines()[0].split() == ["method", "package", "pinned", "installed", "configurations", "budget",
                                             "knob", "trajectory"]  # fmt: skip
+    assert "upstream_default, author_blessed" in next(line for line in text.splitlines() if line.startswith("operon "))
     assert "python: env:NAME" in text
 
 
