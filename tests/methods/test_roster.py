@@ -143,7 +143,7 @@ def test_data_home(monkeypatch, tmp_path):
 def test_resolve_python(home):
     assert envs.resolve_python("/usr/bin/python3") == "/usr/bin/python3"  # not an env spec: unchanged
     assert envs.resolve_python("python3") == "python3"
-    with pytest.raises(envs.EnvError, match=r"gplearn is not installed .* run `srbf methods install gplearn`"):
+    with pytest.raises(envs.EnvError, match=r"^gplearn is not installed: run srbf methods install gplearn$"):
         envs.resolve_python("env:gplearn")
     with pytest.raises(envs.EnvError, match="names no environment"):
         envs.resolve_python("env:")
@@ -293,10 +293,11 @@ def test_doctor_missing_env_and_missing_adapter(home, tmp_path, monkeypatch):
     report = doctor.doctor(replace(roster.get("gplearn"), folder=tmp_path / "gplearn"))
     assert not report.ok
     assert report.problems == [
-        f"not installed (no environment at {envs.env_dir('gplearn')}); run `srbf methods install gplearn`",
+        "gplearn is not installed: run srbf methods install gplearn",
         f"adapter file missing: {tmp_path / 'gplearn' / 'adapter.py'}",
     ]
-    assert report.lines()[1].startswith("gplearn: adapter file missing")
+    assert report.lines() == ["gplearn is not installed: run srbf methods install gplearn",
+                              f"gplearn: adapter file missing: {tmp_path / 'gplearn' / 'adapter.py'}"]
 
 
 def test_doctor_imports_an_installed_package_even_without_its_adapter(home, tmp_path, monkeypatch):
@@ -314,7 +315,7 @@ def test_doctor_pysr_without_julia_says_so_in_one_line(home, tmp_path, monkeypat
     lines = doctor.doctor(roster.get("pysr")).lines()
     julia = [line for line in lines if "Julia" in line]
     assert len(julia) == 1
-    assert julia[0].startswith("pysr: missing Julia: `julia` is not on PATH")
+    assert julia[0].startswith("pysr needs Julia: `julia` is not on PATH")
 
 
 def test_doctor_fits_the_toy_problem_through_the_worker(home, tmp_path, monkeypatch):
@@ -523,7 +524,7 @@ def test_methods_doctor_command(home, capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
     assert main(["methods", "doctor", "pysr"]) == 1
     out = capsys.readouterr().out
-    assert "pysr: missing Julia" in out and out.rstrip().endswith("pysr: NOT OK")
+    assert "pysr needs Julia" in out and out.rstrip().endswith("pysr: NOT OK")
     assert main(["methods", "doctor", "ffx", "--json"]) == 1
     (report,) = json.loads(capsys.readouterr().out)
     assert report["name"] == "ffx" and report["ok"] is False and "not installed" in report["problems"][0]

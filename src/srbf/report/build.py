@@ -204,6 +204,7 @@ def _index(report: Report, frame, board, sets, verdicts, ranks, methods, section
         "every number shown is in `tables/*.csv` at full precision.",
         "",
         *([BUDGET_FALLBACK, ""] if report.marks and report.marks[0].axis == "budget" else []),
+        *mismatch_lines(frame),
         "Contents: [Leaderboard](#leaderboard) · [Curves](#curves) · [Per problem set](#per-problem-set) · "
         "[Paired verdicts](#paired-verdicts) · [Ranks](#ranks-and-critical-differences) · "
         + ("[Stack](#stack) · " if stack is not None else "") + "[Files](#files)",
@@ -284,6 +285,16 @@ def _index(report: Report, frame, board, sets, verdicts, ranks, methods, section
     out += [f"- `tables/{name}.csv`" for name in report.tables]
     out += [f"- `figures/{path.name}`" for path in report.figures]
     return "\n".join(out) + "\n"
+
+
+def mismatch_lines(frame: pd.DataFrame) -> list[str]:
+    """A paragraph naming the methods whose model strings disagree with their own predict."""
+    if "model_string_mismatch" not in frame.columns or not frame["model_string_mismatch"].fillna(False).any():
+        return []
+    counts = frame[frame["model_string_mismatch"].fillna(False).astype(bool)].groupby("method").size()
+    listed = ", ".join(f"{md(str(m))} {n} of {int((frame['method'] == m).sum())}" for m, n in counts.items())
+    return [f"**Model strings that disagree with their method's own predict** (`model_string_mismatch`): {listed} "
+            "fits. Their scores are the formula's, not the fitted model's (docs/methods.md).", ""]
 
 
 def titled_code(metric: str) -> str:
