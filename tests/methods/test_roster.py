@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from srbf.cli import build_parser, main
+from srbf.runs.config import ConfigError, config_from_dict
 from recorded.adapter_checks import installed
 from srbf.methods import doctor, envs, install, roster
 from srbf.methods.roster import MethodSpec
@@ -142,7 +143,7 @@ def test_data_home(monkeypatch, tmp_path):
 def test_resolve_python(home):
     assert envs.resolve_python("/usr/bin/python3") == "/usr/bin/python3"  # not an env spec: unchanged
     assert envs.resolve_python("python3") == "python3"
-    with pytest.raises(envs.EnvError, match=r"gplearn is not installed .* run `srbf methods install gplearn`"):
+    with pytest.raises(envs.EnvError, match=r"^gplearn is not installed: run srbf methods install gplearn$"):
         envs.resolve_python("env:gplearn")
     with pytest.raises(envs.EnvError, match="names no environment"):
         envs.resolve_python("env:")
@@ -292,10 +293,11 @@ def test_doctor_missing_env_and_missing_adapter(home, tmp_path, monkeypatch):
     report = doctor.doctor(replace(roster.get("gplearn"), folder=tmp_path / "gplearn"))
     assert not report.ok
     assert report.problems == [
-        f"not installed (no environment at {envs.env_dir('gplearn')}); run `srbf methods install gplearn`",
+        "gplearn is not installed: run srbf methods install gplearn",
         f"adapter file missing: {tmp_path / 'gplearn' / 'adapter.py'}",
     ]
-    assert report.lines()[1].startswith("gplearn: adapter file missing")
+    assert report.lines() == ["gplearn is not installed: run srbf methods install gplearn",
+                              f"gplearn: adapter file missing: {tmp_path / 'gplearn' / 'adapter.py'}"]
 
 
 def test_doctor_imports_an_installed_package_even_without_its_adapter(home, tmp_path, monkeypatch):
@@ -313,7 +315,7 @@ def test_doctor_pysr_without_julia_says_so_in_one_line(home, tmp_path, monkeypat
     lines = doctor.doctor(roster.get("pysr")).lines()
     julia = [line for line in lines if "Julia" in line]
     assert len(julia) == 1
-    assert julia[0].startswith("pysr: missing Julia: `julia` is not on PATH")
+    assert julia[0].startswith("pysr needs Julia: `julia` is not on PATH")
 
 
 def test_doctor_fits_the_toy_problem_through_the_worker(home, tmp_path, monkeypatch):
@@ -408,6 +410,16 @@ def test_a_method_folder_is_read_into_its_record(tmp_path):
      "toy/method.yaml: options.population_size: unknown constraint key 'rnage'; did you mean 'range'?"),
     (TOY_METHOD.replace("range: [1, null]", "range: [1]"), "toy/method.yaml: options.population_size.range: must be"),
     ("- a list\n", "toy/method.yaml: must be a mapping of fields (package, version, ...), got ['a list']"),
+    (TOY_METHOD + "configs: {tuned: {options: {population_size: 9}}}\n",
+     "toy/method.yaml: configs.tuned.config_provenance: missing (upstream_default, author_blessed or harness_tuned)"),
+    (TOY_METHOD + "configs: {Big: {config_provenance: harness_tuned}}\n",
+     "toy/method.yaml: configs.Big: a configuration's name must be a lowercase word other than the default's"),
+    (TOY_METHOD + "configs: {author_blessed: {config_provenance: author_blessed}}\n",
+     "toy/method.yaml: configs.author_blessed: a configuration's name must be a lowercase word other than the"),
+    (TOY_METHOD + "configs: {big: {config_provenance: harness_tuned, options: {population_size: 0}}}\n",
+     "toy/method.yaml: configs.big.options.population_size: "),
+    (TOY_METHOD + "configs: {big: {config_provenance: harness_tuned, budget: [1]}}\n",
+     "toy/method.yaml: configs.big.budget: extra inputs are not permitted"),
     ("package: [\n", "toy/method.yaml: cannot read it: "),
 ])
 def test_a_wrong_method_file_is_one_line_naming_file_field_and_value(tmp_path, text, message):
@@ -428,6 +440,40 @@ def test_a_config_entry_naming_a_roster_method_gets_its_defaults_under_its_own_k
     assert roster.option_problems(gplearn.adapter_path, {"params": {}}) == []
     assert roster.option_problems(__file__, {"anything": 1}) == []  # a file off the roster: its own business
     assert roster.option_problems(gplearn.adapter_path, {"x": 1})[0][0] == "x"
+
+
+def test_a_named_configuration_is_laid_over_the_default_and_chosen_with_config():
+    qlattice = roster.get("qlattice")
+    assert qlattice.config_names() == ("upstream_default", "author_blessed")
+    blessed = roster.config_entry({"name": "ql_blessed", "adapter": "qlattice", "config": "author_blessed"})
+    assert blessed["config_provenance"] == "author_blessed" and blessed["budgets"] == [200]
+    assert blessed["options"] == {"params": {"criterion": "wide_parsimony"}} and blessed["python"] == "env:qlattice"
+    assert "config" not in blessed and blessed["name"] == "ql_blessed"
+    assert roster.config_entry({"name": "qlattice", "config": "upstream_default"}) == roster.config_entry({"name": "qlattice"})
+    own = roster.config_entry({"name": "q", "adapter": "qlattice", "config": "author_blessed", "budgets": [2]})
+    assert own["budgets"] == [2] and own["config_provenance"] == "author_blessed"  # the entry's own keys win
+
+
+@pytest.mark.parametrize(("entry", "message"), [
+    ({"name": "operon", "config": "blessed"},
+     "config: operon has no configuration 'blessed' (its configurations: upstream_default, author_blessed)"),
+    ({"name": "linear", "config": "author_blessed"}, "config: only a roster method has named configurations"),
+    ({"name": "operon", "config": ["author_blessed"]}, "config: must be the name of one of operon's configurations"),
+])
+def test_a_wrong_config_name_is_one_line(entry, message):
+    with pytest.raises(ConfigError) as caught:
+        config_from_dict({"experiment": "e", "catalogs": "nguyen", "methods": [entry]})
+    assert message in str(caught.value) and len(str(caught.value).splitlines()) == 1, str(caught.value)
+
+
+@pytest.mark.parametrize("name", ["operon", "rils_rols", "qlattice"])
+def test_the_blessed_configurations_run_with_allowed_options_and_their_own_label(name):
+    (method,) = config_from_dict({"experiment": "e", "catalogs": "nguyen",
+                                  "methods": [{"name": "b", "adapter": name, "config": "author_blessed"}]}).methods
+    spec = roster.get(name)
+    assert method.config_provenance == "author_blessed" and method.python == f"env:{name}"
+    assert method.options["params"] == spec.config_defaults("author_blessed")["options"]["params"]
+    assert roster.option_problems(spec.adapter_path, method.options) == []
 
 
 # --- the CLI -------------------------------------------------------------------------------------
@@ -454,11 +500,14 @@ def test_methods_list(home, capsys):
     assert rows["ffx"]["installed"] and rows["ffx"]["installed_version"] == "1.0"
     assert not rows["gplearn"]["installed"] and rows["gplearn"]["version"] == "0.4.3"
     assert set(rows["gplearn"]) >= {"package", "config_provenance", "budget_knob", "trajectory"}
+    assert rows["gplearn"]["configs"] == [{"name": "upstream_default", "config_provenance": "upstream_default"}]
+    assert [c["name"] for c in rows["qlattice"]["configs"]] == ["upstream_default", "author_blessed"]
     assert listing["envs_dir"] == str(home / "envs")
     assert main(["methods", "list"]) == 0
     text = capsys.readouterr().out
-    assert text.splitlines()[0].split() == ["method", "package", "pinned", "installed", "provenance", "budget",
+    assert text.splitlines()[0].split() == ["method", "package", "pinned", "installed", "configurations", "budget",
                                             "knob", "trajectory"]  # fmt: skip
+    assert "upstream_default, author_blessed" in next(line for line in text.splitlines() if line.startswith("operon "))
     assert "python: env:NAME" in text
 
 
@@ -475,7 +524,7 @@ def test_methods_doctor_command(home, capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
     assert main(["methods", "doctor", "pysr"]) == 1
     out = capsys.readouterr().out
-    assert "pysr: missing Julia" in out and out.rstrip().endswith("pysr: NOT OK")
+    assert "pysr needs Julia" in out and out.rstrip().endswith("pysr: NOT OK")
     assert main(["methods", "doctor", "ffx", "--json"]) == 1
     (report,) = json.loads(capsys.readouterr().out)
     assert report["name"] == "ffx" and report["ok"] is False and "not installed" in report["problems"][0]

@@ -46,6 +46,9 @@ class LeastSquares:
         self.coef_ = np.linalg.lstsq(A, y, rcond=None)[0]
         return self
 
+    def predict(self, X):
+        return np.asarray(X, dtype=float) @ self.coef_[:-1] + self.coef_[-1]
+
 
 est = LeastSquares()
 PRE_TRAIN = []
@@ -120,6 +123,8 @@ def test_srbench_folder_runs_through_the_worker(shared):
     check_formula(first)
     assert "*a + " in first.expression and first.internals["srbench_model"] == first.expression
     assert first.internals["complexity"] == 5
+    assert "model_string_mismatch" not in first.internals  # model() prints what predict() computes
+    assert "support_predictions" not in first.internals  # checked, then dropped
     assert first.internals["params"] == {"n_iter": 7, "random_state": 3}  # budget after pre_train, seed
     assert second.internals["params"] == {"n_iter": 9, "random_state": 11}
     assert worker.info["setup_seconds"] >= 0
@@ -136,7 +141,7 @@ def test_options_from_setup_reach_every_fit(shared):
 def test_hyper_params_test_params_params_and_pre_train_switch(shared):
     folder, worker = shared
     options = srbench.worker_options(folder, {"hyper_params": 2, "test_params": True, "pre_train": False,
-                                              "params": {"ridge": 0.25}, "fit_dataframe": True})  # fmt: skip
+                                              "params": {"ridge": 0.25}})  # fmt: skip
     result = worker.fit(task(options))
     assert result.status == "ok", result.error
     # grid combination 2 is {n_iter: 99, ridge: 1.0}; test_params then params override ridge
@@ -197,12 +202,24 @@ def test_content_hash_follows_the_code_not_the_place(folder, tmp_path):
         ("X0*X1 - x1", "a*b - b"),
         ("sin(X[:, 1]) + X[:,0]**2 + x[1]", "sin(b) + a**2 + b"),
         ("1e-5*x_0 + exp(x_1)", "1e-5*a + exp(b)"),
-        ("a*b + x_7 + c[0]", "a*b + x_7 + c[0]"),  # out of range and other arrays stay as they are
+        ("a*b + c[0]", "a*b + c[0]"),  # other arrays stay as they are
         ("np.x1 + foo", "np.x1 + foo"),
     ],
 )
 def test_rename(text, expected):
     assert generic.rename(text, ["a", "b"], ["a", "b"]) == expected
+
+
+@pytest.mark.parametrize("text", ["x_7", "X[:, 2]", "X2"])
+def test_rename_refuses_a_position_past_the_last_variable(text):
+    with pytest.raises(generic.UnreadableNames, match="the problem has 2 variables"):
+        generic.rename(text, ["a", "b"], ["a", "b"])
+
+
+def test_rename_refuses_positional_names_nobody_numbers():
+    with pytest.raises(generic.UnreadableNames, match="set options.index_base"):
+        generic.rename("X1 + a", ["a", "b"], ["a", "b"], index_base=None)
+    assert generic.rename("b + a", ["a", "b"], ["a", "b"], index_base=None) == "b + a"
 
 
 def test_rename_columns_and_one_based_and_variables_first():

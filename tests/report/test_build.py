@@ -5,7 +5,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import METHODS, SETS, TIMES, long_frame
+from report_helpers import METHODS, SETS, TIMES, long_frame
 
 from srbf.report import build_report, read_table
 from srbf.report import markdown_tables as T

@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import TIMES, long_frame, run_cli, serve_frame
+from report_helpers import TIMES, long_frame, run_cli, serve_frame
 
 from srbf.stats import analyze, friedman_nemenyi
 from srbf.stats.rules import LOG10_EPS64
@@ -114,13 +114,28 @@ def test_analyze_writes_the_report(scored, capsys, tmp_path):
     (["compare", "A", "Z"], "unknown method 'Z'; known: A, B, C"),
     (["compare", "A", "A"], "two different methods"),
     (["compare", "A", "B", "--metric", "nope"], "no metric 'nope' in the scored predictions; metrics: "),
-    (["ranks", "--budget", "3"], "no budget 3 in the scored predictions; budgets: 1, 4, 16"),
+    (["ranks", "--budget", "3"], "budget 3 is not every method's budget (A, B, C have no fit at it); "
+                                 "budgets of every method: 1, 4, 16"),
     (["ranks", "--metric", "nope"], "no metric 'nope'"),
+    (["ranks", "--metric", "nrr_validaton"], "no metric 'nrr_validaton' in the scored predictions; "
+                                             "did you mean 'nrr_validation'?; metrics: "),
+    (["compare", "A", "B", "--metric", "srbench_symbolic_solution"],
+     "srbench_symbolic_solution comes from SRBench's checks: run srbf score --srbench first"),
 ])
 def test_bad_names_are_one_line_errors(scored, capsys, argv, message):
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == ""
     assert message in err and err.count("\n") == 1
+
+
+def test_ranks_at_a_budget_only_some_methods_have_exits_2(monkeypatch, capsys):
+    serve_frame(monkeypatch, FRAME[~((FRAME["method"] == "C") & (FRAME["budget"] == 16.0))])
+    code, out, err = run(capsys, "ranks", "--budget", "16")
+    assert code == 2 and out == ""
+    assert err == ("srbf: error: budget 16 is not every method's budget (C has no fit at it); "
+                   "budgets of every method: 1, 4\n")
+    code, out, err = run(capsys, "ranks", "--budget", "4", "--json")
+    assert code == 0 and json.loads(out)["marks"][0]["budget"] == 4.0
 
 
 @pytest.mark.parametrize("command", [["analyze", "-o", "unused"], ["compare", "A", "B"], ["ranks"]])

@@ -4,7 +4,7 @@ declared pairs and Benjamini-Hochberg for the rest in the CSV, the report text a
 import json
 
 import pytest
-from conftest import long_frame, run_cli, serve_frame
+from report_helpers import long_frame, run_cli, serve_frame
 
 from srbf.cli import build_parser
 from srbf.report import read_table

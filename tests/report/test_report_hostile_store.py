@@ -11,7 +11,7 @@ import re
 
 import pytest
 import yaml
-from conftest import run_cli
+from report_helpers import run_cli
 
 HOSTILE = "<script>alert(1)</script>|$\\frac{$"
 CATALOG = {

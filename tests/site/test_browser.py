@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 import urllib.parse
 
-import pytest
-from conftest import HOSTILE, VIEWS, Page, run_cli
+from site_helpers import HOSTILE, VIEWS, Page, run_cli
 
 DEEP_LINKS = {
     "curves": "view=curves&metric=log10_fvu_validation&x=budget",

@@ -6,7 +6,7 @@ import threading
 import urllib.request
 
 import pytest
-from conftest import run_cli
+from site_helpers import run_cli
 
 from srbf.site.build import read_data
 from srbf.site.problems import readable

@@ -49,6 +49,7 @@ def method_rows() -> list[dict]:
             "lock_hash": manifest.get("lock_hash") if installed else None,  # the one the env was installed from
             "disk_bytes": manifest.get("disk_bytes") if installed else None,
             "config_provenance": spec.config_provenance,
+            "configs": [{"name": name, "config_provenance": spec.provenance_of(name)} for name in spec.config_names()],
             "budget_knob": spec.budget_knob,
             "trajectory": spec.trajectory,
             "adapter": spec.adapter_path.is_file(),
@@ -68,14 +69,16 @@ def _list(args: argparse.Namespace) -> int:
         return 0
     from srbf.report.text import text_table
 
-    header = ("method", "package", "pinned", "installed", "provenance", "budget knob", "trajectory")
+    header = ("method", "package", "pinned", "installed", "configurations", "budget knob", "trajectory")
     table = []
     for r in rows:
         installed = r["installed_version"] or "yes" if r["installed"] else "no"
-        table.append((r["name"], r["package"], r["version"], installed, r["config_provenance"] or "-",
+        table.append((r["name"], r["package"], r["version"], installed, ", ".join(c["name"] for c in r["configs"]),
                       r["budget_knob"], r["trajectory"]))  # fmt: skip
     print(text_table(header, table, header_rule=False))
     print(f"environments: {envs.envs_dir()}  (srbf methods install NAME; a config uses python: env:NAME)")
+    print("configurations: the first is what `method: NAME` runs; `{name: LABEL, adapter: NAME, config: CONFIG}` "
+          "runs another (docs/methods.md)")
     missing = [r["name"] for r in rows if not r["adapter"]]
     if missing:
         print(f"no adapter file yet: {', '.join(missing)}")

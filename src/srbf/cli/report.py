@@ -85,14 +85,22 @@ def _stack(args: argparse.Namespace):
 
 @_user_errors
 def _analyze(args: argparse.Namespace) -> int:
+    import sys
+
     from srbf.report.build import build_report
+    from srbf.report.figure_files import figure_files
     from srbf.stats import DECLARED_TIMES
 
+    files = figure_files(args.format, args.dpi)  # checked before the store is read
+    if args.at_budget is not None and args.at_seconds:
+        raise UserError("--at-budget and --at-seconds exclude each other: values are read at one or the other")
     frame = _frame(args)
     report = build_report(frame, args.output, metrics=args.metric, times=args.at_seconds or DECLARED_TIMES,
                           statistic=args.statistic, show_incomplete=args.show_incomplete,
                           source=str(args.results or DEFAULT_RESULTS), confirmatory=_confirmatory(args, frame),
-                          stack=_stack(args))
+                          stack=_stack(args), files=files, at_budget=args.at_budget)
+    for note in report.notes:
+        print(f"srbf: note: {note}", file=sys.stderr)
     where = f" (leaderboard at {report.headline.label})" if report.headline is not None else ""
     print(f"wrote {report.index}: {len(report.figures)} figures in {report.directory / 'figures'}, "
           f"{len(report.tables)} tables in {report.directory / 'tables'}{where}")
@@ -151,8 +159,15 @@ def add_report_commands(commands: argparse._SubParsersAction) -> None:
                    help="a metric to show (repeatable; default: the headline metrics, nrr_validation first)")
     p.add_argument("--at-seconds", action="append", type=_positive_float, metavar="T",
                    help="a declared time mark in seconds (repeatable; default: 1, 10, 100, 1000)")
+    p.add_argument("--at-budget", metavar="max",
+                   help="max: read values, verdicts and ranks with every method at its own largest complete budget "
+                        "instead of at the time marks")
     p.add_argument("--show-incomplete", action="store_true",
                    help="also show values of budgets where some problem has no finished draw (flagged)")
+    p.add_argument("--format", metavar="LIST",
+                   help="figure formats, comma-separated among png, pdf, svg (default: png)")
+    p.add_argument("--dpi", metavar="N",
+                   help="figure resolution in dots per inch (default: 100; 110 for CD diagrams)")
     _families(p)
     p.set_defaults(run=_analyze)
 

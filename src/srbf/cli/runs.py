@@ -137,7 +137,8 @@ def _status(args: argparse.Namespace) -> int:
             "experiment": config.experiment, "results": str(path), "exists": exists,
             "shard": str(shard) if shard else None,
             "rows": [{"method": r.method, "catalog": r.catalog, "budget": r.budget, "planned": r.planned,
-                      **{s: r.statuses[s] for s in counts}, "pending": r.pending} for r in rows],
+                      **{s: r.statuses[s] for s in counts}, "pending": r.pending,
+                      "model_string_mismatch": r.mismatches} for r in rows],
         }, indent=2))
         return 0
     from srbf.report.text import text_table
@@ -164,6 +165,8 @@ def _status(args: argparse.Namespace) -> int:
     planned, pending = totals[0], totals[6]
     done = planned - pending
     print(f"{done} of {planned} fits stored ({100.0 * done / planned if planned else 100.0:.1f}%), {pending} pending")
+    for note in filter(None, (row.mismatch_note() for row in rows)):
+        print(note)
     return 0
 
 
@@ -209,10 +212,15 @@ def _export(args: argparse.Namespace) -> int:
         filters["catalog"] = args.catalog
     if args.status:
         filters["status"] = args.status
+    version = None
+    if args.metrics:
+        from srbf.judge import JUDGE_VERSION as version
     with ResultsStore.open_readonly(root) as store:
-        written = store.export(out, **filters)
+        if version is not None and store.metrics_frame(version, expand=False, **filters).empty:
+            raise UserError(f"no metrics of judge {version} in {store.path}: run srbf score first")
+        written = store.export(out, metrics=version, **filters)
         n = len(store.predictions_frame(decode_json=False, **filters))
-    print(f"wrote {written}: {n} prediction(s)")
+    print(f"wrote {written}: {n} prediction(s)" + (f" with the metrics of judge {version}" if version else ""))
     return 0
 
 
@@ -293,10 +301,11 @@ def add_run_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="the steps and the verdict as JSON, printed at the end")
     p.set_defaults(run=_check)
 
-    p = commands.add_parser("export", help="write stored predictions to Parquet or CSV")
+    p = commands.add_parser("export", help="write stored predictions (and their metrics) to Parquet or CSV")
     p.add_argument("--results", metavar="DIR", help=f"results store (default: {DEFAULT_RESULTS})")
     p.add_argument("-o", "--output", metavar="FILE", required=True, help="FILE.parquet or FILE.csv")
     p.add_argument("--method", action="append", help="only this method (repeatable)")
     p.add_argument("--catalog", action="append", help="only this catalog (repeatable)")
     p.add_argument("--status", action="append", help="only this status (repeatable)")
+    p.add_argument("--metrics", action="store_true", help="each row with its metrics (the current judge's), one column each")
     p.set_defaults(run=_export)

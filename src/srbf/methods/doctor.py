@@ -50,6 +50,7 @@ class DoctorReport:
     name: str
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # worth knowing, not a failure
+    named: list[str] = field(default_factory=list)  # the problems that name the method themselves (precheck's)
     python: str | None = None
     version: str | None = None
     import_seconds: float | None = None
@@ -74,7 +75,7 @@ class DoctorReport:
             out.append(f"{self.name}: toy fit of y = {TOY_FORMULA} (budget {self.budget}): {self.expression}")
             r2 = f", R2 {self.r2:.4f} on the toy points" if self.r2 is not None else ""
             out.append(f"{self.name}: fit {self.fit_seconds:.2f} s (setup {self.setup_seconds or 0:.2f} s){r2}")
-        out += [f"{self.name}: {line}" for line in self.notes + self.problems]
+        out += [line if line in self.named else f"{self.name}: {line}" for line in self.notes + self.problems]
         return out
 
 
@@ -90,27 +91,51 @@ def smallest_budget(budgets: Any, default: int = 1) -> Any:
     return default
 
 
+def precheck(spec: MethodSpec) -> list[str]:
+    """What stops ``spec`` from running, found without starting it (an environment that is not
+    installed, an external program that is missing, a licence not accepted): one sentence each,
+    naming the method. ``check`` and ``run`` ask this before anything else, ``doctor`` too."""
+    name = spec.name
+    problems = []
+    manifest = read_manifest(name)
+    if not env_python(name).exists():
+        problems.append(f"{name} is not installed: run srbf methods install {name}")
+    elif manifest is None:
+        problems.append(f"{name}'s install did not finish ({env_dir(name)} has no {MANIFEST}): "
+                        f"run srbf methods install {name} --force")  # fmt: skip
+    elif spec.licence and manifest.get("licence_accepted") is False:
+        problems.append(f"{name}'s licence was not accepted: run srbf methods install {name} --force --accept-licence")
+    why = f" ({spec.needs_hint})" if spec.needs_hint else ""
+    for program in spec.needs:
+        if find_external(program, name) is None:
+            problems.append(f"{name} needs {program.capitalize()}: `{program}` is not on PATH{why}")
+    return problems
+
+
+def precheck_python(python: str | None) -> list[str]:
+    """``precheck`` of the roster environment a config's ``python: env:NAME`` names; [] otherwise."""
+    from srbf.methods.envs import env_name, is_env_spec
+    from srbf.methods.roster import ROSTER
+
+    if not python or not is_env_spec(python):
+        return []
+    spec = ROSTER.get(env_name(python))
+    return precheck(spec) if spec is not None else []
+
+
 def doctor(spec: MethodSpec, *, time_limit: float = 300.0, budget: Any = None) -> DoctorReport:
     """Check ``spec``'s environment, external programs and adapter file; import the package there;
     fit the toy problem through the real Worker. Never raises for what it finds: it reports."""
     report = DoctorReport(spec.name)
     python = env_python(spec.name)
-    if not python.exists():
-        report.problems.append(f"not installed (no environment at {env_dir(spec.name)}); "
-                               f"run `srbf methods install {spec.name}`")  # fmt: skip
-    elif read_manifest(spec.name) is None:
-        report.problems.append(f"the install did not finish (no {MANIFEST} in {env_dir(spec.name)}); "
-                               f"run `srbf methods install {spec.name} --force`")  # fmt: skip
-    env_ok = not report.problems
-    if env_ok:
+    report.named = precheck(spec)
+    report.problems += report.named
+    ready = not report.problems
+    if read_manifest(spec.name) is not None:
         report.notes += lock_notes(spec, read_manifest(spec.name) or {})
-    missing = [program for program in spec.needs if find_external(program, spec.name) is None]
-    why = f": {spec.needs_hint}" if spec.needs_hint else ""
-    for program in missing:
-        report.problems.append(f"missing {program.capitalize()}: `{program}` is not on PATH{why}")
     if not spec.adapter_path.is_file():
         report.problems.append(f"adapter file missing: {spec.adapter_path}")
-    if env_ok and not missing:  # without its external programs an import may hang (PySR's Julia)
+    if ready:  # without its external programs an import may hang (PySR's Julia)
         _probe_import(spec, report, python, time_limit)
     if not report.problems:
         _toy_fit(spec, report, python, time_limit, budget)

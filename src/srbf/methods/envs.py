@@ -120,8 +120,7 @@ def resolve_python(spec: str) -> str:
     on_roster = name in ROSTER
     if not python.exists():
         if on_roster:
-            raise EnvError(f"the environment of {name} is not installed (no {python}); "
-                           f"run `srbf methods install {name}`")  # fmt: skip
+            raise EnvError(f"{name} is not installed: run srbf methods install {name}")
         raise EnvError(f"no environment {name!r} in {envs_dir()} and {name!r} is not on the roster "
                        f"(`srbf methods list`)")  # fmt: skip
     if on_roster and read_manifest(name) is None:

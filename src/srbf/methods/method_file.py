@@ -12,8 +12,13 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
+import re
+
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
+
+_CONFIG_NAME = re.compile(r"[a-z][a-z0-9_]*")
+
 
 class _Run(BaseModel):
     """The keys of a config's method entry that method.yaml may give defaults for."""
@@ -44,7 +49,29 @@ class _MethodFile(BaseModel):
     notes: str = ""
     size_hint: str = ""
     run: _Run = Field(default_factory=_Run)
+    configs: dict[str, _Run] = Field(default_factory=dict)
     options: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+
+def _config_problems(name: str, model: _MethodFile) -> list[str]:
+    """What is wrong with the named configurations of ``configs``: a name that is not a plain word
+    or repeats the default's, a missing provenance label, options the adapter does not take."""
+    from srbf.methods.options import option_problems
+    from srbf.methods.roster import DEFAULT_CONFIG
+
+    default = model.run.config_provenance or DEFAULT_CONFIG
+    problems = []
+    for key, config in model.configs.items():
+        if not _CONFIG_NAME.fullmatch(key) or key == default:
+            problems.append(f"configs.{key}: a configuration's name must be a lowercase word other than the "
+                            f"default's ({default!r}), got {key!r}")
+        elif config.config_provenance is None:
+            problems.append(f"configs.{key}.config_provenance: missing (upstream_default, author_blessed or "
+                            "harness_tuned)")
+        else:
+            problems += [f"configs.{key}.options.{where}: {message}"
+                         for where, message in option_problems(name, model.options, config.options)]
+    return problems
 
 
 def _frozen(value: Any) -> Any:
@@ -76,7 +103,7 @@ def read_method_file(path: Path, spec_type: type) -> Any:
             lines.append(f"{path}: {where}: {problem['msg'].lower()}, got {problem.get('input')!r}")
         raise MethodFileError("\n".join(lines)) from None
     name = path.parent.name
-    problems = constraint_problems(name, model.options)
+    problems = constraint_problems(name, model.options) or _config_problems(name, model)
     if problems:
         raise MethodFileError("\n".join(f"{path}: {problem}" for problem in problems))
     return spec_type(
@@ -97,5 +124,7 @@ def read_method_file(path: Path, spec_type: type) -> Any:
         notes=model.notes,
         size_hint=model.size_hint,
         run=_frozen(model.run.model_dump(exclude_none=True, exclude_unset=True)),
+        configs=_frozen({key: value.model_dump(exclude_none=True, exclude_unset=True)
+                         for key, value in model.configs.items()}),
         options=_frozen(model.options),
     )

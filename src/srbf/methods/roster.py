@@ -24,6 +24,7 @@ from srbf.core import SrbfError
 
 METHODS_DIR = Path(__file__).resolve().parent
 METHOD_FILE = "method.yaml"
+DEFAULT_CONFIG = "default"  # the name of a method's ``run`` when it carries no provenance label
 ADAPTER_FILE = "adapter.py"
 
 
@@ -37,7 +38,9 @@ class MethodSpec:
     is the module ``doctor`` imports; ``needs`` names external programs the method cannot run
     without (checked on PATH and in the env), ``licence`` a notice that ``install`` shows and
     requires ``--accept-licence`` for. ``run`` holds the defaults of a config that names the
-    method (``method: NAME``), ``options`` the constraints of each option its adapter takes.
+    method (``method: NAME``), its default configuration; ``configs`` the further named ones
+    (``author_blessed``, ...), each laid over ``run`` when a config's entry says ``config: NAME``.
+    ``options`` holds the constraints of each option its adapter takes.
     """
 
     name: str
@@ -57,6 +60,7 @@ class MethodSpec:
     notes: str = ""
     size_hint: str = ""  # e.g. "about 1 GB", shown before a large install
     run: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    configs: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: MappingProxyType({}))
     options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
     @property
@@ -74,12 +78,33 @@ class MethodSpec:
         value = self.run.get("config_provenance")
         return value if isinstance(value, str) else None
 
-    def config_defaults(self) -> dict[str, Any]:
+    @property
+    def default_config(self) -> str:
+        """The name of the configuration ``run`` describes: its provenance label (``upstream_default``)."""
+        return self.config_provenance or DEFAULT_CONFIG
+
+    def config_names(self) -> tuple[str, ...]:
+        """Every configuration a config may choose with ``config: NAME``, the default first."""
+        return (self.default_config, *self.configs)
+
+    def config_defaults(self, config: str | None = None) -> dict[str, Any]:
         """The keys a config's method entry gets when it names this method (``adapter: NAME``):
         the adapter file, the method's own environment, its budget knob and ``run`` of its
-        method.yaml."""
+        method.yaml, with the named configuration ``config`` laid over it (None: the default)."""
+        keys = dict(self.run)
+        if config is not None and config != self.default_config:
+            if config not in self.configs:
+                raise UnknownMethod(f"{self.name} has no configuration {config!r} "
+                                    f"(its configurations: {', '.join(self.config_names())})")
+            keys.update(self.configs[config])
         return {"adapter": {"type": "file", "path": str(self.adapter_path)}, "python": f"env:{self.name}",
-                "budget_knob": self.budget_knob, **{key: _thawed(value) for key, value in self.run.items()}}
+                "budget_knob": self.budget_knob, **{key: _thawed(value) for key, value in keys.items()}}
+
+    def provenance_of(self, config: str) -> str | None:
+        """The ``config_provenance`` label of the configuration named ``config``."""
+        keys = self.configs.get(config, self.run)
+        value = keys.get("config_provenance")
+        return value if isinstance(value, str) else None
 
     @property
     def pinned(self) -> str:
@@ -138,15 +163,26 @@ def get(name: str) -> MethodSpec:
 
 def config_entry(entry: Mapping[str, Any], *, run_budgets: bool = False) -> Mapping[str, Any]:
     """A config's method entry with the defaults of the roster method it names, its own keys
-    overriding them: ``{name: gplearn}`` (no adapter) or ``{name: mine, adapter: operon}``.
+    overriding them: ``{name: gplearn}`` (no adapter) or ``{name: mine, adapter: operon}``, and
+    ``config: author_blessed`` to take one of its named configurations instead of the default.
     ``run_budgets``: the config sets ``budgets`` for the whole run, which then replaces the
-    method's own ladder. Any other entry (a built-in, an adapter mapping, a typo) is returned as it is."""
+    method's own ladder. Any other entry (a built-in, an adapter mapping, a typo) is returned as it
+    is. Raises ValueError for a ``config`` the method does not have, or one given off the roster."""
     adapter = entry.get("adapter")
     named = adapter if isinstance(adapter, str) else entry.get("name") if adapter is None else None
+    config = entry.get("config")
     if not isinstance(named, str) or named not in ROSTER:
+        if config is not None:
+            raise ValueError(f"config: only a roster method has named configurations (`srbf methods list`), "
+                             f"got config {config!r} for {named or entry.get('name')!r}")
         return entry
-    own = {key: value for key, value in entry.items() if key != "adapter"}
-    defaults = ROSTER[named].config_defaults()
+    if config is not None and not isinstance(config, str):
+        raise ValueError(f"config: must be the name of one of {named}'s configurations, got {config!r}")
+    own = {key: value for key, value in entry.items() if key not in ("adapter", "config")}
+    try:
+        defaults = ROSTER[named].config_defaults(config)
+    except UnknownMethod as exc:
+        raise ValueError(f"config: {exc}") from None
     if run_budgets:
         defaults.pop("budgets", None)
     return {**defaults, **own}

@@ -21,18 +21,23 @@ Options (the config's ``options``; ``srbench_dir`` is filled in by srbf from the
 | ``hyper_params`` | index of one combination of the folder's ``hyper_params`` grid to use (none by default: no tuning) |
 | ``test_params`` | true: apply ``eval_kwargs["test_params"]`` (SRBench's quick test settings) |
 | ``pre_train`` | false: skip ``eval_kwargs["pre_train"](est, X, y)`` (called by default, as SRBench does) |
-| ``columns`` | the column names ``model(est, X)`` sees: a format such as ``"x_{i}"``; default the problem's variable names |
-| ``index_base`` | 0 or 1: how generic names such as ``x3`` or ``X_3`` that are not columns count (default 0) |
-| ``fit_dataframe`` | true: ``est.fit`` gets a pandas DataFrame with the columns (default a NumPy array) |
+| ``columns`` | the column names the estimator and ``model(est, X)`` see: a format such as ``"x_{i}"``; default the problem's variable names |
+| ``index_base`` | 0 or 1: how the method numbers positional names (``X1``, ``x_0``, ``X[:, 2]``) that are not columns; default the method's known convention (below) |
 | ``front`` | true: also return ``model(p, X)`` for each member of ``get_population(est)`` |
 | ``clone`` | false: fit the module's ``est`` itself instead of a fresh clone per fit |
 
-Names in the returned formula. ``model(est, X)`` gets X with named columns, as SRBench hands it a
-DataFrame, and most wrappers write their formula in those names. Whatever comes back is then
-rewritten to the problem's variable names: a column name becomes its variable, and a generic name
-that is neither (``x3``, ``X_3``, ``X[:, 3]``) becomes the variable at that index. The expression
-srbf stores is therefore in the problem's own names and needs no parser flags; the string
-``model`` returned is kept as ``srbench_model``.
+What the estimator is fitted on follows the folder's ``eval_kwargs["use_dataframe"]``, as in
+SRBench: a pandas DataFrame with srbf's column names (True, SRBench's default) or a bare NumPy
+array (False). ``model`` then gets X as a DataFrame either way, as SRBench hands it.
+
+Names in the returned formula are read, never guessed (``rename``, ``index_base_of``): a column
+name is its variable; a positional name (``X3``) follows the method's declared numbering, and is
+refused when nothing declares it for an array fit or it lies past the last variable. Printed
+operators with a method's own semantics (gplearn's protected ``log``, ``sqrt``) are read by the
+folder's name (``KNOWN_PRINTERS``). ``est.predict`` on the support points goes back as
+``support_predictions`` for srbf's check (``model_string_mismatch``). A folder whose ``model`` is
+None fails each fit with ``unsupported: no model string``, without fitting. docs/methods.md says
+all of this for users.
 """
 
 from __future__ import annotations
@@ -47,13 +52,24 @@ import sys
 import types
 
 _PACKAGE = "_srbf_srbench_method"
+MAX_CHECKED = 10000  # support points whose est.predict goes back for the check
 _STATE = {"path": None, "module": None, "options": {}}
 _IDENTIFIER = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?:\s*\[\s*(?::\s*,\s*)?(\d+)\s*\])?")
 _GENERIC = re.compile(r"^[xX]_?(\d+)$")
 _KNOWN_OPTIONS = {
     "srbench_dir", "budget_param", "seed_param", "params", "hyper_params", "test_params", "pre_train",
-    "columns", "index_base", "fit_dataframe", "front", "clone",
+    "columns", "index_base", "front", "clone",
 }
+# Methods whose printout srbf reads by the folder's name: how they number array columns, and
+# which printed operators mean something else than srbf's operator of that name.
+KNOWN_PRINTERS = {
+    "gplearn": {"index_base": 0, "protected": True},  # str(est._program): add(X0, log(X1))
+    "operon": {"index_base": 1},  # pyoperon names array columns X1..Xd
+    "ffx": {"index_base": 0},  # est.model_.str2() prints X0.. even for a DataFrame
+}
+# gplearn's protected log and sqrt, as srbf's gplearn adapter writes them (away from the guards);
+# div and inv differ from a/b and 1/a only within 0.001 of a zero, which the predict check catches.
+_PROTECTED_WRAPS = {"log": "abs", "sqrt": "abs"}
 
 
 def regressor_path(options):
@@ -89,8 +105,8 @@ def load(options):
     missing = [n for n in ("est", "model") if not hasattr(module, n)]
     if missing:
         raise AttributeError("%s defines no %s (an SRBench regressor.py defines est and model)" % (path, " and no ".join(missing)))
-    if not callable(module.model):
-        raise TypeError("%s: model is not a function" % path)
+    if module.model is not None and not callable(module.model):
+        raise TypeError("%s: model is neither a function nor None" % path)
     _STATE["path"], _STATE["module"] = path, module
     return module
 
@@ -199,28 +215,103 @@ def column_names(variables, options):
     return [str(fmt).format(i=i) for i in range(len(variables))]
 
 
+class UnreadableNames(ValueError):
+    """A formula whose variable names cannot be read without guessing; the message says why."""
+
+
 def rename(text, variables, columns, index_base=0):
-    """``text`` with column names and generic column names rewritten to the problem's variables."""
+    """``text`` with column names and positional names rewritten to the problem's variables.
+
+    ``index_base`` is how the method numbers positional names (``X1``, ``x_0``): 0, 1, or None
+    when nothing declares it, which refuses any positional name that is not a column. A subscript
+    (``X[:, 3]``) is Python code and always 0-based. A position past the last variable is refused."""
     variables = list(variables)
     known = set(variables)
     by_column = {c: v for c, v in zip(columns, variables) if c != v}
 
+    def position(index, base, spelled):
+        if base is None:
+            raise UnreadableNames(
+                "the model string names %s, but the estimator was fitted on a bare array "
+                "(eval_kwargs use_dataframe False) and nothing says how it numbers columns: "
+                "set options.index_base to 0 or 1" % spelled
+            )
+        if not 0 <= index - base < len(variables):
+            first, last = base, base + len(variables) - 1
+            raise UnreadableNames(
+                "the model string names %s, but the problem has %d variables (%d-based: %d..%d)"
+                % (spelled, len(variables), base, first, last)
+            )
+        return variables[index - base]
+
     def replace(match):
         name, index = match.group(1), match.group(2)
         if index is not None:  # X[:, 3] or x[3]
-            if name in ("X", "x") and 0 <= int(index) - index_base < len(variables):
-                return variables[int(index) - index_base]
+            if name in ("X", "x"):
+                return position(int(index), 0, match.group(0))
             return match.group(0)
         if name in by_column:
             return by_column[name]
         if name in known:
             return name
         generic = _GENERIC.match(name)
-        if generic and 0 <= int(generic.group(1)) - index_base < len(variables):
-            return variables[int(generic.group(1)) - index_base]
+        if generic:
+            return position(int(generic.group(1)), index_base, name)
         return name
 
     return _IDENTIFIER.sub(replace, text)
+
+
+def wrap_arguments(text, function, wrapper):
+    """``text`` with every call ``function(a)`` written ``function(wrapper(a))``."""
+    pattern = re.compile(r"(?<![\w.])%s\s*\(" % re.escape(function))
+    out, at = [], 0
+    for match in pattern.finditer(text):
+        if match.start() < at:
+            continue
+        depth, end = 1, match.end()
+        while end < len(text) and depth:
+            depth += {"(": 1, ")": -1}.get(text[end], 0)
+            end += 1
+        if depth:  # unbalanced: leave it to the parser to refuse
+            return text
+        inner = wrap_arguments(text[match.end():end - 1], function, wrapper)
+        out.append(text[at:match.start()] + "%s(%s(%s))" % (function, wrapper, inner))
+        at = end
+    out.append(text[at:])
+    return "".join(out)
+
+
+def read_protected(text):
+    """gplearn's printout with its protected functions written in srbf's operators."""
+    for function, wrapper in _PROTECTED_WRAPS.items():
+        text = wrap_arguments(text, function, wrapper)
+    return text
+
+
+def printer_of(options):
+    """What srbf knows of how the folder's method prints (``KNOWN_PRINTERS``, by folder name)."""
+    folder = os.path.basename(os.path.dirname(regressor_path(options))).lower()
+    return KNOWN_PRINTERS.get(folder, {})
+
+
+def index_base_of(options, printer, fitted_on_frame):
+    """How positional names count: declared by the config, else by the method, else the position
+    in the DataFrame the estimator got; None (refuse) for a bare array nobody describes."""
+    declared = options.get("index_base", printer.get("index_base"))
+    if declared is not None:
+        if declared not in (0, 1) or isinstance(declared, bool):
+            raise ValueError("options.index_base must be 0 or 1, got %r" % (declared,))
+        return declared
+    return 0 if fitted_on_frame else None
+
+
+def read_model(raw, variables, columns, printer, index_base):
+    """The model string as srbf reads it: the method's operator semantics, the problem's names."""
+    if not isinstance(raw, str):
+        raw = str(raw)  # a SymPy expression
+    text = read_protected(raw) if printer.get("protected") else raw
+    return rename(text, variables, columns, index_base)
 
 
 def _call_model(model, est, X_named):
@@ -236,18 +327,27 @@ def _call_model(model, est, X_named):
 # ---------------------------------------------------------------- the fit
 
 
+class unsupported(Exception):  # noqa: N801  a folder srbf cannot score; the error reads "unsupported: ..."
+    pass
+
+
 def fit(X, y, *, budget, seed, variables, options, report):
     merged = dict(_STATE["options"])  # what setup() got, e.g. srbench_dir; the fit's options win
     merged.update(options)
     options = merged
     module = load(options)
+    if module.model is None:  # SRBench records "not implemented"; srbf has nothing to score
+        raise unsupported("no model string")
     est = _fresh(module.est, options)
     columns = column_names(variables, options)
-    index_base = int(options.get("index_base", 0))
     eval_kwargs = getattr(module, "eval_kwargs", None) or {}
+    on_frame = eval_kwargs.get("use_dataframe", True) is not False
+    printer = printer_of(options)
+    index_base = index_base_of(options, printer, on_frame)
     import numpy as np
 
     X_named = table(np, X, columns)
+    X_fit = X_named if on_frame else np.asarray(X)
     params = {}
     if options.get("hyper_params") is not None:
         params.update(grid_combination(getattr(module, "hyper_params", None), options["hyper_params"]))
@@ -257,7 +357,7 @@ def fit(X, y, *, budget, seed, variables, options, report):
     _set_params(est, params)
     pre_train = eval_kwargs.get("pre_train")
     if pre_train is not None and options.get("pre_train", True) is not False:
-        pre_train(est, X_named, y)
+        pre_train(est, X_fit, y)
     late = {}  # after pre_train, which may have set them from the data
     if options.get("budget_param"):
         late[options["budget_param"]] = budget
@@ -267,16 +367,15 @@ def fit(X, y, *, budget, seed, variables, options, report):
     _set_params(est, late)
     params.update(late)
 
-    est.fit(X_named if options.get("fit_dataframe") else X, y)
+    est.fit(X_fit, y)
 
     raw = _call_model(module.model, est, X_named)
-    if not isinstance(raw, str):
-        raw = str(raw)  # a SymPy expression
     result = {
-        "expression": rename(raw, variables, columns, index_base),
-        "srbench_model": raw,
+        "expression": read_model(raw, variables, columns, printer, index_base),
+        "srbench_model": str(raw),
         "params": {k: (v if isinstance(v, (int, float, str, bool, type(None))) else repr(v)) for k, v in params.items()},
     }
+    result.update(own_predictions(np, est, X_fit))
     complexity = getattr(module, "complexity", None)
     if callable(complexity):
         try:
@@ -288,6 +387,16 @@ def fit(X, y, *, budget, seed, variables, options, report):
         front = []
         for member in population(est):
             text = _call_model(module.model, member, X_named)
-            front.append({"expression": rename(str(text), variables, columns, index_base)})
+            front.append({"expression": read_model(text, variables, columns, printer, index_base)})
         result["front"] = front
     return result
+
+
+def own_predictions(np, est, X_fit):
+    """``est.predict`` on the support points, for srbf to check the model string against; a
+    predict that fails is noted, not fatal (the formula is what srbf scores)."""
+    try:
+        values = np.asarray(est.predict(X_fit[:MAX_CHECKED]), dtype=float).reshape(-1)
+    except Exception as exc:
+        return {"predict_error": "%s: %s" % (type(exc).__name__, str(exc)[:500])}
+    return {"support_predictions": [float(v) if np.isfinite(v) else None for v in values]}  # None: not finite

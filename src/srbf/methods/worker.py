@@ -40,6 +40,7 @@ import numpy as np
 
 from srbf.methods import isolation
 from srbf.methods import worker_main as wire
+from srbf.methods.own_predictions import check_own_predictions
 from srbf.methods.boundary import BadMessage, Limits, Trajectory, clean_start_message, failed, fit_result
 from srbf.methods.worker_channel import Channel, ChildGone, OutputTail, reap, start_child
 from srbf.core import FitResult, FitTask, SrbfError
@@ -158,10 +159,11 @@ class Worker:
         X, y, header = _fit_message(task)
         self.start()
         try:
-            return self._run(task.time_limit, X, y, header)
+            result = self._run(task.time_limit, X, y, header)
         except BaseException:  # interrupted (Ctrl-C, a driver's exception): leave no fit running
             self._kill()
             raise
+        return check_own_predictions(result, X, task.variables)
 
     def _run(self, limit: float | None, X: np.ndarray, y: np.ndarray, header: dict) -> FitResult:
         self._next_id += 1

@@ -2,13 +2,13 @@
 its CSV tables. docs/report.md describes every part and how to read it.
 
     report/index.md           leaderboard, curves, per-set tables, verdicts, ranks
-    report/figures/*.png      curve_<metric>, verdicts_<metric>, cd_<metric>
+    report/figures/*.png      curve_<metric>, verdicts_<metric>, cd_<metric> (and/or .pdf, .svg)
     report/tables/*.csv       every number shown, at full precision next to the rounded one
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -17,11 +17,13 @@ import pandas as pd
 import srbf
 from srbf.report import markdown_tables as T
 from srbf.report.cd import cd_figure
-from srbf.report.data import check_metrics, confirmatory_pairs, metric_columns, provenance_labels, require_scores
+from srbf.report.data import ReportInputError, check_metrics, confirmatory_pairs, metric_columns, provenance_labels, require_scores
 from srbf.report.escape import md
+from srbf.report.figure_files import FigureFiles
 from srbf.report.figures import cd_panels, curves_figure, verdict_figure
+from srbf.report.marks import AT_BUDGETS, at_largest_budgets, collapse_repeated
 from srbf.report.stack import stack_markdown
-from srbf.stats import DECLARED_TIMES, Analysis, analyze, rule_for
+from srbf.stats import DECLARED_TIMES, Analysis, analyze, display_name, rule_for
 
 BUDGET_FALLBACK = ("**No method could be placed at the declared time marks** (no usable timings, or every method "
                    "slower than the marks): values, verdicts and ranks are read at each budget, the same budget "
@@ -41,6 +43,8 @@ class Report:
     metrics: list[str]
     marks: list[T.Mark]
     headline: T.Mark | None
+    notes: list[str] = field(default_factory=list)  # time marks folded into an earlier one
+    files: FigureFiles = field(default_factory=FigureFiles)
 
 
 def choose_metrics(frame: pd.DataFrame, metrics=None) -> list[str]:
@@ -63,20 +67,28 @@ def ranked(metric: str) -> bool:
 
 
 def run_analysis(frame: pd.DataFrame, metrics, *, times=DECLARED_TIMES, statistic: str = "meta",
-                 confirmatory=(), seed: int = 0,
-                 n_resamples: int = 1000) -> tuple[Analysis, list[T.Mark], T.Mark | None]:
+                 confirmatory=(), seed: int = 0, n_resamples: int = 1000,
+                 at_budget: str | None = None) -> tuple[Analysis, list[T.Mark], T.Mark | None]:
     """``srbf.stats.analyze`` at the time marks; when no method can be placed at any of them (no
-    timings), verdicts and ranks are issued at each budget instead. ``confirmatory``: the declared
-    pairs of method labels (Holm); every other comparison is exploratory (Benjamini-Hochberg).
-    Returns the analysis, the marks and the headline mark."""
+    timings), verdicts and ranks are issued at each budget instead. ``at_budget="max"``: instead of
+    the time marks, at one mark where every method stands at its own largest complete budget
+    (srbf.report.marks). ``confirmatory``: the declared pairs of method labels (Holm); every other
+    comparison is exploratory (Benjamini-Hochberg). Returns the analysis, the marks and the
+    headline mark."""
+    if at_budget not in (None, *AT_BUDGETS):
+        raise ReportInputError(f"--at-budget: must be one of {', '.join(AT_BUDGETS)} (every method at its own "
+                               f"largest budget), got {at_budget!r}")
     times = [float(t) for t in times]
     pairs = confirmatory_pairs(frame, confirmatory)
-    analysis = analyze(frame, metrics, times=times, statistic=statistic, confirmatory=pairs, seed=seed,
-                       n_resamples=n_resamples)
+    options = {"statistic": statistic, "confirmatory": pairs, "seed": seed, "n_resamples": n_resamples}
+    if at_budget == "max":
+        analysis = analyze(frame, metrics, times=times, parts=("aggregates",), **options)
+        analysis, mark, _ = at_largest_budgets(frame, analysis, metrics, **options)
+        return analysis, [mark], mark
+    analysis = analyze(frame, metrics, times=times, **options)
     marks = T.time_marks(analysis.aggregates, times)
     if not marks:
-        by_budget = analyze(frame, metrics, times=(), compare_at="budget", statistic=statistic, confirmatory=pairs,
-                            seed=seed, n_resamples=n_resamples, parts=("comparisons", "ranks"))
+        by_budget = analyze(frame, metrics, times=(), compare_at="budget", parts=("comparisons", "ranks"), **options)
         analysis.comparisons, analysis.ranks = by_budget.comparisons, by_budget.ranks
         marks = T.budget_marks(analysis.aggregates)
     return analysis, marks, T.headline_mark(analysis.aggregates, marks)
@@ -85,7 +97,8 @@ def run_analysis(frame: pd.DataFrame, metrics, *, times=DECLARED_TIMES, statisti
 def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DECLARED_TIMES,
                  statistic: str = "meta", show_incomplete: bool = False, source: str = "",
                  confirmatory=(), seed: int = 0, n_resamples: int = 1000,
-                 stack: pd.DataFrame | None = None) -> Report:
+                 stack: pd.DataFrame | None = None, files: FigureFiles = FigureFiles(),
+                 at_budget: str | None = None) -> Report:
     """Analyse ``frame`` and write the report into directory ``out``.
 
     metrics: the metrics to show (default: the headline metrics, nrr_validation first). times: the
@@ -94,13 +107,21 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
     problem has no finished draw (flagged §); by default they are withheld. confirmatory: the
     pairs of method labels declared confirmatory (Holm-corrected, marked ◆); the rest are
     exploratory (Benjamini-Hochberg). stack: the results' ``srbf.store.stacks.stack_frame``, shown in
-    a section of its own and written to tables/stack.csv (None: no section).
+    a section of its own and written to tables/stack.csv (None: no section). files: the formats
+    and resolution of the figures. at_budget: "max" reads values, verdicts and ranks with every
+    method at its own largest complete budget instead of at the time marks. A time mark whose
+    values all equal the previous mark's is folded into it in index.md and the figures
+    (``Report.notes`` says so); the CSV tables keep every mark.
     """
     frame = require_scores(frame, source or "the frame")
     metrics = choose_metrics(frame, metrics)
     provenance = provenance_labels(frame)
     analysis, marks, headline = run_analysis(frame, metrics, times=times, statistic=statistic,
-                                             confirmatory=confirmatory, seed=seed, n_resamples=n_resamples)
+                                             confirmatory=confirmatory, seed=seed, n_resamples=n_resamples,
+                                             at_budget=at_budget)
+    shown, notes = collapse_repeated(analysis.aggregates, marks)  # the tables keep every mark
+    if notes:
+        headline = T.headline_mark(analysis.aggregates, shown)
     out = Path(out)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     (out / "tables").mkdir(parents=True, exist_ok=True)
@@ -125,20 +146,22 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
 
     figures, sections = [], {}
     for metric in metrics:
-        figures.append(curves_figure(analysis.aggregates, metric, out / "figures" / f"curve_{metric}.png",
-                                     provenance, times=[m.x for m in marks if m.axis == "time"],
-                                     show_incomplete=show_incomplete))
+        figures += curves_figure(analysis.aggregates, metric, out / "figures" / f"curve_{metric}.png",
+                                 provenance, times=[m.x for m in shown if m.axis == "time"],
+                                 show_incomplete=show_incomplete, files=files)
     for metric in (m for m in metrics if comparable(m)):
         if not verdicts.empty and (verdicts["metric"] == metric).any():
-            figures.append(verdict_figure(verdicts, metric, marks, methods, out / "figures" / f"verdicts_{metric}.png"))
+            figures += verdict_figure(verdicts, metric, shown, methods, out / "figures" / f"verdicts_{metric}.png",
+                                      files=files)
             sections.setdefault("verdicts", []).append(metric)
     for metric in _rank_order(m for m in metrics if ranked(m)):
-        panels = cd_panels(ranks, metric, marks) if not ranks.empty else []
+        panels = cd_panels(ranks, metric, shown) if not ranks.empty else []
         if panels:
-            figures.append(cd_figure(panels, out / "figures" / f"cd_{metric}.png", title=f"{metric}: mean ranks"))
+            figures += cd_figure(panels, out / "figures" / f"cd_{metric}.png", title=f"{display_name(metric)}: mean ranks",
+                                 files=files)
             sections.setdefault("ranks", []).append(metric)
 
-    report = Report(out, out / "index.md", figures, written, analysis, metrics, marks, headline)
+    report = Report(out, out / "index.md", figures, written, analysis, metrics, shown, headline, notes, files)
     text = _index(report, frame, board, sets, verdicts, ranks, methods, sections, statistic, show_incomplete, source,
                   frames.get("stack"))
     report.index.write_text(text, encoding="utf-8")
@@ -175,11 +198,13 @@ def _index(report: Report, frame, board, sets, verdicts, ranks, methods, section
         f"{n_predictions} scored predictions: {len(methods)} methods, {len(catalogs)} problem sets "
         f"({n_universe} problems), {draws} draw(s) per problem, budgets {', '.join(f'{b:g}' for b in budgets)}.",
         f"Values: {how}; every interval is a 95 % interval. Marks: "
-        + (", ".join(m.label for m in report.marks) or "none") + ".",
+        + (", ".join(m.label for m in report.marks) or "none") + "."
+        + "".join(f" Note: {note}." for note in report.notes),
         "Numbers are rounded to the precision their interval justifies (docs/report.md, “Rounding”); "
         "every number shown is in `tables/*.csv` at full precision.",
         "",
         *([BUDGET_FALLBACK, ""] if report.marks and report.marks[0].axis == "budget" else []),
+        *mismatch_lines(frame),
         "Contents: [Leaderboard](#leaderboard) · [Curves](#curves) · [Per problem set](#per-problem-set) · "
         "[Paired verdicts](#paired-verdicts) · [Ranks](#ranks-and-critical-differences) · "
         + ("[Stack](#stack) · " if stack is not None else "") + "[Files](#files)",
@@ -190,8 +215,7 @@ def _index(report: Report, frame, board, sets, verdicts, ranks, methods, section
     if headline is None:
         out += ["_No method has a value at any mark._", ""]
     else:
-        out += [f"At **{headline.label}**" + (" (each method interpolated in log time between its budgets)"
-                                               if headline.axis == "time" else "") + ". Each cell: value "
+        out += [f"At **{headline.label}**" + _mark_detail(headline, a) + ". Each cell: value "
                 "[95 % interval] (problems behind it, of " + f"{n_universe})."
                 + (" Methods in order of the first metric, best first." if report.metrics else ""), ""]
         out.append(T.leaderboard_markdown(headline.select(board) if not board.empty else board, report.metrics,
@@ -211,13 +235,15 @@ def _index(report: Report, frame, board, sets, verdicts, ranks, methods, section
             "own). Hollow points rest on fewer than 90 % of the problems"
             + ("." if show_incomplete else "; incomplete budgets are left out."), ""]
     for metric in report.metrics:
-        out += [f"![{metric} against budget and time](figures/curve_{metric}.png)", ""]
+        out += _figure(report, f"{display_name(metric)} against budget and time", f"curve_{metric}",
+                       f"{titled_code(metric)} against each method's budget, one panel per method on its own "
+                       "unit (top), and against seconds per problem (bottom).")
 
     out += ["## Per problem set", "",
             "Each set's own mean with its 95 % t interval (geometric for ratios) and its number of problems, "
             "per method at its largest complete budget.", ""]
     for metric in report.metrics:
-        out += [f"### {metric}", "", T.per_set_markdown(sets, metric)]
+        out += [f"### {titled_code(metric)}", "", T.per_set_markdown(sets, metric)]
 
     out += ["## Paired verdicts", ""]
     if "verdicts" not in sections:
@@ -228,7 +254,9 @@ def _index(report: Report, frame, board, sets, verdicts, ranks, methods, section
                 "🟦 equivalent (inside [−m, +m]), 🟨 undecided (neither), ⬜ n/a (a side cannot run within t).",
                 "", families_text(verdicts), ""]
         for metric in sections["verdicts"]:
-            out += [f"### {metric}", "", f"![verdicts on {metric}](figures/verdicts_{metric}.png)", ""]
+            out += [f"### {titled_code(metric)}", "",
+                    *_figure(report, f"verdicts on {display_name(metric)}", f"verdicts_{metric}",
+                             f"Paired verdicts on {titled_code(metric)}, one matrix per mark.")]
             if headline is not None:
                 out += [f"At {headline.label}:", "", T.verdict_markdown(verdicts, metric, headline, methods),
                         _verdict_details(verdicts, metric, headline)]
@@ -245,8 +273,9 @@ def _index(report: Report, frame, board, sets, verdicts, ranks, methods, section
                 "marks a max-tested method (a worst case).", ""]
         for metric in sections["ranks"]:
             label = "" if metric == T.RANK_METRIC else " (exploratory)"
-            out += [f"### {metric}{label}", "",
-                    f"![critical-difference diagram of {metric}](figures/cd_{metric}.png)", ""]
+            out += [f"### {titled_code(metric)}{label}", "",
+                    *_figure(report, f"critical-difference diagram of {display_name(metric)}", f"cd_{metric}",
+                             f"Mean ranks on {titled_code(metric)}, one diagram per mark.")]
             if headline is not None:
                 out += [f"At {headline.label}:", "", T.ranks_markdown(T.rank_rows(ranks, metric, headline))]
 
@@ -256,6 +285,39 @@ def _index(report: Report, frame, board, sets, verdicts, ranks, methods, section
     out += [f"- `tables/{name}.csv`" for name in report.tables]
     out += [f"- `figures/{path.name}`" for path in report.figures]
     return "\n".join(out) + "\n"
+
+
+def mismatch_lines(frame: pd.DataFrame) -> list[str]:
+    """A paragraph naming the methods whose model strings disagree with their own predict."""
+    if "model_string_mismatch" not in frame.columns or not frame["model_string_mismatch"].fillna(False).any():
+        return []
+    counts = frame[frame["model_string_mismatch"].fillna(False).astype(bool)].groupby("method").size()
+    listed = ", ".join(f"{md(str(m))} {n} of {int((frame['method'] == m).sum())}" for m, n in counts.items())
+    return [f"**Model strings that disagree with their method's own predict** (`model_string_mismatch`): {listed} "
+            "fits. Their scores are the formula's, not the fitted model's (docs/methods.md).", ""]
+
+
+def titled_code(metric: str) -> str:
+    """A metric's display name with its code: ``validation numeric recovery rate (`nrr_validation`)``."""
+    name = display_name(metric)
+    return f"`{metric}`" if name == metric else f"{name} (`{metric}`)"
+
+
+def _figure(report: Report, alt: str, stem: str, caption: str) -> list[str]:
+    """A figure in index.md (embedded as PNG or SVG; a PDF only as a link) and its caption."""
+    fmt = report.files.embedded
+    target = f"figures/{stem}.{fmt}"
+    shown = f"[{alt} (PDF)]({target})" if fmt == "pdf" else f"![{alt}]({target})"
+    return [shown, "", f"_{caption}_", ""]
+
+
+def _mark_detail(mark: T.Mark, aggregates: pd.DataFrame) -> str:
+    if mark.axis == "time":
+        return " (each method interpolated in log time between its budgets)"
+    if mark.axis == "max_budget":
+        budgets = mark.select(aggregates).drop_duplicates("method").sort_values("method")
+        return " (" + ", ".join(f"{md(r.method)}: {r.budget:g}" for r in budgets.itertuples()) + ")"
+    return ""
 
 
 def families_text(verdicts: pd.DataFrame) -> str:

@@ -16,6 +16,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from srbf.report.escape import mathtext
+from srbf.report.figure_files import FigureFiles
 from srbf.stats.ranks import cd_groups
 
 
@@ -86,9 +87,9 @@ def draw_cd(ax, names, mean_ranks, cd: float, significant: bool, *, p_value: flo
         ax.set_title(title, fontsize=10, loc="left")
 
 
-def cd_figure(panels, path: str | Path, title: str = "") -> Path:
+def cd_figure(panels, path: str | Path, title: str = "", files: FigureFiles = FigureFiles()) -> list[Path]:
     """One figure with a CD diagram per panel; each panel a dict with names, mean_ranks, cd,
-    significant, p_value, hollow (names) and title. Returns the path written (PNG)."""
+    significant, p_value, hollow (names) and title. Returns the paths written (one per format)."""
     panels = list(panels)
     heights = [1.2 + 0.32 * ((len(p["names"]) + 1) // 2)
                + 0.14 * len(cd_geometry(p["mean_ranks"], p["cd"], p["significant"])) for p in panels]
@@ -99,7 +100,4 @@ def cd_figure(panels, path: str | Path, title: str = "") -> Path:
                 p_value=panel.get("p_value", np.nan), hollow=panel.get("hollow", ()), title=panel.get("title", ""))
     if title:
         axes[0].set_title(f"{title}\n{panels[0].get('title', '')}", fontsize=10, loc="left")
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    return path
+    return files.save(fig, path, 110, bbox_inches="tight")

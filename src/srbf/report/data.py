@@ -115,5 +115,17 @@ def check_metrics(frame: pd.DataFrame, names) -> None:
     known = metric_columns(frame)
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise ReportInputError(f"no metric {', '.join(map(repr, unknown))} in the scored predictions; "
-                               f"metrics: {', '.join(known)}")
+        hints = [metric_hint(n, known) for n in unknown]
+        raise ReportInputError(f"no metric {', '.join(map(repr, unknown))} in the scored predictions"
+                               + "".join(h for h in hints if h) + f"; metrics: {', '.join(known)}")
+
+
+def metric_hint(name: str, known) -> str:
+    """What to do about an unknown metric: SRBench's metrics come from their own pass; else a
+    close name."""
+    import difflib
+
+    if str(name).startswith("srbench_"):
+        return f"; {name} comes from SRBench's checks: run srbf score --srbench first"
+    close = difflib.get_close_matches(str(name), list(known), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""

@@ -1,5 +1,5 @@
-"""The report's figures (PNG, matplotlib's Agg renderer through ``Figure``, no screen, no pyplot
-state): curves of a metric against budget and against time with 95 % bands, and the colored
+"""The report's figures (PNG, PDF or SVG, see :mod:`srbf.report.figure_files`; matplotlib through
+``Figure``, no screen, no pyplot state): curves of a metric against budget and against time with 95 % bands, and the colored
 matrix of paired verdicts. The CD diagram is in :mod:`srbf.report.cd`.
 """
 
@@ -17,7 +17,10 @@ from matplotlib.ticker import FuncFormatter
 from srbf.report.escape import mathtext
 from srbf.report.rounding import format_fixed, interval_decimals
 from srbf.report.markdown_tables import Mark, oriented
-from srbf.stats import rule_for
+from srbf.report.figure_files import FigureFiles
+from srbf.stats import display_name, rule_for
+
+DEFAULT_DPI = 100
 
 VERDICT_COLORS = {
     "better": "#1a9850",
@@ -34,20 +37,16 @@ def _palette(n: int):
     return [cmap(i % cmap.N) for i in range(n)]
 
 
-def _save(fig: Figure, path: str | Path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=100)  # a fixed layout: one draw (a "tight" box would draw twice)
-    return path
-
-
 def curves_figure(aggregates: pd.DataFrame, metric: str, path: str | Path, provenance: dict, times=(),
-                  show_incomplete: bool = False) -> Path:
-    """``metric`` against each method's budget (left) and against its seconds per problem (right).
+                  show_incomplete: bool = False, files: FigureFiles = FigureFiles()) -> list[Path]:
+    """``metric`` against budget, one small panel per method on its own budget axis (top: units
+    differ between methods, so they never share an axis), and against seconds per problem, every
+    method on one axis (bottom).
 
     Lines join the measured budgets; the band is the 95 % interval at each budget (pointwise). A
     hollow point rests on fewer than 90 % of the problems. Incomplete budgets are left out unless
     ``show_incomplete``. Metrics led by their median (R², raw FVU) are drawn as medians, no band.
+    Titled by the metric's display name (its code is in the caption of index.md).
     """
     rule = rule_for(metric)
     use_median = rule.primary == "median"
@@ -55,56 +54,82 @@ def curves_figure(aggregates: pd.DataFrame, metric: str, path: str | Path, prove
     if not show_incomplete:
         rows = rows[rows["complete"].astype(bool)]
     methods = sorted(aggregates["method"].unique())
-    fig = Figure(figsize=(10, 4.6))
-    fig.subplots_adjust(left=0.08, right=0.98, top=0.86, bottom=0.25, wspace=0.06)
-    ax_budget, ax_time = fig.subplots(1, 2, sharey=True)
-    for color, method in zip(_palette(len(methods)), methods):
+    summary = "median" if use_median else ("geometric mean" if rule.scale == "log" else "mean")
+    ncols = min(max(len(methods), 1), 4)
+    nrows = -(-max(len(methods), 1) // ncols)
+    height = 2.2 * nrows + 3.9
+    fig = Figure(figsize=(10, height))
+    grid = fig.add_gridspec(nrows + 1, ncols, height_ratios=[1.0] * nrows + [1.55], left=0.08, right=0.98,
+                            top=1 - 0.9 / height, bottom=1.05 / height, hspace=0.75, wspace=0.12)
+    ax_time = fig.add_subplot(grid[nrows, :])
+    first = None
+    budget_axes = []
+    for i, (color, method) in enumerate(zip(_palette(len(methods)), methods)):
+        ax = fig.add_subplot(grid[i // ncols, i % ncols], sharey=first)
+        first = first or ax
+        budget_axes.append(ax)
+        if i % ncols:
+            ax.tick_params(labelleft=False)
+        else:
+            ax.set_ylabel(summary, fontsize=8)
+        ax.set_title(mathtext(f"{method} ({provenance.get(method, '?')})"), fontsize=8.5, loc="left")
         group = rows[rows["method"] == method].sort_values("budget")
         if group.empty:
+            ax.text(0.5, 0.5, "no complete budget", ha="center", va="center", fontsize=8, color="0.5",
+                    transform=ax.transAxes)
             continue
-        label = mathtext(f"{method} ({provenance.get(method, '?')})")
         y = group["median" if use_median else "estimate"].to_numpy(dtype=float)
         low_share = group["low_share"].to_numpy(dtype=bool)
-        for ax, x in ((ax_budget, group["budget"].to_numpy(dtype=float)),
-                      (ax_time, group["seconds"].to_numpy(dtype=float))):
-            ok = np.isfinite(x) & (x > 0) & np.isfinite(y)
-            if not ok.any():
-                continue
-            ax.plot(x[ok], y[ok], color=color, lw=1.5, label=label if ax is ax_budget else None)
-            if not use_median:
-                low, high = group["ci_low"].to_numpy(dtype=float)[ok], group["ci_high"].to_numpy(dtype=float)[ok]
-                if ok.sum() == 1:  # one budget: its interval as a bar
-                    ax.vlines(x[ok], low, high, color=color, alpha=0.5, lw=3)
-                else:
-                    ax.fill_between(x[ok], low, high, color=color, alpha=0.18, lw=0)
-            full = ok & ~low_share
-            ax.plot(x[full], y[full], "o", color=color, ms=4)
-            ax.plot(x[ok & low_share], y[ok & low_share], "o", mfc="white", mec=color, ms=5)
+        band = None if use_median else (group["ci_low"].to_numpy(dtype=float), group["ci_high"].to_numpy(dtype=float))
+        budgets = group["budget"].to_numpy(dtype=float)
+        _curve(ax, budgets, y, band, low_share, color, None)
+        _curve(ax_time, group["seconds"].to_numpy(dtype=float), y, band, low_share, color,
+               mathtext(f"{method} ({provenance.get(method, '?')})"))
+        if (budgets > 0).all():
+            ax.set_xscale("log", base=2)
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.tick_params(labelsize=7.5)
+        ax.set_xlabel("budget", fontsize=7.5, labelpad=1)
+        ax.grid(True, alpha=0.3)
     for t in times:
         ax_time.axvline(float(t), color="0.6", lw=0.8, ls=":")
-    budgets = rows["budget"].to_numpy(dtype=float)
-    if budgets.size and (budgets > 0).all():
-        ax_budget.set_xscale("log", base=2)
-        ax_budget.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     if ax_time.has_data():
         ax_time.set_xscale("log")
-    summary = "median" if use_median else ("geometric mean" if rule.scale == "log" else "mean")
-    ax_budget.set_ylabel(f"{metric} ({summary})")
-    ax_budget.set_xlabel("budget (each method's own unit)")
-    ax_time.set_xlabel("seconds per problem (median of usable fits)")
-    ax_budget.set_title("against budget", fontsize=10, loc="left")
-    ax_time.set_title("against time (dotted: declared marks)", fontsize=10, loc="left")
-    if rule.better:
-        fig.suptitle(f"{metric}: {rule.better} is better; bands: 95 % intervals", fontsize=11)
-    for ax in (ax_budget, ax_time):
-        ax.grid(True, alpha=0.3)
-    if ax_budget.get_legend_handles_labels()[0]:
+    if budget_axes:
+        fig.text(0.08, 1 - 0.5 / height, "against budget: one panel per method, each on its own unit",
+                 fontsize=9, ha="left")
+    ax_time.set_ylabel(summary, fontsize=8)
+    ax_time.set_xlabel("seconds per problem (median of usable fits)", fontsize=8.5)
+    ax_time.set_title("against time, every method on one axis (dotted: declared marks)", fontsize=9, loc="left")
+    ax_time.grid(True, alpha=0.3)
+    title = display_name(metric) + (f": {rule.better} is better" if rule.better else "")
+    fig.suptitle(title + ("" if use_median else "; bands: 95 % intervals"), fontsize=11, x=0.08, ha="left",
+                 y=1 - 0.12 / height)
+    if ax_time.get_legend_handles_labels()[0]:
         fig.legend(loc="lower center", ncol=min(len(methods), 4), fontsize=8, bbox_to_anchor=(0.5, 0.0),
                    frameon=False)
-    return _save(fig, path)
+    return files.save(fig, path, DEFAULT_DPI)  # a fixed layout: one draw (a "tight" box would draw twice)
 
 
-def verdict_figure(table: pd.DataFrame, metric: str, marks, methods, path: str | Path) -> Path:
+def _curve(ax, x, y, band, low_share, color, label) -> None:
+    """One method's line, band (or a bar at a single point) and points on ``ax``."""
+    ok = np.isfinite(x) & (x > 0) & np.isfinite(y)
+    if not ok.any():
+        return
+    ax.plot(x[ok], y[ok], color=color, lw=1.5, label=label)
+    if band is not None:
+        low, high = band[0][ok], band[1][ok]
+        if ok.sum() == 1:  # one budget: its interval as a bar
+            ax.vlines(x[ok], low, high, color=color, alpha=0.5, lw=3)
+        else:
+            ax.fill_between(x[ok], low, high, color=color, alpha=0.18, lw=0)
+    full = ok & ~low_share
+    ax.plot(x[full], y[full], "o", color=color, ms=4)
+    ax.plot(x[ok & low_share], y[ok & low_share], "o", mfc="white", mec=color, ms=5)
+
+
+def verdict_figure(table: pd.DataFrame, metric: str, marks, methods, path: str | Path,
+                   files: FigureFiles = FigureFiles()) -> list[Path]:
     """One colored matrix per mark: the verdict on the row method against the column method, with
     Delta (row - column) written in each cell; a confirmatory pair's cells are framed in black."""
     marks = list(marks)
@@ -158,8 +183,8 @@ def verdict_figure(table: pd.DataFrame, metric: str, marks, methods, path: str |
         handles.append(Patch(facecolor="none", edgecolor="black", label="confirmatory"))
     ncol = min(len(handles), max(2, int(fig_w / 1.05)))  # about an inch per entry: wrap in a narrow figure
     fig.legend(handles=handles, loc="lower center", ncol=ncol, fontsize=8, frameon=False, bbox_to_anchor=(0.5, 0.0))
-    fig.suptitle(f"{metric}: verdict on the row method against the column method", fontsize=10)
-    return _save(fig, path)
+    fig.suptitle(f"{display_name(metric)}: verdict on the row method against the column method", fontsize=10)
+    return files.save(fig, path, DEFAULT_DPI)
 
 
 def _rgb(color: str) -> tuple[float, float, float]:

@@ -35,22 +35,29 @@ _SWAPS = (("method_a", "method_b"), ("status_a", "status_b"), ("n_a_only", "n_b_
 
 @dataclass(frozen=True)
 class Mark:
-    """Where values are read: at ``x`` seconds (axis "time") or at budget ``x`` (axis "budget")."""
+    """Where values are read: at ``x`` seconds (axis "time"), at budget ``x`` (axis "budget"), or
+    at each method's own largest budget (axis "max_budget", ``x`` unused: srbf.report.marks)."""
 
     axis: str
     x: float
 
     @property
     def label(self) -> str:
+        if self.axis == "max_budget":
+            return "each method's largest budget"
         return f"{self.x:g} s" if self.axis == "time" else f"budget {self.x:g}"
 
     @property
     def slug(self) -> str:
+        if self.axis == "max_budget":
+            return "bmax"
         return (f"t{self.x:g}" if self.axis == "time" else f"b{self.x:g}").replace(".", "p")
 
     def select(self, table: pd.DataFrame) -> pd.DataFrame:
         if table.empty:
             return table
+        if self.axis == "max_budget":
+            return table[table["axis"] == self.axis]
         column = "time" if self.axis == "time" else "budget"
         return table[(table["axis"] == self.axis) & (table[column] == self.x)]
 
@@ -198,7 +205,7 @@ def per_set(analysis, metrics) -> pd.DataFrame:
     if table.empty:
         return table
     table = table[table["metric"].isin(list(metrics))].copy()
-    budgets = _largest_complete_budgets(analysis.aggregates)
+    budgets = largest_complete_budgets(analysis.aggregates)
     table = table[table["budget"] == table["method"].map(budgets)].copy()
     n = table["n_problems"].astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -225,7 +232,8 @@ def per_set(analysis, metrics) -> pd.DataFrame:
     return table.reset_index(drop=True)
 
 
-def _largest_complete_budgets(aggregates: pd.DataFrame) -> dict:
+def largest_complete_budgets(aggregates: pd.DataFrame) -> dict:
+    """Each method's largest budget every problem finished (its largest budget when none did)."""
     rows = aggregates[aggregates["axis"] == "budget"]
     out = {}
     for method, group in rows.groupby("method"):

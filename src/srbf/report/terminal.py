@@ -89,6 +89,17 @@ def compare_text(records: list[dict]) -> str:
 
 # -- ranks --------------------------------------------------------------------------------------------
 
+
+def check_common_budget(frame: pd.DataFrame, budget: float) -> None:
+    """Refuse a budget that is not every method's: ranks at one budget compare every method there."""
+    budgets = frame.groupby(frame["method"].astype(str))["budget"].agg(lambda b: set(b.astype(float)))
+    lacking = sorted(m for m, own in budgets.items() if budget not in own)
+    if lacking:
+        common = sorted(set.intersection(*budgets)) if len(budgets) else []
+        raise ReportInputError(f"budget {budget:g} is not every method's budget ({', '.join(lacking)} "
+                               f"{'has' if len(lacking) == 1 else 'have'} no fit at it); budgets of every method: "
+                               + (", ".join(f"{b:g}" for b in common) or "none"))  # fmt: skip
+
 def ranks(frame: pd.DataFrame, metric: str | None = None, *, times=None, budget: float | None = None,
           statistic: str = "meta") -> dict:
     """Mean ranks, Friedman test, CD and groups of ``metric`` at each time mark (or at ``budget``)."""
@@ -101,10 +112,7 @@ def ranks(frame: pd.DataFrame, metric: str | None = None, *, times=None, budget:
     if not ranked(metric):
         raise ReportInputError(f"{metric} is not ranked (it has no direction: its ideal value is a target)")
     if budget is not None:
-        budgets = sorted(frame["budget"].astype(float).unique())
-        if float(budget) not in budgets:
-            raise ReportInputError(f"no budget {budget:g} in the scored predictions; budgets: "
-                                   + ", ".join(f"{b:g}" for b in budgets))
+        check_common_budget(frame, float(budget))
         analysis = analyze(frame, [metric], times=(), compare_at="budget", statistic=statistic, parts=("ranks",))
         marks = [T.Mark("budget", float(budget))]
         table = analysis.ranks

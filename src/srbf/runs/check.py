@@ -24,6 +24,7 @@ __all__ = ["STEPS", "CheckFailed", "CheckReport", "Scorer", "run_check"]
 
 STEPS = ("load config", "load catalog", "sample", "start worker", "fit", "parse", "evaluate", "score")
 N_PROBLEMS = 2
+MAX_NON_FINITE = 0.01  # of the support points: more, and the check fails
 
 
 class CheckFailed(SrbfError):
@@ -147,7 +148,8 @@ def _check(path: Path, passed: Callable[..., None], say: Callable[[str], None], 
 
 
 def _check_variant(variant, chosen, passed, say, score: Scorer | None) -> None:
-    from srbf.expr import ParseError, compile_expr, parse
+    from srbf.expr import ParseError, parse
+    from srbf.methods.doctor import precheck_python
     from srbf.methods.isolation import method_seed
     from srbf.methods.worker import WorkerStartError
     from srbf.runs.executor import new_worker
@@ -156,6 +158,9 @@ def _check_variant(variant, chosen, passed, say, score: Scorer | None) -> None:
 
     spec = worker_spec(variant)
     say(f"  method {variant.label}: {spec.method_file}")
+    problems = precheck_python(variant.method.python)
+    if problems:  # the method's own pre-checks (doctor's), before a worker is started
+        raise CheckFailed("start worker", "; ".join(problems))
     try:
         worker = new_worker(spec, start_timeout=600.0, tail_bytes=4096)
         worker.start()
@@ -192,21 +197,39 @@ def _check_variant(variant, chosen, passed, say, score: Scorer | None) -> None:
             try:
                 expr = parse(result.expression, variables)
             except ParseError as error:
-                raise CheckFailed("parse", f"{where}: cannot read {result.expression!r}: {error}") from None
+                raise CheckFailed("parse", f"{where}: the formula does not parse: {error}\nformula: "
+                                  f"{_shown(result.expression)}") from None  # fmt: skip
             passed("parse", f"{where}: a formula over {', '.join(variables)}", indent="    ")
-            try:
-                with np.errstate(all="ignore"):
-                    values = np.asarray(compile_expr(expr, variables)(problem.X_validation), dtype=float)
-                values = np.broadcast_to(values, problem.y_validation.shape)
-            except Exception as error:  # noqa: BLE001 - reported as the broken step
-                raise CheckFailed("evaluate", f"{where}: {type(error).__name__}: {error}") from None
-            finite = int(np.count_nonzero(np.isfinite(values)))
-            n = len(values)
-            note = "" if finite == n else f" (only {finite} finite: such a formula fails the judge)"
-            passed("evaluate", f"{where}: {finite} of {n} validation values finite{note}", indent="    ")
+            passed("evaluate", _evaluate(expr, result.expression, variables, problem, where), indent="    ")
             _score(score, plan_fit, problem, result.expression, where, passed)
     finally:
         worker.close()
+
+
+def _evaluate(expr, expression: str, variables: tuple[str, ...], problem, where: str) -> str:
+    """The evaluate step's line; CheckFailed when the formula is not finite on more than
+    ``MAX_NON_FINITE`` of the support points (an adapter that writes its formula wrong)."""
+    from srbf.expr import compile_expr
+
+    counts = {}
+    for name, X in (("support", problem.X_support), ("validation", problem.X_validation)):
+        try:
+            with np.errstate(all="ignore"):
+                values = np.broadcast_to(np.asarray(compile_expr(expr, variables)(X), dtype=float), (len(X),))
+        except Exception as error:  # noqa: BLE001 - reported as the broken step
+            raise CheckFailed("evaluate", f"{where}: {type(error).__name__}: {error}\nformula: {_shown(expression)}") from None
+        counts[name] = (int(np.count_nonzero(~np.isfinite(values))), len(X))
+    bad, n = counts["support"]
+    if bad > MAX_NON_FINITE * n:
+        raise CheckFailed("evaluate", f"{where}: the formula is not finite on {bad} of {n} support points "
+                          f"(more than {MAX_NON_FINITE:.0%})\nformula: {_shown(expression)}")  # fmt: skip
+    bad_v, n_v = counts["validation"]
+    note = "" if not bad_v else f" ({bad_v} of {n_v} validation values not finite: the judge fails such a formula)"
+    return f"{where}: finite on {n - bad} of {n} support points{note}"
+
+
+def _shown(expression: str, limit: int = 2000) -> str:
+    return expression if len(expression) <= limit else expression[:limit] + f"... ({len(expression)} characters)"
 
 
 def _score(score: Scorer | None, plan_fit, problem, expression: str, where: str, passed) -> None:

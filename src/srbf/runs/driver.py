@@ -201,6 +201,9 @@ def run_config(
     variants = list(config.variants()) if variants is None else list(variants)
     if config.sandbox and executor is None and (problem := isolation.sandbox_problem()):
         raise RunError(f"--sandbox: {problem}")
+    problems = _prechecks(variants)
+    if problems:  # the method's own pre-checks (doctor's): before any store exists
+        raise RunError("; ".join(problems))
     store = ResultsStore(config.results)  # a read-only or unusable store fails here, before any fit
     try:
         lock = _lock(store.path)
@@ -291,6 +294,13 @@ def run_config(
 
 def _local_executor(workers: int | None, sandbox: isolation.Sandbox | None) -> Executor:
     return LocalExecutor(workers, sandbox=sandbox)
+
+
+def _prechecks(variants: Sequence[Variant]) -> list[str]:
+    """What keeps the variants' roster methods from running (``methods.doctor.precheck``), once each."""
+    from srbf.methods.doctor import precheck_python
+
+    return list(dict.fromkeys(p for v in variants for p in precheck_python(v.method.python)))
 
 
 def _method_stack(variant: Variant, probed: dict) -> dict[str, str | None]:

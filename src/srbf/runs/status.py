@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Sequence
 
 from srbf.core import TaskKey
+from srbf.methods.own_predictions import MISMATCH_KEY
 from srbf.runs.config import RunConfig
 from srbf.runs.plan import Plan, load_catalogs, make_plan
 from srbf.runs.shards import Shard, shard_plan
@@ -28,6 +29,14 @@ class StatusRow:
     budget: float
     planned: int = 0
     statuses: Counter = field(default_factory=Counter)
+    mismatches: int = 0  # ok fits whose formula disagrees with the method's own predict
+
+    def mismatch_note(self) -> str | None:
+        """One line about the fits whose model string is not what the method fitted, if any."""
+        if not self.mismatches:
+            return None
+        return (f"{self.method} on {self.catalog} at budget {self.budget:g}: {self.mismatches} of "
+                f"{self.statuses['ok']} formulas disagree with the method's own predict (model_string_mismatch)")
 
     @property
     def stored(self) -> int:
@@ -54,21 +63,22 @@ def collect_status(
     if shard is not None:
         plan, _ = shard_plan(plan, shard)
     path = resolve_path(config.results).resolve()
-    stored: dict[TaskKey, str] = {}
+    stored: dict[TaskKey, tuple[str, bool]] = {}
     exists = path.is_file()
     if exists:
         with ResultsStore.open_readonly(config.results) as store:
             hashes = list(dict.fromkeys(v.config_hash for v in variants))
             frame = store.predictions_frame(config_hash=hashes, decode_json=False)
         for row in frame.itertuples(index=False):
-            stored[row_key(row)] = row.status
+            stored[row_key(row)] = (row.status, MISMATCH_KEY in (row.internals or ""))
     label = {(v.name, v.config_hash): v.label for v in variants}
     rows: dict[tuple[str, str, float], StatusRow] = {}
     for key in plan.keys:
         name = label[(key.method, key.config_hash)]
         row = rows.setdefault((name, key.catalog, key.budget), StatusRow(name, key.catalog, key.budget))
         row.planned += 1
-        status = stored.get(key)
+        status, mismatch = stored.get(key, (None, False))
         if status is not None:
             row.statuses[status] += 1
+            row.mismatches += mismatch
     return list(rows.values()), path, exists

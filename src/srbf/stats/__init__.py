@@ -10,7 +10,8 @@ Plain NumPy/SciPy functions (docs/statistics.md describes every procedure):
 - :func:`friedman_nemenyi` -- ranks, Friedman test, critical difference, groups;
 - :func:`interpolate_at_time` -- a method's values at equal time;
 - :func:`analyze` -- the long per-prediction frame to the aggregates, comparisons and ranks tables;
-- :data:`RULES` / :func:`rule_for` -- how each metric is aggregated (failures, infinities, scale).
+- :data:`RULES` / :func:`rule_for` -- how each metric is aggregated (failures, infinities, scale);
+- :func:`display_name` -- the words a figure or a heading shows for a metric.
 """
 
 from srbf.stats.bootstrap import bootstrap_median
@@ -20,6 +21,7 @@ from srbf.stats.multiple import benjamini_hochberg, holm
 from srbf.stats.paired import paired_comparison, verdict
 from srbf.stats.pvalues import mcnemar_exact, wilcoxon_pratt
 from srbf.stats.ranks import critical_difference, friedman_nemenyi, nemenyi_q
+from srbf.stats.names import DISPLAY_NAMES, display_name
 from srbf.stats.rules import RULES, MetricRule, rule_for
 from srbf.stats.analysis import Analysis, analyze
 from srbf.stats.timeaxis import DECLARED_TIMES, interpolate_at_time, time_weights
@@ -27,6 +29,7 @@ from srbf.stats.timeaxis import DECLARED_TIMES, interpolate_at_time, time_weight
 __all__ = [
     "Analysis",
     "DECLARED_TIMES",
+    "DISPLAY_NAMES",
     "MetricRule",
     "RULES",
     "analyze",
@@ -34,6 +37,7 @@ __all__ = [
     "bootstrap_median",
     "combine_sets",
     "critical_difference",
+    "display_name",
     "friedman_nemenyi",
     "holm",
     "interpolate_at_time",

@@ -184,9 +184,12 @@ def campaigns(conn: sqlite3.Connection) -> pd.DataFrame:
 
 
 def export_predictions(
-    conn: sqlite3.Connection, path: Path, format: str | None, filters: Mapping[str, Any]
+    conn: sqlite3.Connection, path: Path, format: str | None, filters: Mapping[str, Any],
+    judge_version: str | None = None,
 ) -> Path:
-    """Write the selected predictions to ``path`` (internals stay JSON text); return the path."""
+    """Write the selected predictions to ``path`` (internals stay JSON text); return the path.
+    With ``judge_version``, each row also carries that judge's metrics, one column per metric
+    (empty for a prediction it has not scored)."""
     if format is None:
         suffix = path.suffix.lower()
         format = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv"}.get(suffix)
@@ -195,9 +198,25 @@ def export_predictions(
     if format not in ("parquet", "csv"):
         raise ValueError(f"export format {format!r} is not 'parquet' or 'csv'")
     frame = predictions(conn, filters, decode_json=False)
+    if judge_version is not None:
+        frame = with_metrics(conn, frame, judge_version, filters)
     path.parent.mkdir(parents=True, exist_ok=True)
     if format == "csv":
         frame.to_csv(path, index=False)
     else:
         frame.to_parquet(path, index=False, engine="pyarrow")
     return path
+
+
+def with_metrics(conn: sqlite3.Connection, frame: pd.DataFrame, judge_version: str,
+                 filters: Mapping[str, Any]) -> pd.DataFrame:  # fmt: skip
+    """``frame`` (predictions) with a ``judge_version`` column and one column per metric."""
+    scored = metrics(conn, judge_version, filters)
+    values = scored.drop(columns=[c for c in METRIC_FRAME_COLUMNS if c != "prediction_id"])
+    clash = sorted(set(values.columns) & set(frame.columns))
+    if clash:
+        raise ValueError(f"metric(s) {clash} are named like prediction columns; export them with metrics_frame()")
+    out = frame.merge(values, how="left", left_on="id", right_on="prediction_id").drop(columns="prediction_id")
+    out.insert(len(frame.columns), "judge_version", [judge_version if i in set(scored["prediction_id"]) else None
+                                                     for i in out["id"]])  # fmt: skip
+    return out

@@ -13,6 +13,7 @@ import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from srbf.methods.own_predictions import MISMATCH_KEY
 from srbf.store.results import ResultsStore
 
 if TYPE_CHECKING:
@@ -54,7 +55,8 @@ def metrics_long_frame(results: Any = None, *, judge_version: str, **filters: An
     ``draw``, ``budget``, ``condition``, ``n_support``, ``noise``, ``seed``, ``status``,
     ``placeholder`` (True for a draw that could not be made: the statistics leave it out),
     ``seconds`` (the fit's wall-clock seconds), ``wall_seconds``, ``cpu_seconds``,
-    ``method_seconds``, ``expression``, then one column per metric. ``filters`` select
+    ``method_seconds``, ``expression``, ``model_string_mismatch`` (True when the formula disagrees
+    with the method's own predict, ``srbf.methods.own_predictions``), then one column per metric. ``filters`` select
     predictions as ``ResultsStore.predictions_frame`` does (``method=``, ``catalog=``,
     ``condition=``, ...). Predictions without metrics of ``judge_version`` are left out, with a
     warning: run ``srbf score`` first. ``analyze`` needs one row per method, problem, draw and
@@ -110,6 +112,7 @@ def metrics_long_frame(results: Any = None, *, judge_version: str, **filters: An
         "cpu_seconds": frame["cpu_seconds"],
         "method_seconds": frame["method_seconds"],
         "expression": frame["expression"],
+        "model_string_mismatch": frame["internals"].fillna("").str.contains(f'"{MISMATCH_KEY}"', regex=False),
     })  # fmt: skip
     records = [metrics[int(i)] for i in frame["id"]]
     values = pd.DataFrame.from_records(records) if records else pd.DataFrame()

@@ -375,6 +375,8 @@ class ResultsStore:
         (``srbf.store.stacks``; ``stack_table`` makes it the table ``srbf status`` prints)."""
         return self._read("reading the stacks", "stack_frame", filters)
 
-    def export(self, path: str | Path, format: str | None = None, **filters: Any) -> Path:
-        """Write predictions to Parquet or CSV (format from the suffix unless given); return the path."""
-        return self._read("exporting predictions", "export_predictions", Path(path), format, filters)
+    def export(self, path: str | Path, format: str | None = None, *, metrics: str | None = None,
+               **filters: Any) -> Path:  # fmt: skip
+        """Write predictions to Parquet or CSV (format from the suffix unless given); return the path.
+        ``metrics``: a judge version, whose metrics each row then carries (one column per metric)."""
+        return self._read("exporting predictions", "export_predictions", Path(path), format, filters, metrics)

@@ -1,0 +1,67 @@
+"""Where the report reads its values, beyond the declared time marks: repeated time marks folded
+into the first of them, and the comparison of every method at its own largest budget.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from srbf.report.markdown_tables import Mark, largest_complete_budgets
+from srbf.stats import Analysis, analyze
+
+VALUES = ("estimate", "ci_low", "ci_high", "median", "n_problems")  # what "the same values" compares
+AT_BUDGETS = ("max",)
+
+
+def collapse_repeated(aggregates: pd.DataFrame, marks: list[Mark]) -> tuple[list[Mark], list[str]]:
+    """``marks`` without the time marks whose values (every method, every metric) all equal the
+    previous kept mark's: when every method ends below 10 s, the marks 100 s and 1000 s repeat the
+    10 s one. Returns the marks kept and one note per mark kept that absorbed others."""
+    kept: list[Mark] = []
+    absorbed: dict[Mark, list[Mark]] = {}
+    for mark in marks:
+        if mark.axis == "time" and kept and _same_values(kept[-1].select(aggregates), mark.select(aggregates)):
+            absorbed.setdefault(kept[-1], []).append(mark)
+            continue
+        kept.append(mark)
+    notes = [f"{', '.join(m.label for m in folded)}: every value equals the one at {into.label} (every method "
+             f"ends below it), so {'they are' if len(folded) > 1 else 'it is'} shown once, at {into.label}"
+             for into, folded in absorbed.items()]
+    return kept, notes
+
+
+def _same_values(a: pd.DataFrame, b: pd.DataFrame) -> bool:
+    if a.empty or b.empty or len(a) != len(b):
+        return False
+    key = ["method", "metric"]
+    a = a.set_index(key)[list(VALUES)].sort_index()
+    b = b.set_index(key)[list(VALUES)].sort_index()
+    if not a.index.equals(b.index):
+        return False
+    x, y = a.to_numpy(dtype=float), b.to_numpy(dtype=float)
+    return bool(((x == y) | (np.isnan(x) & np.isnan(y))).all())
+
+
+def at_largest_budgets(frame: pd.DataFrame, analysis: Analysis, metrics, **options) -> tuple[Analysis, Mark, dict]:
+    """``analysis`` with aggregates, comparisons and ranks at one more mark: every method at its own
+    largest complete budget (``Mark("max_budget", nan)``), its rows on the axis "max_budget"; the
+    aggregates keep each method's own budget, the comparisons and ranks have none. ``options`` go to
+    :func:`srbf.stats.analyze`. Returns the analysis, the mark and the budget of each method."""
+    budgets = largest_complete_budgets(analysis.aggregates)
+    chosen = frame[frame["budget"].astype(float) == frame["method"].astype(str).map(budgets)].copy()
+    chosen["budget"] = 1.0  # one shared rung, so that analyze pairs the methods there
+    at_max = analyze(chosen, metrics, times=(), compare_at="budget", **options)
+
+    def relabel(table: pd.DataFrame, own_budget: bool) -> pd.DataFrame:
+        if table.empty:
+            return table
+        table = table[table["axis"] == "budget"].copy()
+        table["axis"] = "max_budget"
+        table["budget"] = table["method"].map(budgets) if own_budget else np.nan
+        return table
+
+    analysis.aggregates = pd.concat([analysis.aggregates, relabel(at_max.aggregates, True)], ignore_index=True)
+    analysis.comparisons = relabel(at_max.comparisons, False)
+    analysis.ranks = relabel(at_max.ranks, False)
+    return analysis, Mark("max_budget", float("nan")), budgets
