@@ -1,7 +1,7 @@
 """srbf's own lock: write it, check it against pyproject.toml, print one package's block of it.
 
-`requirements.lock` holds every package srbf and its dev extra resolve to, pinned with the hashes
-of every wheel, one version per package for every Python srbf supports (3.11-3.13) and every
+`requirements.lock` holds every package srbf and its dev and cluster extras resolve to, pinned
+with the hashes of every wheel, one version per package for every Python srbf supports (3.11-3.13) and every
 platform, so a fresh machine installs exactly the stack CI tested. `make demo`, `make test` and
 `.ci/run` install from it; `make lock` refreshes it; pyproject.toml keeps lower bounds for library
 users. Its first line records a digest of pyproject.toml's dependency tables, so editing them
@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = ROOT / "pyproject.toml"
 LOCK = ROOT / "requirements.lock"
 DIGEST_PREFIX = "# srbf-pyproject-dependencies-sha256: "
-EXTRAS = ("dev",)
+EXTRAS = ("dev", "cluster")
 # One version of each package for all supported Pythons ("fewest"), so a score computed under
 # Python 3.11 and one under 3.13 come from the same NumPy, SciPy and SymPy.
 COMPILE = [

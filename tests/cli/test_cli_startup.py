@@ -27,7 +27,7 @@ print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in {heavy!r} o
 
 @pytest.mark.parametrize("argv", [["--help"], ["run", "--help"], ["methods", "new", "--help"], ["score", "--help"],
                                   ["catalogs", "check", "--help"], ["analyze", "--help"],
-                                  ["site", "build", "--help"]])
+                                  ["site", "build", "--help"], ["merge", "--help"]])
 def test_help_imports_nothing_heavy(argv):
     code = PROBE.format(argv=argv, heavy=set(h for h in HEAVY if "." not in h))
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

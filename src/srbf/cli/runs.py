@@ -1,7 +1,7 @@
-"""The run commands of the ``srbf`` CLI: run, status, check, export.
+"""The run commands of the ``srbf`` CLI: run, status, check, export, merge.
 
 Thin: each parses its arguments and calls ``srbf.runs.driver`` (run, status), ``srbf.cli.check``
-(check) or the store (export), imported inside the command. Errors in what the user asked for (a
+(check) or the store (export, merge), imported inside the command. Errors in what the user asked for (a
 bad config, an unknown set, a method that does not start, a read-only store) are ``SrbfError``s:
 ``srbf.cli.main`` prints them as one line (one per problem for a config) and exits with status 2.
 docs/running.md is the long form.
@@ -24,20 +24,33 @@ ALLOW_LARGE = f"accept sweeps of more than {MAX_VARIANTS:,} method configuration
 
 
 def _load(args: argparse.Namespace):
+    """The config with the command line's overrides, its variants, the shard (or None) and the
+    shards' secret file (or None). A shard's store and secret file default to ``shard-K-of-N/``
+    and ``run.secret`` in the config's own results directory (docs/cluster.md)."""
     from srbf.runs.config import load_config
     from srbf.runs.driver import apply_overrides, filter_variants
 
     config = load_config(args.config, allow_large=getattr(args, "allow_large", False))
+    results, shard, secret_file = getattr(args, "results", None), None, None
+    if getattr(args, "shard", None):
+        from srbf.runs.shards import Shard, shard_paths
+
+        shard = Shard.parse(args.shard)
+        shard_store, default_secret = shard_paths(config.results, shard)
+        results = results or shard_store
+        secret_file = getattr(args, "secret_file", None) or default_secret
+    elif getattr(args, "secret_file", None):
+        raise UserError("--secret-file: only a sharded run (--shard K/N) reads a secret file")
     config = apply_overrides(
         config,
         experiment=getattr(args, "experiment", None),
         limit=getattr(args, "limit", None),
         workers=getattr(args, "workers", None),
-        results=getattr(args, "results", None),
+        results=results,
         sandbox=getattr(args, "sandbox", False),
     )
     variants = filter_variants(config.variants(), getattr(args, "sweep_filter", None) or [])
-    return config, variants
+    return config, variants, shard, secret_file
 
 
 def _resume_command(args: argparse.Namespace) -> str:
@@ -50,6 +63,12 @@ def _resume_command(args: argparse.Namespace) -> str:
         parts += ["--limit", str(args.limit)]
     if args.results:
         parts += ["--results", args.results]
+    if args.shard:
+        parts += ["--shard", args.shard]
+    if args.secret_file:
+        parts += ["--secret-file", args.secret_file]
+    if args.executor == "dask":
+        parts += ["--executor dask", f"--scheduler {args.scheduler}" if args.scheduler else f"--local {args.local}"]
     if args.sandbox:
         parts.append("--sandbox")
     if args.allow_large:
@@ -58,10 +77,27 @@ def _resume_command(args: argparse.Namespace) -> str:
 
 
 
+def _executor_factory(args: argparse.Namespace):
+    """What makes the run's executor: None for local worker processes, else a Dask executor's maker."""
+    if args.executor == "local":
+        if args.scheduler or args.local:
+            raise UserError("--scheduler and --local choose a Dask cluster: add --executor dask")
+        return None
+    if (args.scheduler is None) == (args.local is None):
+        raise UserError("--executor dask: give either --scheduler ADDRESS or --local N")
+    from srbf.runs.dask_executor import DaskExecutor
+
+    def make(workers, sandbox):  # noqa: ARG001 - the cluster's size is its own
+        return DaskExecutor(scheduler=args.scheduler, local=args.local, sandbox=sandbox)
+
+    return make
+
+
 def _run(args: argparse.Namespace) -> int:
     from srbf.runs.driver import run_config
 
-    config, variants = _load(args)
+    make_executor = _executor_factory(args)
+    config, variants, shard, secret_file = _load(args)
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, terminate_as_interrupt) if in_main else None  # kill PID = Ctrl-C
     try:
@@ -71,6 +107,9 @@ def _run(args: argparse.Namespace) -> int:
             resume=not args.no_resume,
             progress=False if args.quiet or args.json else None,
             resume_hint=_resume_command(args),
+            shard=shard,
+            secret_file=secret_file,
+            make_executor=make_executor,
         )
     finally:
         if in_main:
@@ -90,12 +129,13 @@ def _run(args: argparse.Namespace) -> int:
 def _status(args: argparse.Namespace) -> int:
     from srbf.runs.status import collect_status
 
-    config, variants = _load(args)
-    rows, path, exists = collect_status(config, variants=variants)
+    config, variants, shard, _ = _load(args)
+    rows, path, exists = collect_status(config, variants=variants, shard=shard)
     counts = ("ok", "failed", "timeout", "crashed", "placeholder")
     if args.json:
         print(json.dumps({
             "experiment": config.experiment, "results": str(path), "exists": exists,
+            "shard": str(shard) if shard else None,
             "rows": [{"method": r.method, "catalog": r.catalog, "budget": r.budget, "planned": r.planned,
                       **{s: r.statuses[s] for s in counts}, "pending": r.pending,
                       "model_string_mismatch": r.mismatches} for r in rows],
@@ -103,7 +143,15 @@ def _status(args: argparse.Namespace) -> int:
         return 0
     from srbf.report.text import text_table
 
-    print(f"{config.experiment}: results {path}" + ("" if exists else " (nothing recorded yet)"))
+    of = f" (shard {shard} of the run)" if shard else ""
+    if exists and shard is None:
+        from srbf.store import ResultsStore
+
+        with ResultsStore.open_readonly(config.results) as store:
+            held = store.shard()
+        if held is not None:
+            of = f" (a store of shard {held.label}: pass --shard {held.label} to count its share only)"
+    print(f"{config.experiment}{of}: results {path}" + ("" if exists else " (nothing recorded yet)"))
     if exists:
         _print_stack(config, variants)
     header = ("method", "catalog", "budget", "planned", *counts, "pending")
@@ -176,6 +224,25 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _merge(args: argparse.Namespace) -> int:
+    from srbf.store.merge import merge_stores
+
+    report = merge_stores(args.stores, args.output, allow_partial=args.allow_partial)
+    if args.json:
+        from dataclasses import asdict
+
+        from srbf.core import to_plain
+
+        print(json.dumps(to_plain(asdict(report)), indent=2))
+        return 0
+    print(f"merged shards {', '.join(report.merged)} into {report.output}: {report.predictions} prediction(s)")
+    if report.missing:
+        print(f"missing shards: {', '.join(report.missing)} (their fits are pending in the merged store)")
+    for label, stored, planned in report.incomplete:
+        print(f"incomplete shard {label}: {stored} of {planned} fits stored")
+    return 0
+
+
 def add_run_commands(commands: argparse._SubParsersAction) -> None:
     """Register the run commands on the top-level ``srbf`` parser."""
     p = commands.add_parser("run", help="run a config: every fit it asks for, into the results store (resumable)")
@@ -197,6 +264,17 @@ def add_run_commands(commands: argparse._SubParsersAction) -> None:
                    help="run every worker under bubblewrap: read-only files, no network, results, "
                         "config and catalogs out of sight (docs/fairness.md)")  # fmt: skip
     p.add_argument("--allow-large", action="store_true", help=ALLOW_LARGE)
+    p.add_argument("--shard", metavar="K/N",
+                   help="run only shard K of N (every N-th fit), into its own store (default: "
+                        "shard-K-of-N/ in the config's results); srbf merge joins them (docs/cluster.md)")  # fmt: skip
+    p.add_argument("--executor", choices=("local", "dask"), default="local",
+                   help="where fits run: worker processes here (default) or a Dask cluster (docs/cluster.md)")  # fmt: skip
+    p.add_argument("--scheduler", metavar="ADDRESS", help="with --executor dask: the scheduler (tcp://host:8786)")
+    p.add_argument("--local", type=positive_int, metavar="N",
+                   help="with --executor dask: start a LocalCluster of N worker processes")  # fmt: skip
+    p.add_argument("--secret-file", metavar="FILE",
+                   help="the run secret the shards share, made by the first shard "
+                        "(default: run.secret in the config's results)")  # fmt: skip
     p.set_defaults(run=_run)
 
     p = commands.add_parser("status", help="fits done, failed and pending per set and budget (safe during a run)")
@@ -204,9 +282,18 @@ def add_run_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--sweep-filter", action="append", metavar="AXIS=VALUE", help="as for srbf run")
     p.add_argument("--limit", type=positive_int, metavar="N", help="as for srbf run")
     p.add_argument("--results", metavar="DIR", help="results store (default: the config's)")
+    p.add_argument("--shard", metavar="K/N", help="the share and store of shard K of N (as for srbf run)")
     p.add_argument("--allow-large", action="store_true", help=ALLOW_LARGE)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(run=_status)
+
+    p = commands.add_parser("merge", help="merge the shard stores of one run into one store, after checking them")
+    p.add_argument("stores", nargs="+", metavar="STORE", help="shard stores (directories or .sqlite files)")
+    p.add_argument("-o", "--output", metavar="STORE", required=True, help="the merged store (must not exist)")
+    p.add_argument("--allow-partial", action="store_true",
+                   help="merge the shards there are, even if some are missing or incomplete, and list them")  # fmt: skip
+    p.add_argument("--json", action="store_true", help="what was merged, as JSON")
+    p.set_defaults(run=_merge)
 
     p = commands.add_parser("check", help="run a config's methods on two problems, every step named")
     p.add_argument("-c", "--config", required=True, help="run config (YAML)")

@@ -39,6 +39,7 @@ from srbf.runs.plan import Plan, PlannedFit, load_catalogs, make_plan, worker_sp
 from srbf.runs.problems import Placeholder, ProblemSource
 from srbf.core import FitTask, SrbfError, TaskKey
 from srbf.runs.runlock import RunLock, RunLocked
+from srbf.runs.shards import Shard, shard_plan, shared_secret
 from srbf.runs.summary import RunSummary, progress_bar
 from srbf.runs.sweeps import Variant, canonical_json
 from srbf.store.rows import Fit
@@ -173,16 +174,24 @@ def run_config(
     progress: bool | None = None,
     log: Callable[[str], None] | None = None,
     resume_hint: str | None = None,
+    shard: Shard | None = None,
+    secret_file: str | Path | None = None,
+    make_executor: Callable[[int | None, isolation.Sandbox | None], Executor] | None = None,
 ) -> RunSummary:
     """Run ``config`` into its results store (``config.results``) and return the summary.
 
     ``variants`` restricts the run (default: all of ``config.variants()``); ``resume=False``
     refuses to run when some of the fits are already stored (srbf never overwrites a result).
-    ``executor`` defaults to ``LocalExecutor(config.workers)`` (under the sandbox if the config
-    asks for it). ``progress`` shows the bar (default:
+    ``executor`` defaults to ``make_executor(config.workers, sandbox)`` (made only when there is
+    something to run, closed at the end; ``sandbox`` is None unless the config asks for it), by
+    default a ``LocalExecutor``. ``progress`` shows the bar (default:
     when stderr is a terminal); ``log`` receives notes (default: stderr). Raises RunError when a
     method cannot start, the sandbox cannot run or another run holds the store, StoreError when
     the store cannot be written; nothing is recorded then.
+
+    ``shard`` runs only that shard's share of the fits (``srbf.runs.shards``) under the run secret
+    kept in ``secret_file`` (made there by the first shard); its store must be new or hold that
+    shard already. Without ``shard``, a shard's store is refused.
     """
     from srbf.store import ResultsStore
 
@@ -206,6 +215,13 @@ def run_config(
     bar = None
     try:
         plan = make_plan(config, done=_stored_keys(store, variants), variants=variants, catalogs=load_catalogs(config))
+        if shard is None:
+            store.claim_shard(None)
+        else:
+            if secret_file is None:
+                raise RunError(f"--shard {shard}: the shards of a run need one secret file (--secret-file)")
+            plan, info = shard_plan(plan, shard)
+            store.claim_shard(info, shared_secret(secret_file))
         summary.planned, summary.skipped, summary.pending = plan.planned, plan.skipped, plan.pending
         if not resume and plan.skipped:
             raise RunError(
@@ -215,7 +231,8 @@ def run_config(
         if not plan.fits:
             return summary
         if executor is None:
-            executor = LocalExecutor(config.workers, sandbox=_sandbox(config, store.path) if config.sandbox else None)
+            sandbox = _sandbox(config, store.path, secret_file if shard else None) if config.sandbox else None
+            executor = (make_executor or _local_executor)(config.workers, sandbox)
         summary.workers = executor.workers
         notes: list[str] = []
 
@@ -238,7 +255,7 @@ def run_config(
         for variant in pending:
             summary.campaigns[variant.label] = store.start_campaign(
                 config.experiment,
-                _campaign_config(config, variant, {"workers": executor.workers}),
+                _campaign_config(config, variant, {"workers": executor.workers, **({"shard": str(shard)} if shard else {})}),
                 variant.config_hash,
                 variant.method.config_provenance,
                 method_stack=_method_stack(variant, probed),
@@ -273,6 +290,10 @@ def run_config(
         store.close()
         lock.release()
         summary.seconds = time.perf_counter() - started
+
+
+def _local_executor(workers: int | None, sandbox: isolation.Sandbox | None) -> Executor:
+    return LocalExecutor(workers, sandbox=sandbox)
 
 
 def _prechecks(variants: Sequence[Variant]) -> list[str]:
@@ -314,11 +335,14 @@ def _seeded(prepare: Callable[[PlannedFit], FitTask | Placeholder], secret: byte
     return prepare_seeded
 
 
-def _sandbox(config: RunConfig, store_path: Path) -> isolation.Sandbox:
-    """What a sandboxed worker must not see: the results directory, the config, the catalogs."""
+def _sandbox(config: RunConfig, store_path: Path, secret_file: str | Path | None = None) -> isolation.Sandbox:
+    """What a sandboxed worker must not see: the results directory, the shards' secret file, the
+    config, the catalogs."""
     from srbf.catalogs.loader import DATA_DIR
 
     hidden = [store_path.resolve().parent, DATA_DIR]
+    if secret_file is not None:
+        hidden.append(Path(secret_file).resolve())
     hidden += [Path(c) for c in config.catalogs if Path(c).is_absolute()]
     if Path(config.source).is_file():
         hidden.append(Path(config.source).resolve())

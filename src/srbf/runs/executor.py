@@ -15,12 +15,10 @@ An executor has a small interface, so that where fits run can change without tou
 - ``cancel()``: from any thread, stop: fits in flight are killed and their results dropped;
 - ``close()``: stop and release every worker process.
 
-``LocalExecutor`` (``local_executor``) runs the fits in worker processes on this machine.
-
-A Dask executor (ARCHITECTURE: scale-out through Dask distributed) fits the same interface: its
-``run`` calls ``prepare`` on the client, submits ``(spec, task)`` to a function that keeps one
-``Worker`` per spec in each Dask worker process (started on first use, the same restart rule), and
-yields ``as_completed(...).batches()``; ``cancel`` cancels the futures. Nothing else changes.
+``LocalExecutor`` (``local_executor``) runs the fits in worker processes on this machine;
+``DaskExecutor`` (``dask_executor``) on a Dask cluster, sending batches of prepared fits to Dask
+workers that run them through the same kind of slot (``dask_slot``: a method worker kept per
+method, ``HeldWorker`` and its restart rule) and streaming the results back to the driver.
 """
 
 from __future__ import annotations
@@ -36,8 +34,19 @@ from srbf.runs.plan import PlannedFit, WorkerSpec
 from srbf.runs.problems import Placeholder
 from srbf.core import FitResult, FitTask
 
-__all__ = ["Completed", "Executor", "WorkerStartError", "default_workers", "new_worker", "worker_env"]
+__all__ = [
+    "DEFAULT_MAX_RESTARTS",
+    "Completed",
+    "Executor",
+    "HeldWorker",
+    "WorkerStartError",
+    "default_workers",
+    "first_line",
+    "new_worker",
+    "worker_env",
+]
 
+DEFAULT_MAX_RESTARTS = 4  # a slot stops running a method after 5 abnormal ends in a row (docs/running.md)
 IDLE_SECONDS = 0.2  # how long run() waits for a result before yielding an empty batch
 
 Prepare = Callable[[PlannedFit], "FitTask | Placeholder"]
@@ -60,6 +69,26 @@ class Completed:
     result: FitResult
     data_hash: str
     inputs_hash: str = ""
+
+
+def first_line(text: str | None, limit: int = 200) -> str:
+    """The first line of an error, shortened to ``limit`` characters (for notes and reasons)."""
+    line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+@dataclass
+class HeldWorker:
+    """A slot's worker for one method, and how many abnormal ends (timeouts, crashes, failed
+    restarts) it has had in a row: past ``max_restarts`` the slot stops running that method."""
+
+    worker: Worker | None  # None until made (making it can fail: an interpreter that is gone)
+    abnormal: int = 0
+    last_error: str = ""
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.close()
 
 
 class Executor(ABC):

@@ -16,25 +16,28 @@ import threading
 import time
 from collections import OrderedDict, deque
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
 
 from srbf.methods import isolation
 from srbf.methods.worker import Worker, WorkerStartError
-from srbf.runs.executor import IDLE_SECONDS, Completed, Executor, Prepare, default_workers, new_worker
+from srbf.runs.executor import (
+    DEFAULT_MAX_RESTARTS,
+    IDLE_SECONDS,
+    Completed,
+    Executor,
+    HeldWorker,
+    Prepare,
+    default_workers,
+    first_line,
+    new_worker,
+)
 from srbf.runs.plan import PlannedFit, WorkerSpec
 from srbf.runs.problems import Placeholder
 from srbf.core import FitResult, FitTask
 
 __all__ = ["DEFAULT_MAX_RESTARTS", "LocalExecutor"]
 
-DEFAULT_MAX_RESTARTS = 4  # a thread stops running a method after 5 abnormal ends in a row (docs/running.md)
 _JOIN_SECONDS = 10.0
-
-
-def _first_line(text: str | None, limit: int = 200) -> str:
-    line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
-    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 class _Message:
@@ -43,17 +46,6 @@ class _Message:
     def __init__(self, text: str = "", error: BaseException | None = None):
         self.text = text
         self.error = error
-
-
-@dataclass
-class _Held:
-    worker: Worker | None  # None until made (making it can fail: an interpreter that is gone)
-    abnormal: int = 0  # abnormal ends in a row
-    last_error: str = ""
-
-    def close(self) -> None:
-        if self.worker is not None:
-            self.worker.close()
 
 
 class LocalExecutor(Executor):
@@ -196,7 +188,7 @@ class LocalExecutor(Executor):
     # ------------------------------------------------------------------ one thread per worker slot
 
     def _slot(self, slot: int, prepare: Prepare) -> None:
-        held: OrderedDict[WorkerSpec, _Held] = OrderedDict()
+        held: OrderedDict[WorkerSpec, HeldWorker] = OrderedDict()
         current: WorkerSpec | None = None
         try:
             while not self._stop.is_set():
@@ -225,12 +217,12 @@ class LocalExecutor(Executor):
             for item in orphans:
                 self._results.put(item)
 
-    def _holding(self, held: OrderedDict[WorkerSpec, _Held], spec: WorkerSpec) -> _Held:
+    def _holding(self, held: OrderedDict[WorkerSpec, HeldWorker], spec: WorkerSpec) -> HeldWorker:
         """This thread's worker for ``spec`` (from the started ones, or a new one); workers of
         methods with nothing left to run are closed, and at most one other is kept."""
         entry = held.get(spec)
         if entry is None:
-            entry = held[spec] = _Held(self._take_idle(spec))
+            entry = held[spec] = HeldWorker(self._take_idle(spec))
         held.move_to_end(spec)
         others = [s for s in held if s != spec]
         with self._lock:
@@ -244,7 +236,7 @@ class LocalExecutor(Executor):
                 held.pop(s).close()
         return entry
 
-    def _fit_one(self, slot: int, fit: PlannedFit, task: FitTask, entry: _Held) -> None:
+    def _fit_one(self, slot: int, fit: PlannedFit, task: FitTask, entry: HeldWorker) -> None:
         """Run one fit and queue its result; a fit whose worker cannot start goes back to the queue."""
         try:
             if entry.worker is None:
@@ -254,7 +246,7 @@ class LocalExecutor(Executor):
                 self._busy[slot] = worker
             result = worker.fit(task)
         except WorkerStartError as exc:
-            self._abnormal(fit.spec, entry, f"the worker could not be (re)started: {_first_line(str(exc))}")
+            self._abnormal(fit.spec, entry, f"the worker could not be (re)started: {first_line(str(exc))}")
             if not self._stop.is_set():
                 self._give_back(fit)  # another thread (or this one, after a restart) runs it
             return
@@ -264,18 +256,18 @@ class LocalExecutor(Executor):
         if self._stop.is_set():
             return  # cancelled: the fit in flight was killed, its result is not kept
         if result.status in ("timeout", "crashed"):
-            self._abnormal(fit.spec, entry, f"{result.status}: {_first_line(result.error)}")
+            self._abnormal(fit.spec, entry, f"{result.status}: {first_line(result.error)}")
         else:
             entry.abnormal = 0
         self._results.put(Completed(fit, result, task.data_hash, task.inputs_hash))
 
-    def _abnormal(self, spec: WorkerSpec, entry: _Held, error: str) -> None:
+    def _abnormal(self, spec: WorkerSpec, entry: HeldWorker, error: str) -> None:
         entry.abnormal += 1
         entry.last_error = error
         with self._lock:
             self._last_error[spec] = error
 
-    def _retire(self, slot: int, held: OrderedDict[WorkerSpec, _Held], spec: WorkerSpec, entry: _Held) -> None:
+    def _retire(self, slot: int, held: OrderedDict[WorkerSpec, HeldWorker], spec: WorkerSpec, entry: HeldWorker) -> None:
         held.pop(spec, None)
         entry.close()
         with self._lock:

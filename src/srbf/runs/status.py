@@ -14,6 +14,7 @@ from srbf.core import TaskKey
 from srbf.methods.own_predictions import MISMATCH_KEY
 from srbf.runs.config import RunConfig
 from srbf.runs.plan import Plan, load_catalogs, make_plan
+from srbf.runs.shards import Shard, shard_plan
 from srbf.runs.sweeps import Variant
 
 __all__ = ["StatusRow", "collect_status"]
@@ -47,9 +48,10 @@ class StatusRow:
 
 
 def collect_status(
-    config: RunConfig, *, variants: Sequence[Variant] | None = None
+    config: RunConfig, *, variants: Sequence[Variant] | None = None, shard: Shard | None = None
 ) -> tuple[list[StatusRow], Path, bool]:
-    """Per (variant, catalog, budget): planned fits and the statuses stored so far.
+    """Per (variant, catalog, budget): planned fits and the statuses stored so far; with ``shard``,
+    of that shard's share only (its store is ``config.results``).
 
     Opens the store read-only (safe while a run writes). Returns the rows, the store file and
     whether the store exists yet.
@@ -58,6 +60,8 @@ def collect_status(
 
     variants = list(config.variants()) if variants is None else list(variants)
     plan: Plan = make_plan(config, variants=variants, catalogs=load_catalogs(config))
+    if shard is not None:
+        plan, _ = shard_plan(plan, shard)
     path = resolve_path(config.results).resolve()
     stored: dict[TaskKey, tuple[str, bool]] = {}
     exists = path.is_file()

@@ -18,6 +18,7 @@ from srbf.store.errors import DuplicateKeyWarning, StoreError
 from srbf.store.long_frame import metrics_long_frame, parse_condition
 from srbf.store.results import ResultsStore
 from srbf.store.rows import Fit, row_key
+from srbf.store.shard_table import ShardInfo
 from srbf.store.schema import KEY_COLUMNS, PROVENANCES, SCHEMA_VERSION
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "DuplicateKeyWarning",
     "Fit",
     "ResultsStore",
+    "ShardInfo",
     "StoreError",
     "metrics_long_frame",
     "parse_condition",

@@ -41,6 +41,7 @@ from srbf.store.schema import (
     PROVENANCES,
 )
 from srbf.store.rows import Fit, fit_rows, now_text
+from srbf.store.shard_table import ShardInfo, claim_shard, read_shard
 from srbf.store.stacks import judge_stack_id, stack_values
 
 if TYPE_CHECKING:
@@ -159,6 +160,20 @@ class ResultsStore:
                 conn.execute("INSERT INTO secret (id, value) VALUES (1, ?)", (value,))
                 return value
             return bytes(row[0])
+
+    def claim_shard(self, info: ShardInfo | None, secret: bytes | None = None) -> None:
+        """Make this store shard ``info`` of a run whose shards share ``secret`` (or check that it
+        is); ``None``: check that it is not a shard. StoreError when it belongs elsewhere
+        (``shard_table``)."""
+        with self._writing("claiming the store for a run") as conn:
+            claim_shard(conn, self.path, info, secret)
+
+    def shard(self) -> ShardInfo | None:
+        """Which shard of a sharded run this store holds; None for a whole (or merged) run."""
+        try:
+            return read_shard(self._conn)
+        except sqlite3.DatabaseError as exc:
+            raise translate(exc, self.path, "reading its shard") from exc
 
     def record(
         self,

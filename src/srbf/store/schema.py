@@ -161,6 +161,19 @@ CREATE TABLE IF NOT EXISTS secret (
 )
 """
 
+# A shard store's identity (``srbf run --shard K/N``; ``srbf.store.shard_table``): one row, absent
+# from a whole run's store. Not versioned, like the secret.
+SHARD_TABLE = """
+CREATE TABLE IF NOT EXISTS shard (
+    id          INTEGER PRIMARY KEY CHECK (id = 1),
+    k           INTEGER NOT NULL,
+    n           INTEGER NOT NULL,
+    plan_digest TEXT NOT NULL,                 -- of the whole run's plan: shards of one run share it
+    planned     INTEGER NOT NULL,              -- fits in this shard's share
+    CHECK (1 <= k AND k <= n AND planned >= 0)
+)
+"""
+
 # Version -> the statements that bring a store of that version to the next one. A column added by
 # ALTER TABLE goes last, so TABLES declares it last too: a migrated file and a new one are alike.
 MIGRATIONS = {
@@ -201,6 +214,7 @@ def create_or_migrate(conn: sqlite3.Connection, path: Path) -> None:
     rather than at the first record of a run."""
     version = check_header(conn, path)  # again, under the write lock
     conn.execute(SECRET_TABLE)
+    conn.execute(SHARD_TABLE)
     if version == SCHEMA_VERSION:
         # Rewrite the version (unchanged): a file SQLite opened read-only fails here, at open.
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

@@ -1,0 +1,254 @@
+"""``DaskExecutor``: the ``Executor`` (see ``executor``) that runs fits on a Dask cluster.
+
+``srbf run --executor dask --scheduler ADDRESS`` uses a running scheduler (started by hand, by
+dask-jobqueue under SLURM or PBS, on Kubernetes: docs/cluster.md); ``--local N`` starts a
+``LocalCluster`` of N single-threaded worker processes on this machine. The driver prepares each
+fit (its points) here, as with local workers; consecutive fits of one method go out in batches,
+each a Dask task that runs them through the method workers a Dask worker keeps (``dask_slot``).
+Results come back as the tasks finish and are handed to the driver, which alone writes the store.
+
+A few batches per Dask worker thread are in flight at a time, so that the points of a whole
+campaign are never all held in memory. A Dask worker that dies loses only the batches it was
+running: the scheduler gives them to another worker, up to its ``allowed-failures`` limit (set to
+``max_retries`` for a LocalCluster; a scheduler started by hand has its own, 3 by default); a
+batch that still fails comes back with every fit ``crashed``, naming the reason.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import queue
+import socket
+import threading
+import warnings
+from typing import Callable, Iterator, Sequence
+
+from srbf.core import FitResult, SrbfError
+from srbf.methods import isolation
+from srbf.methods.worker import WorkerStartError
+from srbf.runs.dask_slot import SlotSettings, close_all, kill_busy, run_batch, start_check
+from srbf.runs.executor import DEFAULT_MAX_RESTARTS, IDLE_SECONDS, Completed, Executor, Prepare, first_line
+from srbf.runs.plan import PlannedFit, WorkerSpec
+from srbf.runs.problems import Placeholder
+
+__all__ = ["ClusterError", "DEFAULT_MAX_RETRIES", "DaskExecutor"]
+
+DEFAULT_MAX_RETRIES = 3  # a batch whose Dask worker dies runs again on another, this many times at most
+MAX_BATCH = 32  # fits per Dask task: enough to make a task's overhead small against cheap fits
+BATCHES_PER_THREAD = 3  # in flight per Dask worker thread: one running, the next ones queued
+CONNECT_SECONDS = 30.0
+
+
+class ClusterError(SrbfError):
+    """Dask is not installed, or the cluster cannot be reached or has no workers; one line."""
+
+
+def _distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise ClusterError(
+            "--executor dask needs the dask and distributed packages: pip install 'srbf[cluster]'"
+        ) from None
+    return distributed
+
+
+def _check_reachable(address: str) -> None:
+    """Fail fast, in one line, on an address Dask cannot use or a TCP scheduler nobody listens at
+    (a Client that cannot connect waits out its timeout, then again when it is collected)."""
+    from distributed.comm import registry
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    scheme, location = parse_address(address)
+    if scheme not in registry.backends:
+        raise ValueError(f"unknown address scheme {scheme!r} (known: {', '.join(sorted(registry.backends))})")
+    if scheme in ("tcp", "tls"):
+        host, port = parse_host_port(location)
+        try:
+            socket.create_connection((host, port), timeout=CONNECT_SECONDS).close()
+        except OSError as exc:
+            raise OSError(f"cannot connect to {host}:{port}: {exc.strerror or exc}") from None
+
+
+class DaskExecutor(Executor):
+    """Fits on a Dask cluster: the one at ``scheduler`` (an address such as tcp://host:8786), or
+    a LocalCluster of ``local`` worker processes started here and stopped by ``close()``.
+
+    ``batch_size`` fits per Dask task (default: the fits spread over four batches per Dask thread,
+    at most ``MAX_BATCH``). ``max_restarts``, ``start_timeout``, ``tail_bytes`` and ``sandbox``
+    are as for ``LocalExecutor``, and apply on the Dask workers.
+    """
+
+    def __init__(
+        self,
+        *,
+        scheduler: str | None = None,
+        local: int | None = None,
+        batch_size: int | None = None,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        max_restarts: int = DEFAULT_MAX_RESTARTS,
+        start_timeout: float | None = 600.0,
+        tail_bytes: int = 8192,
+        on_note: Callable[[str], None] | None = None,
+        sandbox: isolation.Sandbox | None = None,
+    ):
+        if (scheduler is None) == (local is None):
+            raise ClusterError("--executor dask: give either --scheduler ADDRESS or --local N")
+        if local is not None and (isinstance(local, bool) or int(local) < 1):
+            raise ClusterError(f"--local: must be a positive integer, got {local!r}")
+        if batch_size is not None and int(batch_size) < 1:
+            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+        distributed = _distributed()
+        self.batch_size = batch_size
+        self.settings = SlotSettings(start_timeout, int(tail_bytes), int(max_restarts), sandbox)
+        self.on_note = on_note or (lambda text: None)
+        self._cluster = None
+        self._futures: dict = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self.client = None
+        self.where = f"a LocalCluster of {local} worker(s)" if local is not None else f"the Dask scheduler at {scheduler}"
+        try:
+            if local is not None:
+                import dask
+
+                with dask.config.set({"distributed.scheduler.allowed-failures": int(max_retries)}), warnings.catch_warnings():
+                    # its health and metrics routes move to a free port when another cluster holds 8787
+                    warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
+                    self._cluster = distributed.LocalCluster(
+                        n_workers=int(local), threads_per_worker=1, processes=True,
+                        dashboard_address=None, silence_logs=logging.ERROR,
+                    )  # fmt: skip
+                self.client = distributed.Client(self._cluster, set_as_default=False)
+            else:
+                _check_reachable(scheduler)
+                self.client = distributed.Client(scheduler, timeout=f"{CONNECT_SECONDS}s", set_as_default=False)
+            self.client.wait_for_workers(1, timeout=CONNECT_SECONDS)
+        except BaseException as exc:
+            self._shutdown()
+            if isinstance(exc, (OSError, TimeoutError, RuntimeError, ValueError)):  # unreachable, no worker, bad address
+                raise ClusterError(f"--executor dask: {self.where}: {first_line(str(exc)) or type(exc).__name__}") from None
+            raise
+        self.workers = max(1, sum(self.client.nthreads().values()))
+
+    # ------------------------------------------------------------------ the Executor interface
+
+    def start(self, specs: Sequence[WorkerSpec]) -> None:
+        """Start a method worker of each distinct spec on the cluster: one that cannot start
+        raises WorkerStartError here, before any fit."""
+        wanted = list(dict.fromkeys(specs))
+        futures = [self.client.submit(start_check, spec, self.settings, pure=False) for spec in wanted]
+        for spec, future in zip(wanted, futures):
+            try:
+                future.result()
+            except WorkerStartError as exc:
+                self.client.cancel(futures)
+                raise WorkerStartError(f"{spec.label}: {exc}") from None
+
+    def _batches(self, fits: Sequence[PlannedFit]) -> Iterator[list[PlannedFit]]:
+        size = self.batch_size or max(1, min(MAX_BATCH, len(fits) // (4 * self.workers)))
+        for _, group in itertools.groupby(fits, key=lambda fit: fit.spec):
+            group = list(group)
+            for start in range(0, len(group), size):
+                yield group[start : start + size]
+
+    def run(self, fits: Sequence[PlannedFit], prepare: Prepare, *, idle: float = IDLE_SECONDS) -> Iterator[list[Completed]]:
+        fits = list(fits)
+        if not fits:
+            return
+        self._stop.clear()
+        arrived: queue.Queue = queue.Queue()
+        batches = self._batches(fits)
+        remaining = len(fits)
+        window = BATCHES_PER_THREAD * self.workers
+        try:
+            while remaining:
+                ready: list[Completed] = []
+                while len(self._futures) < window and not self._stop.is_set():
+                    batch = next(batches, None)
+                    if batch is None:
+                        break
+                    ready += self._submit(batch, prepare, arrived)
+                try:
+                    done = [arrived.get(timeout=0 if ready else idle)]
+                except queue.Empty:
+                    done = []
+                while True:
+                    try:
+                        done.append(arrived.get_nowait())
+                    except queue.Empty:
+                        break
+                for future in done:
+                    ready += self._collect(future)
+                remaining -= len(ready)
+                yield ready
+        finally:
+            if remaining:
+                self.cancel()
+
+    def _submit(self, batch: list[PlannedFit], prepare: Prepare, arrived: queue.Queue) -> list[Completed]:
+        """Prepare a batch here and send its fits off; the placeholders among them come back at once."""
+        placeholders, sent, tasks = [], [], []
+        for fit in batch:
+            prepared = prepare(fit)
+            if isinstance(prepared, Placeholder):
+                placeholders.append(Completed(fit, prepared.result, prepared.data_hash, prepared.inputs_hash))
+            else:
+                sent.append(fit)
+                tasks.append(prepared)
+        if tasks:
+            future = self.client.submit(run_batch, batch[0].spec, tasks, self.settings, pure=False)
+            with self._lock:
+                self._futures[future] = (sent, tasks)
+            future.add_done_callback(arrived.put)
+        return placeholders
+
+    def _collect(self, future) -> list[Completed]:
+        """The fits of a finished batch; every fit ``crashed`` when its Dask workers kept dying;
+        nothing when the run was cancelled."""
+        from distributed.scheduler import KilledWorker
+
+        with self._lock:
+            sent, tasks = self._futures.pop(future, (None, None))
+        if sent is None or future.status == "cancelled" or self._stop.is_set():
+            return []
+        if future.status == "error":
+            error = future.exception()
+            if not isinstance(error, KilledWorker):
+                raise error  # a bug in srbf's slot code: stop the run, as the local executor does
+            reason = f"crashed: the Dask workers running it died ({first_line(str(error))})"
+            results = [FitResult(status="crashed", error=reason) for _ in sent]
+        else:
+            results = future.result()
+        return [Completed(fit, result, task.data_hash, task.inputs_hash) for fit, task, result in zip(sent, tasks, results)]
+
+    def cancel(self) -> None:
+        self._stop.set()
+        with self._lock:
+            futures = list(self._futures)
+            self._futures.clear()
+        if futures:
+            self.client.cancel(futures)
+            try:
+                self.client.run(kill_busy)
+            except (OSError, TimeoutError):
+                pass  # a worker gone meanwhile has no fit left to kill
+
+    def close(self) -> None:
+        if self.client is None:
+            return
+        self.cancel()
+        try:
+            self.client.run(close_all)
+        except (OSError, TimeoutError):
+            pass
+        self._shutdown()
+
+    def _shutdown(self) -> None:
+        client, self.client = self.client, None
+        if client is not None:
+            client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None
