@@ -94,8 +94,9 @@ class MethodSpec:
         keys = dict(self.run)
         if config is not None and config != self.default_config:
             if config not in self.configs:
-                raise UnknownMethod(f"{self.name} has no configuration {config!r} "
-                                    f"(its configurations: {', '.join(self.config_names())})")
+                close = difflib.get_close_matches(config, self.config_names(), n=1, cutoff=0.6)
+                hint = f"; did you mean {close[0]!r}?" if close else f" (its configurations: {', '.join(self.config_names())})"
+                raise UnknownMethod(f"{self.name} has no configuration {config!r}{hint}")
             keys.update(self.configs[config])
         return {"adapter": {"type": "file", "path": str(self.adapter_path)}, "python": f"env:{self.name}",
                 "budget_knob": self.budget_knob, **{key: _thawed(value) for key, value in keys.items()}}
@@ -173,16 +174,16 @@ def config_entry(entry: Mapping[str, Any], *, run_budgets: bool = False) -> Mapp
     config = entry.get("config")
     if not isinstance(named, str) or named not in ROSTER:
         if config is not None:
-            raise ValueError(f"config: only a roster method has named configurations (`srbf methods list`), "
+            raise ValueError(f"only a roster method has named configurations (`srbf methods list`), "
                              f"got config {config!r} for {named or entry.get('name')!r}")
         return entry
     if config is not None and not isinstance(config, str):
-        raise ValueError(f"config: must be the name of one of {named}'s configurations, got {config!r}")
+        raise ValueError(f"must be the name of one of {named}'s configurations, got {config!r}")
     own = {key: value for key, value in entry.items() if key not in ("adapter", "config")}
     try:
         defaults = ROSTER[named].config_defaults(config)
     except UnknownMethod as exc:
-        raise ValueError(f"config: {exc}") from None
+        raise ValueError(str(exc)) from None
     if run_budgets:
         defaults.pop("budgets", None)
     return {**defaults, **own}

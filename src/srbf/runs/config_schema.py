@@ -141,7 +141,10 @@ class MethodConfig(_Section):
         if isinstance(data, str):  # method: linear, method: gplearn
             data = {"name": data}
         if isinstance(data, Mapping):  # a roster method by name: its adapter, env and method.yaml defaults
-            data = config_entry(data, run_budgets=bool((info.context or {}).get("run_budgets")))
+            try:
+                data = config_entry(data, run_budgets=bool((info.context or {}).get("run_budgets")))
+            except ValueError as exc:  # a named configuration the method does not have
+                raise _fail(str(exc), "config") from None
         if isinstance(data, Mapping) and isinstance(data.get("adapter"), str):  # adapter: builtin
             return {**data, "adapter": {"type": data["adapter"]}}
         return data
