@@ -1,33 +1,43 @@
-"""``make demo``: load every shipped set and draw a problem from each, then run the quickstart.
+"""``make demo``: every shipped set loaded and sampled, then a real comparison from start to finish.
 
-The first part exercises loading, admission, compilation and sampling on all the shipped data.
-The second runs the shipped ``quickstart`` config (two built-in methods on two small sets, a short
-budget ladder) into ``./srbf-results`` through the very commands a user types, ``srbf run -c
-quickstart`` then ``srbf status -c quickstart`` (its table: fits per method, set and budget and
-their statuses). ``make demo`` goes on with ``srbf score`` and ``srbf analyze``, the judge's
-metrics and the report. A second ``make demo`` finds every fit stored and only re-prints the
-tables. Offline throughout.
+First one problem is drawn from each shipped set (loading, admission, compilation and sampling on
+all the shipped data). Then the shipped ``demo`` config runs srbf's reference GP (the roster's
+``deap_gp``, installed into its own environment from its lock) beside the built-in ``linear`` and
+``prior`` on the Feynman laws of at most two inputs, through the very commands a user types: ``srbf
+methods install``, ``run``, ``status``, ``score``, ``analyze`` and ``site build``, in this process
+so that NumPy, pandas and Matplotlib are imported once. Every step is timed, the report's findings
+(recoveries, decided verdicts, ranks) are printed, and a second ``make demo`` finds the environment
+and every fit stored and only re-reads them. Everything lands in ``./srbf-demo/``, its own store,
+so the demo never mixes with the results of a quickstart or a config of one's own.
 """
 
 from __future__ import annotations
 
+import csv
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
-QUICKSTART = Path(__file__).resolve().parent / "configs" / "quickstart.yaml"  # package data
+CONFIG = "demo"  # src/srbf/configs/demo.yaml, package data
+RESULTS = "srbf-demo/results"  # the config's results
+REPORT = "srbf-demo/report"
+SITE = "srbf-demo/site"
+METHOD = "deap_gp"
+METRICS = ("nrr_validation", "srr_structure", "log10_fvu_validation")  # recoveries, then accuracy
+RANKED = "log10_fvu_validation"  # the report's quotable ranking
 
 
-def draw_one_per_set() -> None:
+def draw_one_per_set() -> int:
     from srbf.catalogs.loader import list_catalogs, load_catalog
     from srbf.catalogs.sampling import sample_problem
     from srbf.report.text import text_table
 
-    started = time.perf_counter()
     names = list_catalogs()
-    print(f"Drawing one problem (512 support + 512 validation points, seed 0) from each of {len(names)} sets:\n")
+    print(f"Drawing one problem (512 support + 512 validation points, seed 0) from each of {len(names)} sets "
+          "(srbf catalogs list):\n")
     rows = []
     for name in names:
         catalog = load_catalog(name)
@@ -43,41 +53,100 @@ def draw_one_per_set() -> None:
         rows.append((name, entry.id, f"{entry.target} = {formula}", f"[{np.min(y):.3g}, {np.max(y):.3g}]",
                      problem.data_hash[:10]))
     print(text_table(("set", "problem", "formula", "y in", "hash"), rows))
-    print(f"\nDone in {time.perf_counter() - started:.2f} s. Write any problem to a file with: "
-          "srbf sample feynman I.6.2a -o problem.npz")
+    print("\nWrite any problem to a file with: srbf sample feynman I.6.2a -o problem.npz")
+    return 0
 
 
-def _quickstart_path() -> Path | None:
-    for path in (QUICKSTART, Path.cwd() / "configs" / "quickstart.yaml"):
-        if path.is_file():
-            return path
-    return None
+def config_ref() -> str:
+    """``demo`` when that name reads the shipped config here, else the shipped file's path (a file
+    called ``demo`` in the current directory would win over the name)."""
+    from srbf.runs.shipped import CONFIGS_DIR, config_path
+
+    shipped = CONFIGS_DIR / f"{CONFIG}.yaml"
+    return CONFIG if Path(config_path(CONFIG)) == shipped else str(shipped)
 
 
-def run_quickstart(path: Path) -> int:
-    """``srbf run`` then ``srbf status`` on the quickstart config, as a user runs them."""
-    from srbf.cli import main as srbf
+def commands(config: str) -> list[list[str]]:
+    """The demo's ``srbf`` commands after the draws, in order."""
+    return [["methods", "install", METHOD],
+            ["run", "-c", config],
+            ["status", "-c", config],
+            ["score", "--results", RESULTS],
+            ["analyze", "--results", RESULTS, "--at-budget", "max", "-o", REPORT]
+            + [arg for metric in METRICS for arg in ("--metric", metric)],
+            ["site", "build", "--results", RESULTS, "-o", SITE]]
 
-    print(f"\nsrbf run -c {path}")
-    code = srbf(["run", "-c", str(path)])
-    if code != 0:
-        return code
-    print(f"\nsrbf status -c {path}")
-    code = srbf(["status", "-c", str(path)])
-    print("\nNext: srbf score (the judge's metrics) | srbf analyze (the report) | srbf export -o results.parquet "
-          "| docs/running.md")
-    return code
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def findings(tables: Path) -> str:
+    """What the report found, from its CSV tables: each method's recoveries and accuracy, the
+    paired verdicts, and the ranks with their critical difference."""
+    from srbf.report.text import text_table
+
+    board = [r for r in _rows(tables / "leaderboard.csv") if r["metric"] in METRICS]
+    methods = list(dict.fromkeys(r["method"] for r in board))
+    metrics = [m for m in METRICS if any(r["metric"] == m for r in board)]
+    cell = {(r["method"], r["metric"]): f"{r['shown']} ({r['n_problems']})" for r in board}
+    budget = {r["method"]: f"{float(r['budget']):g}" for r in board if r["budget"]}
+    lines = ["Each method at its own largest budget (value [95 % interval] (problems)):", "",
+             text_table(("method", "budget", *metrics),
+                        [(m, budget.get(m, ""), *(cell.get((m, k), "") for k in metrics)) for m in methods])]
+
+    pairs = [r for r in _rows(tables / "comparisons.csv") if r["metric"] in metrics]
+    lines += ["", "Paired verdicts (on A; Δ = A − B over the problems both ran, m = the measured noise margin):", "",
+              text_table(("metric", "A", "B", "Δ [95 %]", "m", "verdict"),
+                         [(r["metric"], r["method_a"], r["method_b"], r["delta_shown"], r["margin_rounded"],
+                           r["verdict"]) for r in pairs])]
+
+    ranks = sorted((r for r in _rows(tables / "ranks.csv") if r["metric"] == RANKED), key=lambda r: float(r["mean_rank"]))
+    if ranks:
+        first = ranks[0]
+        verdict = ("significant: methods without a shared group letter differ by more than the CD"
+                   if first["significant"] == "True" else "not significant: no groups")
+        lines += ["", f"Mean ranks on {RANKED} (1 = best):", "",
+                  text_table(("method", "mean rank", "groups"),
+                             [(r["method"], f"{float(r['mean_rank']):.2f}", r["groups"] or "-") for r in ranks], right=(1,)),
+                  f"Friedman p = {float(first['p_value']):.2g} ({verdict}); CD = {float(first['cd']):.2f} "
+                  f"on {first['n_problems']} problems; the diagram: figures/cd_{RANKED}.png"]
+    return "\n".join(lines)
+
+
+def run_steps(steps: list[tuple[str, Callable[[], int]]]) -> tuple[int, list[tuple[str, float]]]:
+    """Each step in turn, timed, until one fails: its exit code (0 when all pass) and the times."""
+    times: list[tuple[str, float]] = []
+    for label, step in steps:
+        print(f"\n=== {label}", flush=True)
+        started = time.perf_counter()
+        code = step()
+        times.append((label, time.perf_counter() - started))
+        if code != 0:
+            print(f"\nmake demo stopped: `{label}` exited with status {code}", file=sys.stderr)
+            return code, times
+    return 0, times
 
 
 def main() -> int:
-    draw_one_per_set()
-    path = _quickstart_path()
-    if path is None:
-        print("\nconfigs/quickstart.yaml not found (run the demo from the srbf checkout); skipping the run.")
-        return 0
-    started = time.perf_counter()
-    code = run_quickstart(path)
-    print(f"Quickstart done in {time.perf_counter() - started:.1f} s.")
+    from srbf.cli import main as srbf
+    from srbf.report.text import text_table
+
+    steps: list[tuple[str, Callable[[], int]]] = [("draw one problem from every shipped set", draw_one_per_set)]
+    for argv in commands(config_ref()):
+        steps.append(("srbf " + " ".join(argv), lambda argv=argv: srbf(argv)))
+    code, times = run_steps(steps)
+    if code == 0:
+        print("\n=== What the demo found (the whole report: " + f"{REPORT}/index.md)\n")
+        print(findings(Path(REPORT) / "tables"))
+    print("\n=== Time per step\n")
+    print(text_table(("step", "seconds"), [(label, f"{s:.1f}") for label, s in times], right=(1,),
+                     footer=[("demo steps", f"{sum(s for _, s in times):.1f}")]))
+    if code == 0:
+        print(f"\nReport: {REPORT}/index.md | explorer: srbf site serve {SITE} (or open {SITE}/index.html)\n"
+              f"Next: srbf compare {METHOD} linear --results {RESULTS} | srbf export --results {RESULTS} -o "
+              "results.parquet | docs/running.md")
     return code
 
 
