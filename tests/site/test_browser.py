@@ -4,6 +4,7 @@ labels, pinned matrix cells, 390 px screens and a method named with an HTML payl
 from __future__ import annotations
 
 import json
+import shutil
 import urllib.parse
 
 from site_helpers import HOSTILE, VIEWS, Page, run_cli
@@ -178,3 +179,50 @@ def test_the_leaderboard_the_page_loads_equals_the_report(page, store, tmp_path)
             got = pd.to_numeric(same_way[column].replace({"NaN": float("nan")}))
             pd.testing.assert_series_equal(got.astype(float), report[column].astype(float), check_names=False)
     assert json.dumps(loaded)  # what the page holds is plain JSON
+
+
+# Records, for every plot, what it held each time its data-drawn attribute changed: the page's sketch
+# first (drawn before plotly.js is even requested), then plotly's chart.
+RECORD_DRAWS = """
+window.DRAWS = [];
+new MutationObserver((changes) => {
+  for (const change of changes) {
+    const plot = change.target;
+    window.DRAWS.push({drawn: plot.dataset.drawn, plotly: Boolean(window.Plotly),
+      legend: [...plot.querySelectorAll(".sketch-legend li")].map((li) => li.textContent),
+      lines: plot.querySelectorAll("svg.sketch path[data-trace]").length, images: document.querySelectorAll("img").length,
+      width: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)});
+  }
+}).observe(document, {subtree: true, attributes: true, attributeFilter: ["data-drawn"]});
+"""
+
+
+def test_the_first_view_is_sketched_before_plotly_loads_then_becomes_plotlys_chart(browser, site):
+    narrow = Page(browser, site, width=390)
+    narrow.page.add_init_script(RECORD_DRAWS)
+    p = narrow.open("view=curves")
+    draws = p.evaluate("window.DRAWS")
+    assert [d["drawn"] for d in draws] == ["sketch", "plotly"]
+    sketch = draws[0]
+    assert not sketch["plotly"]  # drawn without plotly.js
+    scope = narrow.data("SRBF.data['c0-s0']")
+    assert sorted(sketch["legend"]) == sorted(f"{m} ({scope['provenance'][m]})" for m in scope["methods"])
+    assert any(HOSTILE in name for name in sketch["legend"]) and sketch["images"] == 0  # data shown as text
+    assert sketch["lines"] >= len(scope["methods"]) and sketch["width"] <= 390
+    assert p.locator(".sketch").count() == 0 and p.locator("main .plot .legendtext").count() >= len(scope["methods"])
+    assert narrow.errors == [] and narrow.dialogs == []
+    narrow.close()
+
+
+def test_without_plotly_every_plotted_view_stays_a_sketch_and_says_so(browser, site, tmp_path):
+    copy = tmp_path / "site"
+    shutil.copytree(site, copy)
+    (copy / "plotly.min.js").unlink()
+    opened = Page(browser, copy)
+    for fragment in ("view=curves", "view=paired", "view=ranks&metric=log10_fvu_validation"):
+        opened.page.goto(f"{(copy / 'index.html').as_uri()}#{fragment}")
+        opened.page.wait_for_selector("footer .banner", timeout=15000)
+        assert opened.page.locator("main .plot[data-drawn='sketch'] svg.sketch").count() == 1, fragment
+        assert "could not be loaded" in opened.page.locator("footer .banner").text_content()
+    assert opened.errors and all("ERR_FILE_NOT_FOUND" in e for e in opened.errors)  # the missing file, nothing else
+    opened.close()

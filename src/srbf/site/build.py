@@ -1,8 +1,9 @@
 """``build_site``: a results store to a self-contained folder that any static host (or a double
 click, from ``file://``) can show.
 
-    site/index.html, boot.js, app.js, charts.js, views.js, style.css   the page (package data, copied)
-    site/plotly.min.js                                          plotly.js as the ``plotly`` package ships it
+    site/index.html, boot.js, app.js, sketch.js, charts.js, views.js, style.css   the page (package data, copied)
+    site/plotly.min.js                                          plotly.js as the ``plotly`` package ships it,
+                                                                loaded once the first view is drawn (app.js)
     site/data/manifest.js                                       conditions, sets, scopes, provenance of the build
     site/data/c<i>.js                                           one condition's sets, progress and problems
     site/data/c<i>-s<j>.js, c<i>-s<j>-paired.js                one scope's numbers; its comparisons (Paired only)
@@ -30,7 +31,7 @@ from srbf.site.analysis import scope_data
 from srbf.site.problems import condition_data
 from srbf.stats import DECLARED_TIMES
 
-ASSETS = ("index.html", "boot.js", "app.js", "charts.js", "views.js", "style.css")
+ASSETS = ("index.html", "boot.js", "app.js", "sketch.js", "charts.js", "views.js", "style.css")
 ALL_SETS = "all sets"
 
 

@@ -183,6 +183,24 @@ function footer() {
       ? "sets combined with random-effects weights" : "expression-level bootstrap"}, 95 % intervals.`);
 }
 
+/* fn after the browser has painted what is in the page (a hidden tab paints nothing: a timer then). */
+function afterPaint(fn) {
+  let done = false;
+  const once = () => { if (!done) { done = true; fn(); } };
+  requestAnimationFrame(() => setTimeout(once, 0));
+  setTimeout(once, 200);
+}
+
+/* plotly.js, asked for only once the first view is on screen: the browser needs about two seconds
+ * of one core to parse and run its 4.8 MB, and the views draw sketches of their plots meanwhile. */
+function loadPlotly() {
+  const script = h("script", { src: "plotly.min.js" });
+  script.onload = upgradePlots;
+  script.onerror = () => document.getElementById("footer").prepend(h("p", { class: "banner" },
+    "plotly.min.js could not be loaded: the plots are static sketches, without hover or zoom."));
+  document.head.append(script);
+}
+
 function start() {
   readState();
   document.querySelectorAll("nav button").forEach((button) =>
@@ -192,7 +210,7 @@ function start() {
   document.getElementById("condition").addEventListener("change", (e) => setState({ c: e.target.value, set: "0", pin: "", problem: "" }));
   document.getElementById("scope").addEventListener("change", (e) => setState({ set: e.target.value, pin: "", problem: "" }));
   window.addEventListener("hashchange", () => { readState(); render(); });
-  load("manifest").then(() => { footer(); render(); }, (error) => {
+  load("manifest").then(() => { footer(); return render().then(() => afterPaint(loadPlotly)); }, (error) => {
     document.getElementById("view").replaceChildren(h("p", { class: "banner" }, error.message));
   });
 }

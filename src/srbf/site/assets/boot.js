@@ -1,5 +1,5 @@
 /* srbf results explorer, the first script: the data receiver, the theme before the first paint,
- * and the first view's data requested at once, so it arrives while plotly.js is being parsed. */
+ * and the first view's data requested at once, so it arrives while the other scripts are read. */
 "use strict";
 
 window.SRBF = {

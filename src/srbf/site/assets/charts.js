@@ -17,8 +17,26 @@ function newPlot(container, traces, layout) {
   const div = h("div", { class: layout.height ? "plot short" : "plot", role: "img", "aria-label": layout.ariaLabel || "plot" });
   container.append(div);
   delete layout.ariaLabel;
-  later(container, () => Plotly.newPlot(div, traces, layout, { responsive: true, displaylogo: false }));
+  div.figure = { traces, layout };
+  later(container, () => drawPlot(div));
   return div;
+}
+
+/* plotly's chart once plotly.js is loaded; until then the same figure as a sketch (sketch.js), which
+ * upgradePlots() replaces when plotly arrives. data-drawn says which one the div holds. */
+function drawPlot(div) {
+  const { traces, layout } = div.figure;
+  if (!window.Plotly) {
+    sketch(div, traces, layout);
+    div.dataset.drawn = "sketch";
+    return;
+  }
+  div.replaceChildren();
+  Plotly.newPlot(div, traces, layout, { responsive: true, displaylogo: false }).then(() => { div.dataset.drawn = "plotly"; });
+}
+
+function upgradePlots() {
+  for (const div of document.querySelectorAll('.plot[data-drawn="sketch"]')) drawPlot(div);
 }
 
 function legendName(scope, method) {
