@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import sys
 import time
+from itertools import takewhile
 from pathlib import Path
 from typing import Callable
 
@@ -137,11 +138,12 @@ def main() -> int:
     for argv in commands(config_ref()):
         steps.append(("srbf " + " ".join(argv), lambda argv=argv: srbf(argv)))
     code, times = run_steps(steps)
+    short = [(" ".join(takewhile(lambda a: not a.startswith("-"), label.split())), s) for label, s in times]
     if code == 0:
         print("\n=== What the demo found (the whole report: " + f"{REPORT}/index.md)\n")
         print(findings(Path(REPORT) / "tables"))
     print("\n=== Time per step\n")
-    print(text_table(("step", "seconds"), [(label, f"{s:.1f}") for label, s in times], right=(1,),
+    print(text_table(("step", "seconds"), [(label, f"{s:.1f}") for label, s in short], right=(1,),
                      footer=[("demo steps", f"{sum(s for _, s in times):.1f}")]))
     if code == 0:
         print(f"\nReport: {REPORT}/index.md | explorer: srbf site serve {SITE} (or open {SITE}/index.html)\n"
