@@ -14,6 +14,8 @@ so the demo never mixes with the results of a quickstart or a config of one's ow
 from __future__ import annotations
 
 import csv
+import os
+import resource
 import sys
 import time
 from itertools import takewhile
@@ -116,14 +118,21 @@ def findings(tables: Path) -> str:
     return "\n".join(lines)
 
 
-def run_steps(steps: list[tuple[str, Callable[[], int]]]) -> tuple[int, list[tuple[str, float]]]:
-    """Each step in turn, timed, until one fails: its exit code (0 when all pass) and the times."""
-    times: list[tuple[str, float]] = []
+def cpu_seconds() -> float:
+    """CPU seconds of this process and of its children that have ended (workers, installers)."""
+    return sum(r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF),
+                                                   resource.getrusage(resource.RUSAGE_CHILDREN)))
+
+
+def run_steps(steps: list[tuple[str, Callable[[], int]]]) -> tuple[int, list[tuple[str, float, float]]]:
+    """Each step in turn until one fails: its exit code (0 when all pass) and each step's wall-clock
+    and CPU seconds (on a busy machine the first grows, the second hardly)."""
+    times: list[tuple[str, float, float]] = []
     for label, step in steps:
         print(f"\n=== {label}", flush=True)
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), cpu_seconds()
         code = step()
-        times.append((label, time.perf_counter() - started))
+        times.append((label, time.perf_counter() - started, cpu_seconds() - cpu))
         if code != 0:
             print(f"\nmake demo stopped: `{label}` exited with status {code}", file=sys.stderr)
             return code, times
@@ -138,13 +147,15 @@ def main() -> int:
     for argv in commands(config_ref()):
         steps.append(("srbf " + " ".join(argv), lambda argv=argv: srbf(argv)))
     code, times = run_steps(steps)
-    short = [(" ".join(takewhile(lambda a: not a.startswith("-"), label.split())), s) for label, s in times]
+    rows = [(" ".join(takewhile(lambda a: not a.startswith("-"), label.split())), f"{wall:.1f}", f"{cpu:.1f}")
+            for label, wall, cpu in times]
     if code == 0:
         print("\n=== What the demo found (the whole report: " + f"{REPORT}/index.md)\n")
         print(findings(Path(REPORT) / "tables"))
     print("\n=== Time per step\n")
-    print(text_table(("step", "seconds"), [(label, f"{s:.1f}") for label, s in short], right=(1,),
-                     footer=[("demo steps", f"{sum(s for _, s in times):.1f}")]))
+    print(text_table(("step", "seconds", "CPU seconds"), rows, right=(1, 2),
+                     footer=[("demo steps", f"{sum(t[1] for t in times):.1f}", f"{sum(t[2] for t in times):.1f}")]))
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (work by other programs stretches the seconds)")
     if code == 0:
         print(f"\nReport: {REPORT}/index.md | explorer: srbf site serve {SITE} (or open {SITE}/index.html)\n"
               f"Next: srbf compare {METHOD} linear --results {RESULTS} | srbf export --results {RESULTS} -o "

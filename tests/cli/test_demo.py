@@ -6,6 +6,8 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -50,8 +52,8 @@ def test_steps_stop_at_the_first_failure_and_every_step_run_is_timed(capsys):
     ran = []
     steps = [("one", lambda: ran.append(1) or 0), ("two", lambda: ran.append(2) or 3), ("three", lambda: ran.append(3) or 0)]
     code, times = demo.run_steps(steps)
-    assert (code, ran, [label for label, _ in times]) == (3, [1, 2], ["one", "two"])
-    assert all(seconds >= 0 for _, seconds in times)
+    assert (code, ran, [label for label, _, _ in times]) == (3, [1, 2], ["one", "two"])
+    assert all(wall >= 0 and cpu >= 0 for _, wall, cpu in times)
     assert "`two` exited with status 3" in capsys.readouterr().err
 
 
@@ -93,3 +95,9 @@ def test_findings_show_the_reports_values_verdicts_and_ranks(tables):
              if line and not line.startswith("Friedman")]
     assert order == [r["method"] for r in ranked]
     assert f"CD = {float(ranked[0]['cd']):.2f}" in text
+
+
+def test_a_steps_cpu_seconds_include_the_processes_it_ran():
+    burn = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.3: pass"
+    code, [(_, wall, cpu)] = demo.run_steps([("child", lambda: subprocess.run([sys.executable, "-c", burn]).returncode)])
+    assert code == 0 and cpu >= 0.25 and wall >= 0.25
