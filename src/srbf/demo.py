@@ -150,7 +150,7 @@ def main() -> int:
     rows = [(" ".join(takewhile(lambda a: not a.startswith("-"), label.split())), f"{wall:.1f}", f"{cpu:.1f}")
             for label, wall, cpu in times]
     if code == 0:
-        print("\n=== What the demo found (the whole report: " + f"{REPORT}/index.md)\n")
+        print(f"\n=== What the demo found (the whole report: {REPORT}/index.md)\n")
         print(findings(Path(REPORT) / "tables"))
     print("\n=== Time per step\n")
     print(text_table(("step", "seconds", "CPU seconds"), rows, right=(1, 2),
@@ -158,8 +158,8 @@ def main() -> int:
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (work by other programs stretches the seconds)")
     if code == 0:
         print(f"\nReport: {REPORT}/index.md | explorer: srbf site serve {SITE} (or open {SITE}/index.html)\n"
-              f"Next: srbf compare {METHOD} linear --results {RESULTS} | srbf export --results {RESULTS} -o "
-              "results.parquet | docs/running.md")
+              f"Next: srbf export --results {RESULTS} -o results.parquet | srbf methods list (the roster) | "
+              "srbf run -c quickstart | docs/running.md")
     return code
 
 
