@@ -62,8 +62,8 @@ class Page:
 
     def ready(self, view: str) -> None:
         self.page.wait_for_selector(f'main[data-ready="{view}"]', timeout=15000)
-        if self.page.locator("main .plot").count():
-            self.page.wait_for_selector("main .plot .main-svg", timeout=15000)
+        if self.page.locator("main .plot").count():  # plotly's chart: the sketch until plotly.js has run,
+            self.page.wait_for_selector("main .plot .main-svg", timeout=30000)  # seconds of CPU on a busy machine
 
     def data(self, expression: str):
         return self.page.evaluate(expression)
