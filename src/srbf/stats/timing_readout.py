@@ -55,9 +55,9 @@ class Readout:
     def note(self) -> str:
         """One line naming where the time axis comes from."""
         m = self.machine
-        return (f"time axis from the timing readout of {self.subset.directory} ({len(self.subset.problems)} problems "
+        return (f"the time axis is the timing readout of {self.subset.directory} ({len(self.subset.problems)} problems "
                 f"in {len(self.subset.set_sizes())} sets, {m.get('cpu_model')}, {m.get('usable_cores')} cores): "
-                "each complete rung at its mean fit time")
+                "each complete rung at its mean fit time, methods without one are n/a at every time mark")
 
 
 @dataclass(frozen=True)
