@@ -6,6 +6,7 @@ import json
 import shutil
 import sqlite3
 
+import pandas as pd
 import pytest
 
 from driver_helpers import write_catalog, write_config, write_method
@@ -169,3 +170,28 @@ def test_timing_commands_and_their_one_line_errors(timed, tmp_path, capsys):
         code, out, err = run(*args)
         assert code == 2 and message in err and len(err.strip().splitlines()) == 1, (args, err)
     assert not (tampered / "results").exists()  # refused before anything was recorded
+
+
+
+def test_analyze_and_site_build_find_a_readout_in_results_timing(timed, tmp_path):
+    """``srbf analyze`` and ``srbf site build`` take the time axis of --timing DIR, or of a subset
+    frozen into <results>/timing once its run recorded fits (tests/report/test_timing_axis.py
+    checks what the report and the site do with it)."""
+    import argparse
+
+    from srbf.cli.report import _timing
+
+    main_results = tmp_path / "main"
+    main_results.mkdir()
+    assert _timing(argparse.Namespace(timing=None, results=str(main_results))) is None
+    shutil.copytree(timed["subset"].directory, main_results / "timing", ignore=shutil.ignore_patterns("results"))
+    assert _timing(argparse.Namespace(timing=None, results=str(main_results))) is None  # frozen, not yet run
+    shutil.rmtree(main_results / "timing")
+    shutil.copytree(timed["subset"].directory, main_results / "timing")
+    found = _timing(argparse.Namespace(timing=None, results=str(main_results / "srbf.sqlite")))
+    given = _timing(argparse.Namespace(timing=str(timed["subset"].directory), results=None))
+    expected = read_timing(timed["subset"].directory).time_axis()
+    for source in (found, given):
+        pd.testing.assert_frame_equal(source.frame, expected)
+        assert source.note.startswith("the time axis is the timing readout of ")
+    assert set(expected["method"]) == {"linear", 'swiss[mode="slow"]', 'swiss[mode="raise"]'}
