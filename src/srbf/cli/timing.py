@@ -27,7 +27,7 @@ def _freeze(args: argparse.Namespace) -> int:
                            log=lambda text: print(f"srbf: {text}", file=sys.stderr))
     print(f"froze {len(subset.problems)} problems of {len(subset.set_sizes())} sets into {subset.directory} "
           f"({subset.condition}, seed {subset.seed}; hash {subset.hash[:12]})")
-    print(f"next: srbf timing run -c CONFIG --subset {subset.directory}")
+    print(f"next: srbf timing run -c {args.config} --subset {subset.directory}")
     return 0
 
 
