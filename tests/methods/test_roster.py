@@ -367,6 +367,7 @@ package: toy-pkg
 version: "1.0"
 budget_knob: steps
 trajectory: none
+paradigm: structured_search
 run:
   config_provenance: author_blessed
   options: {population_size: 50}
@@ -399,7 +400,12 @@ def test_a_method_folder_is_read_into_its_record(tmp_path):
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    (TOY_METHOD.replace('version: "1.0"\n', ""), "toy/method.yaml: version: field required, got {"),
+    (TOY_METHOD.replace('version: "1.0"\n', ""), "toy/method.yaml: version: missing"),
+    (TOY_METHOD.replace("paradigm: structured_search\n", ""),
+     "toy/method.yaml: paradigm: missing (one of structured_search, evolutionary, neural_policy, hybrid, transformer,"),
+    (TOY_METHOD.replace("structured_search", "genetic"),
+     "toy/method.yaml: paradigm: input should be 'structured_search', 'evolutionary', 'neural_policy', 'hybrid', "
+     "'transformer' or 'llm_assisted', got 'genetic'"),
     (TOY_METHOD.replace('"1.0"', "[1]"), "toy/method.yaml: version: input should be a valid string, got [1]"),
     (TOY_METHOD + "licence_text: x\n", "toy/method.yaml: licence_text: extra inputs are not permitted, got 'x'"),
     (TOY_METHOD + "reproducible: 1\n", "toy/method.yaml: reproducible: input should be a valid boolean, got 1"),
@@ -502,14 +508,18 @@ def test_methods_list(home, capsys):
     assert list(rows) == list(roster.names())
     assert rows["ffx"]["installed"] and rows["ffx"]["installed_version"] == "1.0"
     assert not rows["gplearn"]["installed"] and rows["gplearn"]["version"] == "0.4.3"
-    assert set(rows["gplearn"]) >= {"package", "config_provenance", "budget_knob", "trajectory"}
+    assert set(rows["gplearn"]) >= {"package", "config_provenance", "budget_knob", "trajectory", "paradigm"}
+    assert (rows["gplearn"]["paradigm"], rows["qlattice"]["paradigm"]) == ("evolutionary", "structured_search")
+    assert {b["name"]: b["paradigm"] for b in listing["builtins"]}["oracle"] == "reference"
     assert rows["gplearn"]["configs"] == [{"name": "upstream_default", "config_provenance": "upstream_default"}]
     assert [c["name"] for c in rows["qlattice"]["configs"]] == ["upstream_default", "author_blessed"]
     assert listing["envs_dir"] == str(home / "envs")
     assert main(["methods", "list"]) == 0
     text = capsys.readouterr().out
-    assert text.splitlines()[0].split() == ["method", "package", "pinned", "installed", "configurations", "budget",
-                                            "knob", "trajectory"]  # fmt: skip
+    assert text.splitlines()[0].split() == ["method", "paradigm", "package", "pinned", "installed", "configurations",
+                                            "budget", "knob", "trajectory"]  # fmt: skip
+    assert next(line for line in text.splitlines() if line.startswith("gplearn ")).split()[1] == "evolutionary"
+    assert "oracle (reference)" in text and "enumeration (structured_search)" in text
     assert "upstream_default, author_blessed" in next(line for line in text.splitlines() if line.startswith("operon "))
     assert "python: env:NAME" in text
 
