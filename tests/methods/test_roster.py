@@ -303,7 +303,7 @@ def test_doctor_missing_env_and_missing_adapter(home, tmp_path, monkeypatch):
 def test_doctor_imports_an_installed_package_even_without_its_adapter(home, tmp_path, monkeypatch):
     fake_env("toy")
     spec = MethodSpec(name="toy", package="numpy", version="0", import_name="numpy", requirements=("numpy==0",),
-                      budget_knob="none", trajectory="none", folder=tmp_path)  # fmt: skip
+                      budget_knob="none", trajectory="none", paradigm="structured_search", folder=tmp_path)  # fmt: skip
     report = doctor.doctor(spec)
     assert report.version is not None and report.status is None  # imported; no fit without an adapter
     assert report.problems == [f"adapter file missing: {tmp_path / 'adapter.py'}"]
@@ -332,7 +332,7 @@ def test_doctor_fits_the_toy_problem_through_the_worker(home, tmp_path, monkeypa
         """))
     fake_env("toy")
     spec = MethodSpec(name="toy", package="numpy", version="0", import_name="numpy", requirements=("numpy==0",),
-                      budget_knob="none", trajectory="none", folder=adapters)  # fmt: skip
+                      budget_knob="none", trajectory="none", paradigm="structured_search", folder=adapters)  # fmt: skip
     report = doctor.doctor(spec, budget=3)
     assert report.ok, report.problems
     assert report.version is not None and report.status == "ok" and report.budget == 3
