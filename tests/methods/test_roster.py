@@ -74,8 +74,8 @@ def py_step(label: str, code: str, package: str = "pkg==1.0") -> install.Step:
 
 
 def test_roster_names_and_pins():
-    assert roster.names() == ("deap_gp", "eggp", "ffx", "gplearn", "hroch", "jaxsr", "operon", "pysr", "qlattice",
-                              "rils_rols", "symregg")  # fmt: skip  (one folder each, alphabetical)
+    assert roster.names() == ("bingo", "deap_gp", "eggp", "ffx", "gplearn", "hroch", "itea", "jaxsr", "operon", "pysr",
+                              "qlattice", "rils_rols", "symregg")  # fmt: skip  (one folder each, alphabetical)
     for spec in roster.ROSTER.values():
         assert spec.pinned in spec.requirements, spec.name  # the method's own package is pinned
         assert spec.version and spec.version[0].isdigit()
@@ -105,7 +105,7 @@ def test_roster_records_carry_the_install_notes():
 def test_roster_lookup_errors():
     with pytest.raises(roster.UnknownMethod, match="did you mean 'gplearn'"):
         roster.get("gplern")
-    with pytest.raises(roster.UnknownMethod, match="the roster: deap_gp, eggp"):
+    with pytest.raises(roster.UnknownMethod, match="the roster: bingo, deap_gp, eggp"):
         roster.get("zzz")
     assert [s.name for s in roster.select("all")] == list(roster.names())
     assert roster.select("ffx") == [roster.get("ffx")]
