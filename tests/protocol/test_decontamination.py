@@ -71,6 +71,9 @@ def test_an_entry_without_a_formula_is_unreadable(tmp_path, capsys):
 def test_a_shipped_set_as_training_misses_itself(capsys):
     code, out, _ = run(capsys, "decontamination", "-t", "nguyen", "-b", "nguyen")
     assert code == 1 and "nguyen: 12 problems, 0 held out, 12 missed" in out
+    code, out, _ = run(capsys, "decontamination", "-t", "nguyen", "-b", "nguyen", "--json")
+    report = json.loads(out)
+    assert code == 1 and not report["passed"] and len(report["sets"]["nguyen"]["missed"]) == 12
 
 
 def test_a_generator_holds_out_what_its_list_names(tmp_path, capsys):

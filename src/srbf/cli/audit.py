@@ -35,6 +35,9 @@ def _audit_size(args: argparse.Namespace) -> int:
         for pid, size, deep, formula in audit.over:
             shown = formula if len(formula) <= 70 else formula[:67] + "..."
             print(f"  {size:4d} nodes  depth {deep:2d}  {pid:<12} {shown}")
+    if len(audits) > 1:
+        total, over = sum(len(a.sizes) for a in audits), sum(len(a.over) for a in audits)
+        print(f"all {len(audits)} sets: {over} of {total} formulas ({100 * over / total:.1f} %) cannot be represented")
     return 0
 
 

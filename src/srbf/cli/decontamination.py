@@ -1,4 +1,4 @@
-"""``srbf decontamination -t TRAINING [-b SET ...] [-o report.json] [--level L]``.
+"""``srbf decontamination -t TRAINING [-b SET ...] [-o report.json] [--json] [--level L]``.
 
 Probes every problem of the benchmark sets against a training source (``srbf.protocol``). Fails
 closed: exit status 0 only when every problem is verified as held out, 1 when any is missed or
@@ -23,6 +23,14 @@ def _decontamination(args: argparse.Namespace) -> int:
     training = read_training(args.training, args.level)
     checks = [check_catalog(catalog, training) for catalog in catalogs]
     passed = all(check.passed for check in checks)
+    report = {"training": {"source": training.label, "kind": training.kind, "description": training.description,
+                           "entries": training.entries, "unreadable": list(training.unreadable)},
+              "level": training.level, "passed": passed, "sets": {c.name: c.to_dict() for c in checks}}
+    if args.output:
+        Path(args.output).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0 if passed else 1
     print(f"training: {training.label} ({training.kind}, {training.entries} entries"
           f"{f', {len(training.unreadable)} unreadable' if training.unreadable else ''}); skeletons at level {training.level}")
     for check in checks:
@@ -36,10 +44,6 @@ def _decontamination(args: argparse.Namespace) -> int:
             print(f"  ... and {len(check.unverifiable) - 5} more unverifiable (see -o)")
     print("PASS: every problem is verified as held out" if passed else "FAIL: not every problem is verified as held out")
     if args.output:
-        report = {"training": {"source": training.label, "kind": training.kind, "description": training.description,
-                               "entries": training.entries, "unreadable": list(training.unreadable)},
-                  "level": training.level, "passed": passed, "sets": {c.name: c.to_dict() for c in checks}}
-        Path(args.output).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
         print(f"wrote {args.output}")
     return 0 if passed else 1
 
@@ -52,6 +56,7 @@ def add_decontamination_command(commands: argparse._SubParsersAction) -> None:
                    help="a catalog (shipped name or file) of the training formulas, or a generator description with its holdout list")
     p.add_argument("-b", "--benchmark", nargs="+", metavar="SET", help="benchmark sets (names or files; default: every shipped set)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the report as JSON")
+    p.add_argument("--json", action="store_true", help="print the report as JSON instead of the summary")
     p.add_argument("--level", choices=("structure", "exponents"), default="structure",
                    help="number masking: every number (structure, the default) or all but exponents")
     p.set_defaults(run=_decontamination)
