@@ -78,9 +78,9 @@ SIZE_RULES = {
                  "0.001 penalises length without capping it",
                  "gplearn 0.4.3, gplearn.genetic.SymbolicRegressor"),
         SizeRule("eggp", "maxSize", 15, count_nodes, "one node per operator, variable and parameter",
-                 "eggp (srtree), eggp.EGGP (maxSize=15)"),
+                 "eggp 2.2.2, eggp.EGGP.__init__ (maxSize=15); sizes counted by srtree"),
         SizeRule("symregg", "maxSize", 15, count_nodes, "one node per operator, variable and parameter",
-                 "symregg (srtree), symregg.SymRegg (maxSize=15)"),
+                 "symregg 1.0.4, symregg.SymRegg.__init__ (maxSize=15); sizes counted by srtree"),
     )
 }
 
