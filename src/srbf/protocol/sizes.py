@@ -19,7 +19,7 @@ from srbf.catalogs.model import Catalog
 from srbf.expr.parser import parse
 from srbf.expr.tree import Call, Expr, Num, Var, count_nodes
 
-__all__ = ["SIZE_RULES", "SizeRule", "SetAudit", "audit_catalog", "depth", "operon_length", "rule_for"]
+__all__ = ["SIZE_RULES", "SetAudit", "SizeRule", "audit_catalog", "depth", "nodes_rule", "operon_length", "rule_for"]
 
 
 def depth(expr: Expr) -> int:

@@ -41,18 +41,14 @@ _COMMUTATIVE = {"add", "mul"}
 
 @dataclass(frozen=True)
 class Skeleton:
-    """``text``: the printed skeleton; ``complete``: the canonical form finished within its time
-    limit; ``exhaustive``: every order of tied variables was tried. Only a complete, exhaustive
-    skeleton can prove that a formula is absent from a set."""
+    """``text``: the printed skeleton; ``shape``: the name-blind key; ``complete``: the canonical
+    form finished within its time limit; ``exhaustive``: every order of tied variables was tried
+    (else ``text`` may differ from a renamed copy's, and ``shape`` is the key to compare)."""
 
     text: str
     shape: str
     complete: bool
     exhaustive: bool
-
-    @property
-    def exact(self) -> bool:
-        return self.complete and self.exhaustive
 
 
 def _is_dropped(node: Expr) -> bool:
