@@ -3,7 +3,8 @@
 The shipped run configs (src/srbf/configs/) and every roster method's method.yaml (its ``run``
 block and each named configuration under ``configs``) must state ``config_provenance``, and
 every option they set (anything in ``options``: a method's defaults are no options at all) must
-carry a comment saying why, on its own line or on the comment line right above it. The file is
+carry a comment saying why: on its own line, on the comment line right above it, or (for options
+written on one line) on the line naming the configuration. The file is
 read with PyYAML's node composer, which keeps line numbers; comments are read from the text.
 """
 
@@ -27,23 +28,29 @@ def _keys(node) -> dict:
     return {key.value: key for key, _ in node.value} if isinstance(node, yaml.MappingNode) else {}
 
 
-def _has_comment(lines: list[str], line: int) -> bool:
-    """A '#' comment on line ``line`` (0-based) or on the comment-only line right above it."""
-    own = lines[line]
-    if "#" in own.split(":", 1)[-1]:
+def _comment_on(text: str) -> bool:
+    return "#" in text.split(":", 1)[-1]
+
+
+def _has_comment(lines: list[str], line: int, owner: int | None = None) -> bool:
+    """A '#' comment on line ``line`` (0-based), on the comment-only line right above it, or on
+    line ``owner`` (the line naming the configuration the options belong to)."""
+    if _comment_on(lines[line]) or (line > 0 and lines[line - 1].lstrip().startswith("#")):
         return True
-    return line > 0 and lines[line - 1].lstrip().startswith("#")
+    return owner is not None and _comment_on(lines[owner])
 
 
 def method_entries(root, method_file: bool) -> list[tuple[str, object]]:
-    """(where, mapping node) of every method configuration in a file."""
-    top = _mapping(root)
+    """(where, mapping node, line of the key naming it or None) of every method configuration in a file."""
+    top, keys = _mapping(root), _keys(root)
     if method_file:
-        found = [("run", top["run"])] if "run" in top else []
-        return found + [(f"configs.{name}", node) for name, node in _mapping(top.get("configs")).items()]
+        found = [("run", top["run"], keys["run"].start_mark.line)] if "run" in top else []
+        named = _keys(top.get("configs"))
+        return found + [(f"configs.{name}", node, named[name].start_mark.line)
+                        for name, node in _mapping(top.get("configs")).items()]
     if "method" in top:
-        return [("method", top["method"])]
-    return [(f"methods[{i}]", node) for i, node in enumerate(getattr(top.get("methods"), "value", []))]
+        return [("method", top["method"], keys["method"].start_mark.line)]
+    return [(f"methods[{i}]", node, None) for i, node in enumerate(getattr(top.get("methods"), "value", []))]
 
 
 def label_problems(path: Path, method_file: bool) -> list[str]:
@@ -51,7 +58,7 @@ def label_problems(path: Path, method_file: bool) -> list[str]:
     text = path.read_text(encoding="utf-8")
     lines = text.splitlines()
     problems = []
-    for where, node in method_entries(yaml.compose(text), method_file):
+    for where, node, owner in method_entries(yaml.compose(text), method_file):
         entry, keys = _mapping(node), _keys(node)
         if not isinstance(node, yaml.MappingNode):
             problems.append(f"{path.name}: {where}: names a method without config_provenance")
@@ -62,7 +69,7 @@ def label_problems(path: Path, method_file: bool) -> list[str]:
         if options is None or not options.value:
             continue
         if options.flow_style:
-            if not _has_comment(lines, keys["options"].start_mark.line):
+            if not _has_comment(lines, keys["options"].start_mark.line, owner):
                 problems.append(f"{path.name}: {where}.options: set without a comment saying why")
             continue
         for name, key in _keys(options).items():
@@ -88,6 +95,8 @@ def test_there_are_shipped_configs():
     ("experiment: x\nmethods:\n- name: a\n  config_provenance: harness_tuned\n  options:\n    # the paper's k\n    k: 3\n", False, []),
     ("run:\n  options: {}\n  config_provenance: upstream_default\nconfigs:\n  fast:\n    options: {params: {n: 1}}\n", True,
      ["c.yaml: configs.fast: no config_provenance", "c.yaml: configs.fast.options: set without a comment saying why"]),
+    ("run:\n  options: {}\n  config_provenance: upstream_default\nconfigs:\n  fast:   # its authors' settings\n"
+     "    options: {params: {n: 1}}\n    config_provenance: author_blessed\n", True, []),
     ("run:\n  options: {}   # none\n", True, ["c.yaml: run: no config_provenance"]),
 ])
 def test_the_check_finds_what_is_missing(tmp_path, text, method_file, expected):
