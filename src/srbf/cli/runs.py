@@ -136,7 +136,8 @@ def _status(args: argparse.Namespace) -> int:
         print(json.dumps({
             "experiment": config.experiment, "results": str(path), "exists": exists,
             "shard": str(shard) if shard else None,
-            "rows": [{"method": r.method, "catalog": r.catalog, "budget": r.budget, "planned": r.planned,
+            "rows": [{"method": r.method, "provenance": r.provenance, "catalog": r.catalog, "budget": r.budget,
+                      "planned": r.planned,
                       **{s: r.statuses[s] for s in counts}, "pending": r.pending,
                       "model_string_mismatch": r.mismatches} for r in rows],
         }, indent=2))
@@ -160,7 +161,7 @@ def _status(args: argparse.Namespace) -> int:
     for row in rows:
         values = [row.planned, *(row.statuses[s] for s in counts), row.pending]
         totals = [t + v for t, v in zip(totals, values)]
-        table.append((row.method, row.catalog, f"{row.budget:g}", *values))
+        table.append((f"{row.method} ({row.provenance})", row.catalog, f"{row.budget:g}", *values))
     print(text_table(header, table, right=range(2, len(header)), header_rule=False, footer=[("total", "", "", *totals)]))
     planned, pending = totals[0], totals[6]
     done = planned - pending

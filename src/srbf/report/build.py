@@ -17,7 +17,8 @@ import pandas as pd
 import srbf
 from srbf.report import markdown_tables as T
 from srbf.report.cd import cd_figure
-from srbf.report.data import ReportInputError, check_metrics, confirmatory_pairs, metric_columns, provenance_labels, require_scores
+from srbf.report.data import (ReportInputError, check_metrics, confirmatory_pairs, label_note, metric_columns,
+                              provenance_labels, require_scores)
 from srbf.report.escape import md
 from srbf.report.figure_files import FigureFiles
 from srbf.report.figures import cd_panels, curves_figure, verdict_figure
@@ -227,6 +228,8 @@ def _index(report: Report, frame, board, sets, verdicts, ranks, methods, section
         out.append(T.leaderboard_markdown(headline.select(board) if not board.empty else board, report.metrics,
                                           show_incomplete))
         out += [_footnotes(show_incomplete), ""]
+        labels = label_note(dict(zip(board["method"], board["provenance"])))
+        out += [labels, ""] if labels else []
         others = [m for m in report.marks if m != headline]
         if others:
             out += ["<details><summary>At the other marks</summary>", ""]
@@ -259,6 +262,8 @@ def _index(report: Report, frame, board, sets, verdicts, ranks, methods, section
                 "interval with the pair's measured noise margin m: 🟩 better / 🟥 worse (the interval clears ±m), "
                 "🟦 equivalent (inside [−m, +m]), 🟨 undecided (neither), ⬜ n/a (a side cannot run within t).",
                 "", families_text(verdicts), ""]
+        labels = label_note(provenance_labels(frame))
+        out += [labels, ""] if labels else []
         for metric in sections["verdicts"]:
             out += [f"### {titled_code(metric)}", "",
                     *_figure(report, f"verdicts on {display_name(metric)}", f"verdicts_{metric}",

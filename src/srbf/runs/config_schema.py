@@ -20,7 +20,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr,
 
 from srbf.core import to_plain
 from srbf.methods.boundary import Limits
-from srbf.runs.config_catalogs import CatalogRefs, _selection
+from srbf.runs.config_catalogs import CatalogRefs, TrainingRefs, _selection
 from srbf.runs.config_errors import _did_you_mean, render_path
 from srbf.runs.config_fields import (
     DEFAULT_BUDGETS,
@@ -221,7 +221,8 @@ class RunConfig(_Section):
     A file names one ``method`` or a list of ``methods``; once validated, ``methods`` holds every
     method of the run (``method`` is then its only one, or None) with the config's ``budgets`` and
     ``sweeps`` filled into each. ``problems`` maps a catalog to the ids selected from it; a catalog
-    it does not mention runs every problem (then ``limit`` keeps the first N of each).
+    it does not mention runs every problem (then ``limit`` keeps the first N of each); ``exclude``
+    names training sources whose problems the plan drops (``srbf.runs.plan``).
     ``variants()`` expands the methods' sweeps, ``cells()`` adds budgets and conditions,
     ``select(ref, entries)`` picks the problems. ``source`` names the file (or ``<dict>``).
     """
@@ -239,6 +240,7 @@ class RunConfig(_Section):
     workers: PositiveInt | None = None
     results: Text = DEFAULT_RESULTS
     sandbox: Flag = False  # run every worker under bubblewrap (srbf.methods.isolation)
+    exclude: TrainingRefs = ()  # training sources whose problems the run drops (srbf.protocol)
     _source: str = PrivateAttr("<dict>")
 
     @model_validator(mode="before")
@@ -295,7 +297,8 @@ class RunConfig(_Section):
         """The normalized config as plain JSON-like data (every default filled in), e.g. to store with a run."""
         fields = {**self.model_dump(exclude={"method", "methods"}), "source": self.source,
                   "methods": [method.to_dict() for method in self.methods]}
-        return to_plain({key: fields[key] for key in _RUN_KEYS})
+        keys = _RUN_KEYS + (("exclude",) if self.exclude else ())  # absent: the text stored before it existed
+        return to_plain({key: fields[key] for key in keys})
 
     def _located_methods(self) -> list[tuple[tuple[Any, ...], MethodConfig]]:
         if self.method is not None:

@@ -34,6 +34,7 @@ __all__ = [
     "PlannedFit",
     "WorkerSpec",
     "load_catalogs",
+    "excluded_problems",
     "make_plan",
     "worker_spec",
 ]
@@ -123,6 +124,7 @@ class Plan:
     fits: list[PlannedFit]
     keys: list[TaskKey]
     counts: dict[str, CatalogCounts] = field(default_factory=dict)  # by catalog name
+    excluded: dict[str, dict[str, str]] = field(default_factory=dict)  # catalog name -> {id: why}, by exclude
 
     @property
     def planned(self) -> int:
@@ -151,6 +153,24 @@ def load_catalogs(config: RunConfig) -> dict[str, Catalog]:
     return {ref: load_catalog(ref) for ref in config.catalogs}
 
 
+def excluded_problems(config: RunConfig, catalogs: Mapping[str, Catalog]) -> dict[str, dict[str, str]]:
+    """{catalog ref: {problem id: why}} for the problems ``config.exclude``'s training sources do
+    not verifiably hold out (missed or unverifiable: the check fails closed)."""
+    if not config.exclude:
+        return {}
+    from srbf.protocol.decontamination import check_catalog
+    from srbf.protocol.training import read_training
+
+    sources = [read_training(ref) for ref in config.exclude]
+    dropped: dict[str, dict[str, str]] = {}
+    for ref in config.catalogs:
+        for source in sources:
+            check = check_catalog(catalogs[ref], source)
+            for pid, why in {**check.missed, **check.unverifiable}.items():
+                dropped.setdefault(ref, {}).setdefault(pid, f"{source.label}: {why}")
+    return dropped
+
+
 def make_plan(
     config: RunConfig,
     *,
@@ -169,7 +189,9 @@ def make_plan(
     fits: list[PlannedFit] = []
     keys: list[TaskKey] = []
     counts: dict[str, CatalogCounts] = {}
-    selected = {ref: config.select(ref, catalogs[ref].entries) for ref in config.catalogs}
+    excluded = excluded_problems(config, catalogs)
+    selected = {ref: tuple(e for e in config.select(ref, catalogs[ref].entries) if e.id not in excluded.get(ref, {}))
+                for ref in config.catalogs}
     for variant in variants:
         spec = worker_spec(variant)
         for ref in config.catalogs:
@@ -197,4 +219,5 @@ def make_plan(
                                 tally.stored += 1
                                 continue
                             fits.append(PlannedFit(index, key, variant, spec, catalog, entry, condition))
-    return Plan(config=config, variants=variants, catalogs=dict(catalogs), fits=fits, keys=keys, counts=counts)
+    return Plan(config=config, variants=variants, catalogs=dict(catalogs), fits=fits, keys=keys, counts=counts,
+                excluded={catalogs[ref].name: ids for ref, ids in excluded.items()})

@@ -17,7 +17,7 @@ import pandas as pd
 
 from srbf.report import markdown_tables as T
 from srbf.report.build import choose_metrics, comparable, run_analysis
-from srbf.report.data import confirmatory_pairs, provenance_labels
+from srbf.report.data import confirmatory_pairs, label_note, provenance_labels
 from srbf.report.rounding import format_with
 from srbf.stats import DECLARED_TIMES, analyze, rule_for
 
@@ -129,6 +129,7 @@ def scope_data(frame: pd.DataFrame, *, metrics=None, times=DECLARED_TIMES, stati
         "metrics": metrics,
         "metric_info": metric_info(metrics),
         "provenance": provenance,
+        "label_note": label_note(provenance),  # the footnote of comparisons between differently labelled methods
         "methods": sorted(frame["method"].astype(str).unique()),
         "statistic": statistic,
         "marks": [{"axis": m.axis, "x": m.x, "label": m.label} for m in marks],
