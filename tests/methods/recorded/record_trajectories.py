@@ -25,6 +25,7 @@ from recorded.adapter_checks import method_python, toy, worker_fits  # noqa: E40
 
 # budget and options per method: several generations, a few seconds on a busy core
 RUNS = {
+    "bingo": (80, {}),
     "gplearn": (16, {"params": {"population_size": 200}}),
     "deap_gp": (16, {}),
     "operon": (16, {}),
@@ -33,6 +34,7 @@ RUNS = {
     "symregg": (64, {}),
     "ffx": (1, {}),
     "hroch": (1024, {}),
+    "itea": (8, {}),
 }
 SEED = 5
 
