@@ -135,7 +135,7 @@ def _status(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({
             "experiment": config.experiment, "results": str(path), "exists": exists,
-            "shard": str(shard) if shard else None,
+            "shard": str(shard) if shard else None, "repeats": config.repeats,
             "rows": [{"method": r.method, "provenance": r.provenance, "catalog": r.catalog, "budget": r.budget,
                       "planned": r.planned,
                       **{s: r.statuses[s] for s in counts}, "pending": r.pending,
@@ -153,6 +153,8 @@ def _status(args: argparse.Namespace) -> int:
         if held is not None:
             of = f" (a store of shard {held.label}: pass --shard {held.label} to count its share only)"
     print(f"{config.experiment}{of}: results {path}" + ("" if exists else " (nothing recorded yet)"))
+    if config.repeats > 1:
+        print(f"repeats: {config.repeats} fits of each method on the same points (counted each)")
     if exists:
         _print_stack(config, variants)
     header = ("method", "catalog", "budget", "planned", *counts, "pending")

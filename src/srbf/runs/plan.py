@@ -1,14 +1,16 @@
 """Plan a run: a config into the fits it asks for, minus the fits the store already holds.
 
-A run is every variant x catalog x selected problem x draw x condition x budget. ``make_plan``
-lists them as ``PlannedFit`` records (a task key plus what is needed to build the fit later) in
-one deterministic order:
+A run is every variant x catalog x selected problem x draw x condition x budget x repeat.
+``make_plan`` lists them as ``PlannedFit`` records (a task key plus what is needed to build the
+fit later) in one deterministic order:
 
-    variant (config order) > catalog (config order) > problem (catalog order) > draw > condition > budget
+    variant (config order) > catalog (config order) > problem (catalog order) > draw > condition
+        > budget > repeat
 
 Variants are outermost so that a worker process runs one method configuration for a long stretch
-(it is started once, not once per problem); budgets are innermost so that the points of one draw
-are sampled once and reused by every rung of the ladder. Keys already stored (``done``, from
+(it is started once, not once per problem); budgets and repeats are innermost so that the points
+of one draw are sampled once and reused by every rung of the ladder and every repeat (repeats
+differ in the method's seed only, never in the points). Keys already stored (``done``, from
 ``ResultsStore.done_keys``) are skipped, whatever their status: a failed fit is a result too.
 
 Planning samples nothing and starts nothing: it is cheap enough for ``srbf status`` to plan a
@@ -201,23 +203,25 @@ def make_plan(
                 for draw in range(config.sampling.draws):
                     for condition in variant.conditions:
                         for budget in variant.budgets:
-                            key = TaskKey(
-                                method=variant.name,
-                                config_hash=variant.config_hash,
-                                catalog=catalog.name,
-                                catalog_version=catalog.version,
-                                problem_id=entry.id,
-                                draw=draw,
-                                budget=budget,
-                                condition=condition.text,
-                                seed=config.seed,
-                            )
-                            index = len(keys)
-                            keys.append(key)
-                            tally.planned += 1
-                            if key in done:
-                                tally.stored += 1
-                                continue
-                            fits.append(PlannedFit(index, key, variant, spec, catalog, entry, condition))
+                            for repeat in range(config.repeats):
+                                key = TaskKey(
+                                    method=variant.name,
+                                    config_hash=variant.config_hash,
+                                    catalog=catalog.name,
+                                    catalog_version=catalog.version,
+                                    problem_id=entry.id,
+                                    draw=draw,
+                                    budget=budget,
+                                    condition=condition.text,
+                                    seed=config.seed,
+                                    repeat=repeat,
+                                )
+                                index = len(keys)
+                                keys.append(key)
+                                tally.planned += 1
+                                if key in done:
+                                    tally.stored += 1
+                                    continue
+                                fits.append(PlannedFit(index, key, variant, spec, catalog, entry, condition))
     return Plan(config=config, variants=variants, catalogs=dict(catalogs), fits=fits, keys=keys, counts=counts,
                 excluded={catalogs[ref].name: ids for ref, ids in excluded.items()})
