@@ -21,6 +21,7 @@ __all__ = ["UserError", "build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from srbf.cli.arena import add_arena_commands
     from srbf.cli.catalogs import add_catalog_commands
     from srbf.cli.judge import add_judge_commands
     from srbf.cli.methods import add_method_commands, add_new_command
@@ -39,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_new_command(commands, note=" (short for srbf methods new)")
     add_report_commands(commands)
     add_site_commands(commands)
+    add_arena_commands(commands)
     return parser
 
 
