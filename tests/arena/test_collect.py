@@ -42,9 +42,16 @@ def _store(tmp_path, ood: bool):
         "failed": FitResult("failed", error="the method raised"),
         "silent": FitResult("ok", "x1"),  # no trajectory
     }
-    for seed, (name, result) in enumerate(fits.items()):
+    for name, result in fits.items():
         key = TaskKey(name, "h", "nguyen", catalog.version, "Nguyen-1", 0, 1.0, CONDITION, 0)
         store.record(key, result, campaign_id=campaign, data_hash=problem.data_hash, inputs_hash=problem.inputs_hash)
+    never = TaskKey("never", "h", "nguyen", catalog.version, "Nguyen-1", 0, 1.0, CONDITION, 0)
+    store.record(never, FitResult("crashed", error="not run: the method's workers were stopped"), campaign_id=campaign,
+                 data_hash="")  # the driver records a fit it never ran without the points' hashes  # fmt: skip
+    quiet = store.start_campaign("hand", {**config, "variant": {"label": "quiet", "time_limit": 10.0}}, "q",
+                                 "harness_tuned", git=None)  # fmt: skip
+    key = TaskKey("quiet", "q", "nguyen", catalog.version, "Nguyen-1", 0, 1.0, CONDITION, 0)
+    store.record(key, FitResult("ok", "x1"), campaign_id=quiet, data_hash=problem.data_hash, inputs_hash=problem.inputs_hash)
     store.close()
     return tmp_path / ("ood" if ood else "plain"), problem
 
@@ -81,10 +88,17 @@ def test_runs_with_ood_points(tmp_path):
     failed = runs["failed"]
     assert (failed["valid"], failed["id"], failed["ood"], failed["sym"], failed["min"]) == (False, 0, 0, 0, 0)
     assert failed["sym_judgment"] == "invalid" and "the method raised" in failed["sym_reason"]
-    assert math.isnan(failed["eff"]) and failed["eff_note"] == "no trajectory"
-    assert math.isnan(runs["silent"]["eff"])
+    # the method reports incumbents, but not in these runs: every checkpoint unavailable, q* = 0
+    assert (failed["eff"], runs["silent"]["eff"]) == (0.0, 0.0)
+    assert runs["silent"]["eff_note"] == "no incumbent reported: every checkpoint unavailable"
+    # a method that never reports has no EFF at all
+    assert math.isnan(runs["quiet"]["eff"]) and runs["quiet"]["eff_note"] == "no trajectory"
 
-    assert set(data.judgments["kind"]) == {"truth"} and len(data.judgments) == 4
+    never = runs["never"]  # a fit that never ran is a failed run of its task, not a skipped one
+    assert (never["valid"], never["id"], never["sym"], never["sym_judgment"]) == (False, 0.0, 0.0, "invalid")
+    assert data.skipped.empty
+
+    assert set(data.judgments["kind"]) == {"truth"} and len(data.judgments) == 6
     assert data.stability["note"].eq("needs 2 repeats per task (found 1)").all()
 
 

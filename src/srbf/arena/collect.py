@@ -99,8 +99,8 @@ def collect(results: Any = None) -> ArenaData:
             store.close()
     campaign = {int(i): int(c) for i, c in zip(predictions["id"], predictions["campaign_id"])}
     times = {pid: grids[c][1] or () for pid, c in campaign.items()}
-    fits = predictions.groupby(list(FIT_COLUMNS), sort=False, dropna=False)
-    repeats = [tuple(int(i) for i in group.sort_values("repeat")["id"]) for _, group in fits]
+    by_repeat = predictions.sort_values("repeat", kind="stable")
+    repeats = [tuple(int(i) for i in ids) for _, ids in by_repeat.groupby(list(FIT_COLUMNS), sort=False, dropna=False)["id"]]
     pairs_of = {ids[0]: list(combinations(ids, 2)) for ids in repeats}
     evaluations, pairs, ood_missing = {}, {}, {}
     skipped = [(f.prediction_id, f.reason) for f in failures]
@@ -123,6 +123,8 @@ def collect(results: Any = None) -> ArenaData:
 
 
 def _runs_frame(predictions: pd.DataFrame, evaluations: dict, grids: dict, campaign: dict, ood_missing: dict) -> pd.DataFrame:
+    reporting = {grids[campaign[pid]][0] or name for pid, name in zip(predictions["id"], predictions["method"])
+                 if pid in evaluations and evaluations[pid].trajectory_steps}  # methods that report incumbents
     rows = []
     for row in predictions.itertuples(index=False):
         pid = int(row.id)
@@ -132,8 +134,10 @@ def _runs_frame(predictions: pd.DataFrame, evaluations: dict, grids: dict, campa
         label, grid, grid_note = grids[campaign[pid]]
         n_support, noise = parse_condition(row.condition)
         j = e.symbolic
-        if e.trajectory_steps == 0:
+        if e.trajectory_steps == 0 and (label or row.method) not in reporting:
             eff, eff_note = None, "no trajectory"
+        elif e.trajectory_steps == 0:  # a method that reports, but not in this run: q(t) = 0 throughout
+            eff, eff_note = 0.0, "no incumbent reported: every checkpoint unavailable"
         elif grid is None:
             eff, eff_note = None, grid_note
         else:
@@ -165,17 +169,17 @@ def _runs_frame(predictions: pd.DataFrame, evaluations: dict, grids: dict, campa
 
 
 def _stability_frame(runs: pd.DataFrame, repeats: list[tuple[int, ...]], pairs: dict) -> pd.DataFrame:
-    by_id = runs.set_index("prediction_id") if len(runs) else runs
+    by_id = {int(r["prediction_id"]): r for r in runs.to_dict("records")}
     rows = []
     for ids in repeats:
-        ids = tuple(i for i in ids if i in by_id.index)
+        ids = tuple(i for i in ids if i in by_id)
         if not ids:
             continue
-        first = by_id.loc[ids[0]]
+        first = by_id[ids[0]]
         row = {c: first[c] for c in ("method", "budget", "condition", "noise", "task", "catalog", "problem_id", "draw", "seed")}
         row["repeats"] = len(ids)
-        runs_of = [(bool(by_id.loc[i, "valid"]), float(by_id.loc[i, "id"]),
-                    None if pd.isna(by_id.loc[i, "ood"]) else float(by_id.loc[i, "ood"])) for i in ids]  # fmt: skip
+        runs_of = [(bool(by_id[i]["valid"]), float(by_id[i]["id"]), None if pd.isna(by_id[i]["ood"]) else float(by_id[i]["ood"]))
+                   for i in ids]  # fmt: skip
         same = {(a, b): pairs[(ids[a], ids[b])].positive for a, b in combinations(range(len(ids)), 2)
                 if (ids[a], ids[b]) in pairs}  # fmt: skip
         stab = stab_score(runs_of, same)
@@ -191,13 +195,9 @@ def _stability_frame(runs: pd.DataFrame, repeats: list[tuple[int, ...]], pairs: 
 
 
 def _judgments_frame(runs: pd.DataFrame, pairs: dict) -> pd.DataFrame:
-    rows = [{"kind": "truth", "prediction_id": int(r.prediction_id), "other_id": None, "method": r.method,
-             "task": r.task, "condition": r.condition, "judgment": r.sym_judgment, "positive": r.sym_judgment == "equivalent",
-             "reason": r.sym_reason} for r in runs.itertuples(index=False)]  # fmt: skip
-    by_id = runs.set_index("prediction_id") if len(runs) else runs
-    for (a, b), j in pairs.items():
-        rows.append({"kind": "repeats", "prediction_id": a, "other_id": b, "method": by_id.loc[a, "method"],
-                     "task": by_id.loc[a, "task"], "condition": by_id.loc[a, "condition"], "judgment": j.judgment,
-                     "positive": j.positive, "reason": j.reason})  # fmt: skip
-    return pd.DataFrame(rows, columns=["kind", "prediction_id", "other_id", "method", "task", "condition",
-                                       "judgment", "positive", "reason"])  # fmt: skip
+    columns = ["kind", "prediction_id", "other_id", "method", "task", "condition", "judgment", "positive", "reason"]
+    rows = [("truth", int(r.prediction_id), None, r.method, r.task, r.condition, r.sym_judgment,
+             r.sym_judgment == "equivalent", r.sym_reason) for r in runs.itertuples(index=False)]  # fmt: skip
+    about = {int(r.prediction_id): (r.method, r.task, r.condition) for r in runs.itertuples(index=False)}
+    rows += [("repeats", a, b, *about[a], j.judgment, j.positive, j.reason) for (a, b), j in pairs.items()]
+    return pd.DataFrame(rows, columns=columns)

@@ -116,8 +116,12 @@ def _hint_key(hints: Any) -> tuple:
 
 
 def _stored_ok(p: StoredPrediction, problem: Any) -> str | None:
-    """Why ``p`` was not fitted on these points (its stored hashes differ), or None."""
+    """Why ``p`` was not fitted on these points (its stored hashes differ), or None. A fit that
+    did not end ``ok`` and stored no hash never got its points (the driver stopped the method
+    before it ran): it is a failed run of this problem, not a run on other points."""
     if p.data_hash == problem.data_hash or (p.inputs_hash and p.inputs_hash == problem.inputs_hash):
+        return None
+    if p.status != "ok" and not p.data_hash and not p.inputs_hash:
         return None
     return "its stored data hash does not match the regenerated points (run `srbf score` for the details)"
 
