@@ -200,4 +200,6 @@ def _judgments_frame(runs: pd.DataFrame, pairs: dict) -> pd.DataFrame:
              r.sym_judgment == "equivalent", r.sym_reason) for r in runs.itertuples(index=False)]  # fmt: skip
     about = {int(r.prediction_id): (r.method, r.task, r.condition) for r in runs.itertuples(index=False)}
     rows += [("repeats", a, b, *about[a], j.judgment, j.positive, j.reason) for (a, b), j in pairs.items()]
-    return pd.DataFrame(rows, columns=columns)
+    frame = pd.DataFrame(rows, columns=columns)
+    frame["other_id"] = frame["other_id"].astype("Int64")  # empty for a judgment against the truth
+    return frame
