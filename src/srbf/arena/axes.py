@@ -59,15 +59,23 @@ def min_score(size_truth: float | None, size_prediction: float | None, valid: bo
     return min(1.0, float(size_truth) / float(size_prediction))
 
 
+def _qualities(nmse: Sequence[float]) -> np.ndarray:
+    """``quality`` of each NMSE at once; NaN (an unavailable checkpoint) counts as 0 too."""
+    x = np.asarray(nmse, dtype=float)
+    valid = np.isfinite(x) & (x >= 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.clip(np.log10(np.maximum(x, EPS)), L_MIN, L_MAX)
+    return np.where(valid, (L_MAX - r) / (L_MAX - L_MIN), 0.0)
+
+
 def eff_score(nmse_id: Sequence[float], nmse_ood: Sequence[float] | None) -> float | None:
     """EFF of one run from the NMSE of its incumbent at each checkpoint (NaN: unavailable, inf:
     invalid); None when it has no checkpoint values at all (no trajectory)."""
     if len(nmse_id) == 0:
         return None
-    q = np.array([0.0 if math.isnan(x) else quality(x) for x in nmse_id])
+    q = _qualities(nmse_id)
     if nmse_ood is not None:
-        q_ood = np.array([0.0 if math.isnan(x) else quality(x) for x in nmse_ood])
-        q = (q + q_ood) / 2.0
+        q = (q + _qualities(nmse_ood)) / 2.0
     best = float(q.max())
     if best == 0.0:
         return 0.0

@@ -188,8 +188,9 @@ def _evaluate_run(p: StoredPrediction, judge: Judge, points: _Points, steps: Seq
         finals[p.id] = (tree, facts)
     nmse_id, nmse_ood = points.nmse(text, p.hints) if valid else (math.inf, math.inf if points.has_ood else None)
     incumbents = incumbents_at(steps, times) if steps else []
-    at = [points.nmse(e, p.hints) if e is not None else (math.nan, math.nan if points.has_ood else None)
-          for e in incumbents]  # fmt: skip
+    reached = {e: points.nmse(e, p.hints) for e in set(incumbents) if e is not None}
+    unavailable = (math.nan, math.nan if points.has_ood else None)
+    at = [reached[e] if e is not None else unavailable for e in incumbents]
     return RunEvaluation(
         prediction_id=p.id,
         valid=valid,
