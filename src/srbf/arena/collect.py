@@ -16,6 +16,7 @@ with its rule) and ``skipped`` (predictions that could not be evaluated, with th
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -142,7 +143,7 @@ def _runs_frame(predictions: pd.DataFrame, evaluations: dict, grids: dict, campa
             eff, eff_note = None, grid_note
         else:
             eff = eff_score(e.checkpoint_id, e.checkpoint_ood)
-            unavailable = sum(1 for x in e.checkpoint_id if x != x)
+            unavailable = sum(1 for x in e.checkpoint_id if math.isnan(x))
             eff_note = f"{grid_note}; {unavailable} unavailable (before the first report)"
         rows.append({
             "prediction_id": pid, "method": label or row.method, "method_name": row.method,
