@@ -112,8 +112,9 @@ def truth_judgment(record: dict[str, Any], pred: FormulaFacts | None, truth: For
         return TruthJudgment(True, EQUIVALENT, "tolerant: the truth's canonical form once fitted constants are "
                              "masked (exponents kept), with Numeric Recovery on the validation points", **parts)  # fmt: skip
     if recovered and record.get("srr_exponents_pruned") == 1:
-        return TruthJudgment(True, EQUIVALENT, "pruned: with its negligible terms removed, the truth's canonical "
-                             "form once fitted constants are masked, still with Numeric Recovery", **parts)  # fmt: skip
+        return TruthJudgment(True, EQUIVALENT, "pruned: with negligible terms dropped and near-integer numbers "
+                             "snapped, the truth's canonical form once fitted constants are masked, still with Numeric "
+                             "Recovery", **parts)  # fmt: skip
     if recovered and record.get("numeric_equivalence") is None:
         return TruthJudgment(False, "undetermined", "numeric probe: the truth is defined at none of the probe "
                              "points, and no canonical comparison matched", **parts)  # fmt: skip
