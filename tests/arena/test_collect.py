@@ -116,3 +116,14 @@ def test_an_ood_less_run_has_no_ood_and_eff_on_id_alone(tmp_path):
 def test_no_store_is_one_clear_error(tmp_path):
     with pytest.raises(ArenaError, match="no results store at"):
         collect(tmp_path / "nothing")
+
+
+def test_a_bad_checkpoint_count_names_the_campaign(tmp_path):
+    store = ResultsStore(tmp_path / "bad")
+    campaign = store.start_campaign("odd", {"run": {"checkpoints": 0}, "variant": {"time_limit": 5}}, "h",
+                                    "harness_tuned", git=None)  # fmt: skip
+    key = TaskKey("m", "h", "nguyen", 1, "Nguyen-1", 0, 1.0, CONDITION, 0)
+    store.record(key, FitResult("ok", "x1"), campaign_id=campaign, data_hash="")
+    store.close()
+    with pytest.raises(ArenaError, match=r"campaign 1 \(odd\): run.checkpoints must be a positive integer, got 0$"):
+        collect(tmp_path / "bad")
