@@ -115,7 +115,7 @@ def _hint_key(hints: Any) -> tuple:
     return tuple(sorted((str(k), str(v)) for k, v in hints.items())) if isinstance(hints, Mapping) else ()
 
 
-def _stored_ok(p: StoredPrediction, problem: Any) -> str | None:
+def _refusal(p: StoredPrediction, problem: Any) -> str | None:
     """Why ``p`` was not fitted on these points (its stored hashes differ), or None. A fit that
     did not end ``ok`` and stored no hash never got its points (the driver stopped the method
     before it ran): it is a failed run of this problem, not a run on other points."""
@@ -159,11 +159,14 @@ def evaluate_problem(
         out.ood_missing = getattr(problem, "ood_reason", None) or "the run drew no out-of-range points"
     finals: dict[int, tuple[Any, Any]] = {}  # id -> (tree, facts) of each valid final formula
     for p in real:
-        refused = _stored_ok(p, problem)
+        refused = _refusal(p, problem)
         if refused is not None:
             out.unscorable[p.id] = f"{work.where}: {refused}"
             continue
-        out.runs[p.id] = _evaluate_run(p, judge, points, trajectories.get(p.id, ()), times.get(p.id, ()), finals)
+        try:
+            out.runs[p.id] = _evaluate_run(p, judge, points, trajectories.get(p.id, ()), times.get(p.id, ()), finals)
+        except Exception as error:  # noqa: BLE001 - a judge bug on one prediction must not lose the others
+            out.unscorable[p.id] = f"{work.where}: the judge failed: {type(error).__name__}: {error}"
     for a, b in pairs:
         if a in out.runs and b in out.runs:
             out.pairs[(a, b)] = _pair(a, b, finals, judge, points)
