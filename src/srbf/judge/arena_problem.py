@@ -169,7 +169,10 @@ def evaluate_problem(
             out.unscorable[p.id] = f"{work.where}: the judge failed: {type(error).__name__}: {error}"
     for a, b in pairs:
         if a in out.runs and b in out.runs:
-            out.pairs[(a, b)] = _pair(a, b, finals, judge, points)
+            try:
+                out.pairs[(a, b)] = _pair(a, b, finals, judge, points)
+            except Exception as error:  # noqa: BLE001 - as for a run: say so, count the pair as not the same
+                out.pairs[(a, b)] = PairJudgment(False, "undetermined", f"the judge failed: {type(error).__name__}: {error}")
     return out
 
 
