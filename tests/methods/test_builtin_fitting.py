@@ -179,3 +179,16 @@ def test_enumeration_is_complete_and_normal_forms_are_hereditary():
             brute.add(to_infix(form))
     enumerated = {to_infix(t) for _, trees in skeletons_by_size(["x0", "x1"], 5, unary=unary, binary=binary) for t in trees}
     assert enumerated == brute
+
+
+def test_a_search_with_nothing_finite_returns_the_fitted_constant():
+    from srbf.methods.builtin.search import Search
+
+    X = np.linspace(-1.0, 1.0, 64).reshape(-1, 1)
+    y = X[:, 0] ** 2 + 0.5
+    search = Search(ConstantFitter(X, y, ["x0"], restarts=1), None)
+    search.consider(normal_form(skeleton("_c * log(x0) * x0", ["x0"])))  # NaN for every x0 < 0
+    result = search.result()
+    assert "x0" not in result["expression"]
+    assert float(result["expression"]) == pytest.approx(y.mean(), rel=1e-6)
+    assert result["support_fvu"] == pytest.approx(1.0)

@@ -228,9 +228,12 @@ class Search:
         return front[: self.front_size]
 
     def result(self, **internals: Any) -> dict[str, Any]:
-        """The fit's return value: the incumbent, its constants, the front and the internals."""
-        if self.best is None:
-            raise RuntimeError("the search fitted no candidate")
+        """The fit's return value: the incumbent, its constants, the front and the internals.
+
+        A search that found nothing finite on the support points returns the fitted constant (the
+        floor every search reaches), never a formula it already knows to be undefined there."""
+        if self.best is None or not math.isfinite(self.best.score):
+            self.consider(SLOT)
         outcome = self.best.outcome
         return {
             "expression": outcome.text,
