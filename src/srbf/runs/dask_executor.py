@@ -17,16 +17,14 @@ batch that still fails comes back with every fit ``crashed``, naming the reason.
 from __future__ import annotations
 
 import itertools
-import logging
 import queue
-import socket
 import threading
-import warnings
 from typing import Callable, Iterator, Sequence
 
-from srbf.core import FitResult, SrbfError
+from srbf.core import FitResult
 from srbf.methods import isolation
 from srbf.methods.worker import WorkerStartError
+from srbf.runs.dask_cluster import ClusterError, DaskCluster
 from srbf.runs.dask_slot import SlotSettings, close_all, kill_busy, run_batch, start_check
 from srbf.runs.executor import DEFAULT_MAX_RESTARTS, IDLE_SECONDS, Completed, Executor, Prepare, first_line
 from srbf.runs.plan import PlannedFit, WorkerSpec
@@ -37,38 +35,6 @@ __all__ = ["ClusterError", "DEFAULT_MAX_RETRIES", "DaskExecutor"]
 DEFAULT_MAX_RETRIES = 3  # a batch whose Dask worker dies runs again on another, this many times at most
 MAX_BATCH = 32  # fits per Dask task: enough to make a task's overhead small against cheap fits
 BATCHES_PER_THREAD = 3  # in flight per Dask worker thread: one running, the next ones queued
-CONNECT_SECONDS = 30.0
-
-
-class ClusterError(SrbfError):
-    """Dask is not installed, or the cluster cannot be reached or has no workers; one line."""
-
-
-def _distributed():
-    try:
-        import distributed
-    except ImportError:
-        raise ClusterError(
-            "--executor dask needs the dask and distributed packages: pip install 'srbf[cluster]'"
-        ) from None
-    return distributed
-
-
-def _check_reachable(address: str) -> None:
-    """Fail fast, in one line, on an address Dask cannot use or a TCP scheduler nobody listens at
-    (a Client that cannot connect waits out its timeout, then again when it is collected)."""
-    from distributed.comm import registry
-    from distributed.comm.addressing import parse_address, parse_host_port
-
-    scheme, location = parse_address(address)
-    if scheme not in registry.backends:
-        raise ValueError(f"unknown address scheme {scheme!r} (known: {', '.join(sorted(registry.backends))})")
-    if scheme in ("tcp", "tls"):
-        host, port = parse_host_port(location)
-        try:
-            socket.create_connection((host, port), timeout=CONNECT_SECONDS).close()
-        except OSError as exc:
-            raise OSError(f"cannot connect to {host}:{port}: {exc.strerror or exc}") from None
 
 
 class DaskExecutor(Executor):
@@ -93,44 +59,18 @@ class DaskExecutor(Executor):
         on_note: Callable[[str], None] | None = None,
         sandbox: isolation.Sandbox | None = None,
     ):
-        if (scheduler is None) == (local is None):
-            raise ClusterError("--executor dask: give either --scheduler ADDRESS or --local N")
-        if local is not None and (isinstance(local, bool) or int(local) < 1):
-            raise ClusterError(f"--local: must be a positive integer, got {local!r}")
         if batch_size is not None and int(batch_size) < 1:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
-        distributed = _distributed()
+        self.cluster = DaskCluster(scheduler=scheduler, local=local, max_retries=max_retries)
+        self.client = self.cluster.client
+        self.where = self.cluster.where
         self.batch_size = batch_size
         self.settings = SlotSettings(start_timeout, int(tail_bytes), int(max_restarts), sandbox)
         self.on_note = on_note or (lambda text: None)
-        self._cluster = None
         self._futures: dict = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self.client = None
-        self.where = f"a LocalCluster of {local} worker(s)" if local is not None else f"the Dask scheduler at {scheduler}"
-        try:
-            if local is not None:
-                import dask
-
-                with dask.config.set({"distributed.scheduler.allowed-failures": int(max_retries)}), warnings.catch_warnings():
-                    # its health and metrics routes move to a free port when another cluster holds 8787
-                    warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
-                    self._cluster = distributed.LocalCluster(
-                        n_workers=int(local), threads_per_worker=1, processes=True,
-                        dashboard_address=None, silence_logs=logging.ERROR,
-                    )  # fmt: skip
-                self.client = distributed.Client(self._cluster, set_as_default=False)
-            else:
-                _check_reachable(scheduler)
-                self.client = distributed.Client(scheduler, timeout=f"{CONNECT_SECONDS}s", set_as_default=False)
-            self.client.wait_for_workers(1, timeout=CONNECT_SECONDS)
-        except BaseException as exc:
-            self._shutdown()
-            if isinstance(exc, (OSError, TimeoutError, RuntimeError, ValueError)):  # unreachable, no worker, bad address
-                raise ClusterError(f"--executor dask: {self.where}: {first_line(str(exc)) or type(exc).__name__}") from None
-            raise
-        self.workers = max(1, sum(self.client.nthreads().values()))
+        self.workers = self.cluster.workers
 
     # ------------------------------------------------------------------ the Executor interface
 
@@ -243,12 +183,6 @@ class DaskExecutor(Executor):
             self.client.run(close_all)
         except (OSError, TimeoutError):
             pass
-        self._shutdown()
+        self.client = None
+        self.cluster.close()
 
-    def _shutdown(self) -> None:
-        client, self.client = self.client, None
-        if client is not None:
-            client.close()
-        if self._cluster is not None:
-            self._cluster.close()
-            self._cluster = None
