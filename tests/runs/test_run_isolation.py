@@ -19,7 +19,7 @@ from srbf.methods.isolation import sandbox_problem
 from srbf.runs.config import load_config
 from srbf.runs.driver import RunError, apply_overrides, run_config
 from srbf.runs.plan import make_plan
-from srbf.runs.problems import ProblemSource
+from srbf.runs.problems import ProblemSource, fit_order
 
 SAMPLING = {"n_support": 24, "n_validation": 16, "draws": 2}
 needs_bwrap = pytest.mark.skipif(sandbox_problem() is not None, reason=f"no sandbox here: {sandbox_problem()}")

@@ -2,13 +2,13 @@
 
 ``srbf run --executor dask --scheduler ADDRESS`` uses a running scheduler (started by hand, by
 dask-jobqueue under SLURM or PBS, on Kubernetes: docs/cluster.md); ``--local N`` starts a
-``LocalCluster`` of N single-threaded worker processes on this machine. The driver prepares each
-fit (its points) here, as with local workers; consecutive fits of one method go out in batches,
-each a Dask task that runs them through the method workers a Dask worker keeps (``dask_slot``).
-Results come back as the tasks finish and are handed to the driver, which alone writes the store.
+``LocalCluster`` of N single-threaded worker processes on this machine. Consecutive fits of one
+method go out in batches of fit orders (keys and catalog entries, no points), each a Dask task
+that draws the points and runs the fits through the slot a Dask worker thread keeps
+(``dask_slot``, ``slot``). Results come back as the tasks finish and are handed to the driver,
+which alone writes the store.
 
-A few batches per Dask worker thread are in flight at a time, so that the points of a whole
-campaign are never all held in memory. A Dask worker that dies loses only the batches it was
+A few batches per Dask worker thread are in flight at a time. A Dask worker that dies loses only the batches it was
 running: the scheduler gives them to another worker, up to its ``allowed-failures`` limit (set to
 ``max_retries`` for a LocalCluster; a scheduler started by hand has its own, 3 by default); a
 batch that still fails comes back with every fit ``crashed``, naming the reason.
@@ -26,9 +26,10 @@ from srbf.methods import isolation
 from srbf.methods.worker import WorkerStartError
 from srbf.runs.dask_cluster import ClusterError, DaskCluster
 from srbf.runs.dask_slot import SlotSettings, close_all, kill_busy, run_batch, start_check
-from srbf.runs.executor import DEFAULT_MAX_RESTARTS, IDLE_SECONDS, Completed, Executor, Prepare, first_line
-from srbf.runs.plan import PlannedFit, WorkerSpec
-from srbf.runs.problems import Placeholder
+from srbf.runs.executor import DEFAULT_MAX_RESTARTS, IDLE_SECONDS, Completed, Executor, Order, first_line
+from srbf.runs.plan import PlannedFit
+from srbf.runs.slot import SlotOutcome
+from srbf.runs.worker_spec import WorkerSpec
 
 __all__ = ["ClusterError", "DEFAULT_MAX_RETRIES", "DaskExecutor"]
 
@@ -93,7 +94,7 @@ class DaskExecutor(Executor):
             for start in range(0, len(group), size):
                 yield group[start : start + size]
 
-    def run(self, fits: Sequence[PlannedFit], prepare: Prepare, *, idle: float = IDLE_SECONDS) -> Iterator[list[Completed]]:
+    def run(self, fits: Sequence[PlannedFit], order: Order, *, idle: float = IDLE_SECONDS) -> Iterator[list[Completed]]:
         fits = list(fits)
         if not fits:
             return
@@ -109,9 +110,9 @@ class DaskExecutor(Executor):
                     batch = next(batches, None)
                     if batch is None:
                         break
-                    ready += self._submit(batch, prepare, arrived)
+                    self._submit(batch, order, arrived)
                 try:
-                    done = [arrived.get(timeout=0 if ready else idle)]
+                    done = [arrived.get(timeout=idle)]
                 except queue.Empty:
                     done = []
                 while True:
@@ -127,22 +128,12 @@ class DaskExecutor(Executor):
             if remaining:
                 self.cancel()
 
-    def _submit(self, batch: list[PlannedFit], prepare: Prepare, arrived: queue.Queue) -> list[Completed]:
-        """Prepare a batch here and send its fits off; the placeholders among them come back at once."""
-        placeholders, sent, tasks = [], [], []
-        for fit in batch:
-            prepared = prepare(fit)
-            if isinstance(prepared, Placeholder):
-                placeholders.append(Completed(fit, prepared.result, prepared.data_hash, prepared.inputs_hash))
-            else:
-                sent.append(fit)
-                tasks.append(prepared)
-        if tasks:
-            future = self.client.submit(run_batch, batch[0].spec, tasks, self.settings, pure=False)
-            with self._lock:
-                self._futures[future] = (sent, tasks)
-            future.add_done_callback(arrived.put)
-        return placeholders
+    def _submit(self, batch: list[PlannedFit], order: Order, arrived: queue.Queue) -> None:
+        """Send a batch's orders off (the Dask worker draws the points)."""
+        future = self.client.submit(run_batch, batch[0].spec, [order(fit) for fit in batch], self.settings, pure=False)
+        with self._lock:
+            self._futures[future] = batch
+        future.add_done_callback(arrived.put)
 
     def _collect(self, future) -> list[Completed]:
         """The fits of a finished batch; every fit ``crashed`` when its Dask workers kept dying;
@@ -150,7 +141,7 @@ class DaskExecutor(Executor):
         from distributed.scheduler import KilledWorker
 
         with self._lock:
-            sent, tasks = self._futures.pop(future, (None, None))
+            sent = self._futures.pop(future, None)
         if sent is None or future.status == "cancelled" or self._stop.is_set():
             return []
         if future.status == "error":
@@ -158,10 +149,10 @@ class DaskExecutor(Executor):
             if not isinstance(error, KilledWorker):
                 raise error  # a bug in srbf's slot code: stop the run, as the local executor does
             reason = f"crashed: the Dask workers running it died ({first_line(str(error))})"
-            results = [FitResult(status="crashed", error=reason) for _ in sent]
+            outcomes = [SlotOutcome(FitResult(status="crashed", error=reason)) for _ in sent]
         else:
-            results = future.result()
-        return [Completed(fit, result, task.data_hash, task.inputs_hash) for fit, task, result in zip(sent, tasks, results)]
+            outcomes = future.result()
+        return [Completed(fit, o.result, o.data_hash, o.inputs_hash) for fit, o in zip(sent, outcomes)]
 
     def cancel(self) -> None:
         self._stop.set()
