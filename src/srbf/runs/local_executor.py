@@ -111,6 +111,8 @@ class LocalExecutor(Executor):
 
         slots = min(self.workers, len(wanted))
         try:
+            for slot in range(slots):  # made in this thread, which outlives them (``SlotProcess``)
+                self._slot_process(slot)
             with ThreadPoolExecutor(max_workers=slots, thread_name_prefix="srbf-start") as pool:
                 list(pool.map(launch, range(slots)))
         except BaseException:
@@ -245,6 +247,8 @@ class LocalExecutor(Executor):
             for fit in fits:
                 self._pending.setdefault(fit.spec, deque()).append(fit)
         n = min(self.workers, len(fits))
+        for slot in range(n):  # made in this thread, which outlives them (``SlotProcess``)
+            self._slot_process(slot)
         self._live = set(range(n))
         self._threads = [
             threading.Thread(target=self._serve, args=(i, order), name=f"srbf-slot-{i + 1}", daemon=True)

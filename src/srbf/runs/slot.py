@@ -155,11 +155,17 @@ def _stop(signum, frame):  # noqa: ARG001 - signal handler signature
     raise _Stopped
 
 
-def slot_main(conn, settings: SlotSettings) -> None:
+def slot_main(conn, settings: SlotSettings, parent: int) -> None:
     """A slot process's loop: ("start", spec), ("fit", order) and ("close", spec) requests, each
-    answered with ("ok", value) or ("start_error", message); ("stop",) or EOF ends it."""
+    answered with ("ok", value) or ("start_error", message); ("stop",) or EOF ends it. SIGTERM
+    ends it too, killing the fit in flight; it is sent when the parent dies, even by SIGKILL."""
+    from srbf.methods.worker_guard import PR_SET_PDEATHSIG, prctl
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it cancels the run
     signal.signal(signal.SIGTERM, _stop)
+    prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:  # the parent died before the line above
+        return
     slot = Slot(settings)
     try:
         while True:
@@ -191,12 +197,14 @@ class SlotGone(RuntimeError):
 
 
 class SlotProcess:
-    """The parent's handle on a slot process; one request at a time, from one thread."""
+    """The parent's handle on a slot process; one request at a time, from one thread. Made in a
+    thread that outlives it (the parent-death signal follows the thread that started it)."""
 
     def __init__(self, settings: SlotSettings):
         context = multiprocessing.get_context("spawn")
         self._conn, child = context.Pipe()
-        self.process = context.Process(target=slot_main, args=(child, settings), name="srbf-slot", daemon=True)
+        self.process = context.Process(target=slot_main, args=(child, settings, os.getpid()), name="srbf-slot",
+                                       daemon=True)  # fmt: skip
         self.process.start()
         child.close()
 
