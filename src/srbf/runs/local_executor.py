@@ -127,18 +127,24 @@ class LocalExecutor(Executor):
 
     # ------------------------------------------------------------------ the queue of fits
 
-    def _take(self, slot: int, prefer: WorkerSpec | None) -> PlannedFit | None:
-        """The next fit for thread ``slot``: of the method it runs if any are left, else the first."""
+    def _take(self, slot: int, prefer: WorkerSpec | None) -> list[PlannedFit]:
+        """The next fits for slot ``slot``: of the method it runs if any are left, else the first
+        method's; with the fits of the same draw that follow it in the plan (the rungs of a ladder,
+        the repeats), so that one slot draws those points once."""
         with self._lock:
             if self._stop.is_set():
-                return None
+                return []
             retired = {spec for spec, slots in self._retired.items() if slot in slots}
             if prefer is not None and prefer not in retired and self._pending.get(prefer):
-                return self._pending[prefer].popleft()
-            for spec, fits in self._pending.items():
-                if fits and spec not in retired:
-                    return fits.popleft()
-            return None
+                fits = self._pending[prefer]
+            else:
+                fits = next((f for spec, f in self._pending.items() if f and spec not in retired), None)
+                if fits is None:
+                    return []
+            taken = [fits.popleft()]
+            while fits and _same_draw(fits[0], taken[0]):
+                taken.append(fits.popleft())
+            return taken
 
     def _give_back(self, fit: PlannedFit) -> None:
         with self._lock:
@@ -167,14 +173,18 @@ class LocalExecutor(Executor):
     def _serve(self, slot: int, order: Order) -> None:
         """Hand slot ``slot`` one order at a time and queue what comes back."""
         current: WorkerSpec | None = None
+        taken: deque[PlannedFit] = deque()
         try:
             while not self._stop.is_set():
-                fit = self._take(slot, current)
-                if fit is None:
+                taken = taken or deque(self._take(slot, current))
+                if not taken:
                     break
+                fit = taken.popleft()
                 current = fit.spec
                 abnormal, error = self._fit_one(slot, fit, order(fit))
                 if abnormal > self.max_restarts and not self._stop.is_set():
+                    while taken:  # this draw's other fits: to the other slots
+                        self._give_back(taken.pop())
                     self._retire(slot, current, abnormal, error)
                     current = None
         except SlotGone:
@@ -319,3 +329,9 @@ class LocalExecutor(Executor):
             if process is not None:
                 process.close()
             self._slots[slot] = None
+
+
+def _same_draw(a: PlannedFit, b: PlannedFit) -> bool:
+    """Whether two fits of one method have the same points (they differ in budget or repeat only)."""
+    ka, kb = a.key, b.key
+    return a.spec == b.spec and (ka.catalog, ka.problem_id, ka.draw, ka.condition) == (kb.catalog, kb.problem_id, kb.draw, kb.condition)
