@@ -215,3 +215,13 @@ def test_every_slot_gets_a_worker_for_the_first_method_before_any_fit(tmp_path):
     assert _workers_to_start(plan, plan.pending_variants(), 1) == [linear, oracle]
     one = make_plan(small_config(tmp_path, limit=1, sampling={"n_support": 64, "n_validation": 32, "draws": 1}))
     assert _workers_to_start(one, one.pending_variants(), 8) == [linear, oracle]  # one linear fit: one worker
+
+
+def test_the_parent_draws_no_points_the_slot_processes_do(tmp_path, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the parent drew points")
+
+    monkeypatch.setattr(ProblemSource, "draw", refuse)  # in this process only: slots are spawned
+    config = small_config(tmp_path, limit=2, sampling={"n_support": 64, "n_validation": 32, "draws": 1}, workers=2)
+    summary = run_config(config, progress=False)
+    assert summary.recorded == 6 and summary.ok == 6
