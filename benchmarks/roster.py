@@ -1,11 +1,12 @@
 """Every installed roster method on nguyen and the first 20 Feynman formulas, at two budgets.
 
     python benchmarks/roster.py [--results DIR] [--methods gplearn,operon,...] [--time-limit 60]
-                                [--workers 1] [--srbench]
+                                [--workers 1] [--srbench] [--budgets bingo=10,20 ...]
 
 Each method runs as a config naming it runs it (``method: NAME``, the settings of
 src/srbf/methods/NAME/method.yaml: its upstream defaults, its own environment) with two rungs of its ladder (the first and the third; ffx has one), 2 draws per
-problem, one worker unless told, then the store is scored (a rerun on the same results directory
+problem, one worker unless told (``--budgets NAME=A,B`` replaces a method's two rungs, to keep a
+slow method's run short on a loaded machine), then the store is scored (a rerun on the same results directory
 skips the fits already stored and scores what the current judge has not). Printed per method and
 budget: the median fit time (wall seconds of the fits that returned), and the share of problems
 with nrr_validation = 1 and with each structural rate = 1, strict and pruned side by side
@@ -29,7 +30,7 @@ def two_budgets(ladder: list[float]) -> list[float]:
     return sorted({ladder[0], ladder[min(2, len(ladder) - 1)]})
 
 
-def config_for(name: str, results: Path, time_limit: float, workers: int = 1):
+def config_for(name: str, results: Path, time_limit: float, workers: int = 1, budgets: list[float] | None = None):
     from srbf.catalogs.loader import load_catalog
     from srbf.runs.config import config_from_dict
 
@@ -39,7 +40,8 @@ def config_for(name: str, results: Path, time_limit: float, workers: int = 1):
         "catalogs": ["nguyen", "feynman"],
         "problems": {"feynman": list(load_catalog("feynman").ids[:20])},
         "sampling": {"draws": 2},
-        "method": {"name": name, "time_limit": time_limit, "budgets": two_budgets(list(shipped.methods[0].budgets))},
+        "method": {"name": name, "time_limit": time_limit,
+                   "budgets": budgets or two_budgets(list(shipped.methods[0].budgets))},
         "workers": workers,
         "results": str(results),
     }
@@ -61,7 +63,16 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, default=1, help="fits (and scoring processes) at a time (default 1)")
     parser.add_argument("--srbench", action="store_true",
                         help="also run SRBench's symbolic check (minutes) and print the share it counts as solved")
+    parser.add_argument("--budgets", nargs="*", default=[], metavar="NAME=A,B",
+                        help="a method's budgets instead of its ladder's first and third rungs")
     args = parser.parse_args(argv)
+    budgets = {}
+    for item in args.budgets:
+        name, _, values = item.partition("=")
+        try:
+            budgets[name] = [float(v) for v in values.split(",")]
+        except ValueError:
+            parser.error(f"--budgets {item!r}: write NAME=A,B with numbers, e.g. bingo=10,20")
     names = args.methods.split(",") if args.methods else [n for n in roster.ROSTER if read_manifest(n) is not None]
     results = Path(args.results)
     for name in names:
@@ -69,7 +80,8 @@ def main(argv=None) -> int:
             print("pysr: skipped (needs Julia)", file=sys.stderr)
             continue
         started = time.perf_counter()
-        summary = run_config(config_for(name, results, args.time_limit, args.workers), progress=False)
+        config = config_for(name, results, args.time_limit, args.workers, budgets.get(name))
+        summary = run_config(config, progress=False)
         print(f"{name}: {summary.statuses} in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     score_store(results, progress=False, srbench=args.srbench, workers=args.workers)
     frame = metrics_long_frame(results, judge_version=JUDGE_VERSION)

@@ -1,4 +1,4 @@
-"""The import graph between srbf's packages runs one way: core -> expr -> catalogs -> methods ->
+"""The import graph between srbf's packages runs one way: core -> expr -> catalogs -> protocol -> methods ->
 store -> runs -> judge -> stats -> report -> site -> cli (README, "Layout").
 
 Every module under src/srbf is read with ``ast`` (nothing is imported), and every import in it
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
-LAYERS = ("core", "expr", "catalogs", "methods", "store", "runs", "judge", "stats", "report", "site", "cli")
+LAYERS = ("core", "expr", "catalogs", "protocol", "methods", "store", "runs", "judge", "stats", "report", "site", "cli")
 RANK = {name: i for i, name in enumerate(LAYERS)}
 
 

@@ -31,7 +31,8 @@ class SrbfError(Exception):
 
 @dataclass(frozen=True)
 class TaskKey:
-    """One fit: method and configuration, problem and draw, budget, condition and seed."""
+    """One fit: method and configuration, problem and draw, budget, condition and seed, and which
+    repeat of the method on those same points it is (``repeats: K`` in a config; 0 .. K-1)."""
 
     method: str
     config_hash: str
@@ -42,6 +43,7 @@ class TaskKey:
     budget: float
     condition: str  # canonical text of the data condition, e.g. "n_support=512;noise=0"
     seed: int
+    repeat: int = 0  # the method's own randomness varies with it, the points do not
 
 
 @dataclass(frozen=True)

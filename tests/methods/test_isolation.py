@@ -3,6 +3,10 @@ processes, and (under bubblewrap) files, network and other processes. Real proce
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import hmac
+import json
 import os
 import socket
 import sys
@@ -106,9 +110,23 @@ def test_clean_environment_private_directory_and_only_the_channel_open(tmp_path,
 
 def test_seed_is_derived_one_way_under_the_secret():
     seeds = {method_seed(b"s" * 32, KEY), method_seed(b"t" * 32, KEY)}
-    other = method_seed(b"s" * 32, TaskKey(*(list(KEY.__dict__.values())[:-1] + [8])))
+    other = method_seed(b"s" * 32, dataclasses.replace(KEY, seed=8))
     assert len(seeds) == 2 and other not in seeds and method_seed(b"s" * 32, KEY) in seeds
     assert all(0 <= s < 2**31 and s != KEY.seed for s in seeds)
+
+
+def _hmac_seed(secret: bytes, fields: list) -> int:
+    digest = hmac.new(secret, json.dumps(fields, separators=(",", ":")).encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:4], "little") & 0x7FFFFFFF
+
+
+def test_each_repeat_gets_its_own_seed_and_repeat_0_keeps_the_seed_of_a_key_without_repeats():
+    secret = b"s" * 32
+    old_fields = ["m", "hash", "cat", 1, "p1", 0, 10.0, "n_support=8;noise=0", 7]  # a key before repeats
+    assert method_seed(secret, KEY) == _hmac_seed(secret, old_fields)
+    repeats = [method_seed(secret, dataclasses.replace(KEY, repeat=r)) for r in range(4)]
+    assert len(set(repeats)) == 4
+    assert repeats[2] == _hmac_seed(secret, old_fields + [2])
 
 
 def test_the_method_receives_the_task_s_method_seed(tmp_path):

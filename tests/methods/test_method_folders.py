@@ -80,6 +80,7 @@ def test_a_ladder_for_the_whole_run_replaces_the_roster_ladders_and_a_methods_ow
 
 # what each method runs by default: its ladder and its options (a change here changes the benchmark)
 SHIPPED = {
+    "bingo": ([10, 20, 40, 80, 160, 320], {}), "itea": ({"powers_of_two": [2, 7]}, {}),
     "deap_gp": ({"powers_of_two": [0, 6]}, {}), "eggp": ({"powers_of_two": [0, 8]}, {}), "ffx": ([1], {}),
     "gplearn": ({"powers_of_two": [0, 5]}, {}), "hroch": ({"powers_of_two": [8, 18]}, {}),
     "jaxsr": ([1, 2, 3, 4, 5, 6, 7, 8], {"x64": True}), "operon": ({"powers_of_two": [0, 10]}, {}),

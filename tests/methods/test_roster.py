@@ -74,8 +74,8 @@ def py_step(label: str, code: str, package: str = "pkg==1.0") -> install.Step:
 
 
 def test_roster_names_and_pins():
-    assert roster.names() == ("deap_gp", "eggp", "ffx", "gplearn", "hroch", "jaxsr", "operon", "pysr", "qlattice",
-                              "rils_rols", "symregg")  # fmt: skip  (one folder each, alphabetical)
+    assert roster.names() == ("bingo", "deap_gp", "eggp", "ffx", "gplearn", "hroch", "itea", "jaxsr", "operon", "pysr",
+                              "qlattice", "rils_rols", "symregg")  # fmt: skip  (one folder each, alphabetical)
     for spec in roster.ROSTER.values():
         assert spec.pinned in spec.requirements, spec.name  # the method's own package is pinned
         assert spec.version and spec.version[0].isdigit()
@@ -105,7 +105,7 @@ def test_roster_records_carry_the_install_notes():
 def test_roster_lookup_errors():
     with pytest.raises(roster.UnknownMethod, match="did you mean 'gplearn'"):
         roster.get("gplern")
-    with pytest.raises(roster.UnknownMethod, match="the roster: deap_gp, eggp"):
+    with pytest.raises(roster.UnknownMethod, match="the roster: bingo, deap_gp, eggp"):
         roster.get("zzz")
     assert [s.name for s in roster.select("all")] == list(roster.names())
     assert roster.select("ffx") == [roster.get("ffx")]
@@ -303,7 +303,7 @@ def test_doctor_missing_env_and_missing_adapter(home, tmp_path, monkeypatch):
 def test_doctor_imports_an_installed_package_even_without_its_adapter(home, tmp_path, monkeypatch):
     fake_env("toy")
     spec = MethodSpec(name="toy", package="numpy", version="0", import_name="numpy", requirements=("numpy==0",),
-                      budget_knob="none", trajectory="none", folder=tmp_path)  # fmt: skip
+                      budget_knob="none", trajectory="none", paradigm="structured_search", folder=tmp_path)  # fmt: skip
     report = doctor.doctor(spec)
     assert report.version is not None and report.status is None  # imported; no fit without an adapter
     assert report.problems == [f"adapter file missing: {tmp_path / 'adapter.py'}"]
@@ -332,7 +332,7 @@ def test_doctor_fits_the_toy_problem_through_the_worker(home, tmp_path, monkeypa
         """))
     fake_env("toy")
     spec = MethodSpec(name="toy", package="numpy", version="0", import_name="numpy", requirements=("numpy==0",),
-                      budget_knob="none", trajectory="none", folder=adapters)  # fmt: skip
+                      budget_knob="none", trajectory="none", paradigm="structured_search", folder=adapters)  # fmt: skip
     report = doctor.doctor(spec, budget=3)
     assert report.ok, report.problems
     assert report.version is not None and report.status == "ok" and report.budget == 3
@@ -367,6 +367,7 @@ package: toy-pkg
 version: "1.0"
 budget_knob: steps
 trajectory: none
+paradigm: structured_search
 run:
   config_provenance: author_blessed
   options: {population_size: 50}
@@ -399,7 +400,12 @@ def test_a_method_folder_is_read_into_its_record(tmp_path):
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    (TOY_METHOD.replace('version: "1.0"\n', ""), "toy/method.yaml: version: field required, got {"),
+    (TOY_METHOD.replace('version: "1.0"\n', ""), "toy/method.yaml: version: missing"),
+    (TOY_METHOD.replace("paradigm: structured_search\n", ""),
+     "toy/method.yaml: paradigm: missing (one of structured_search, evolutionary, neural_policy, hybrid, transformer,"),
+    (TOY_METHOD.replace("structured_search", "genetic"),
+     "toy/method.yaml: paradigm: input should be 'structured_search', 'evolutionary', 'neural_policy', 'hybrid', "
+     "'transformer' or 'llm_assisted', got 'genetic'"),
     (TOY_METHOD.replace('"1.0"', "[1]"), "toy/method.yaml: version: input should be a valid string, got [1]"),
     (TOY_METHOD + "licence_text: x\n", "toy/method.yaml: licence_text: extra inputs are not permitted, got 'x'"),
     (TOY_METHOD + "reproducible: 1\n", "toy/method.yaml: reproducible: input should be a valid boolean, got 1"),
@@ -502,14 +508,18 @@ def test_methods_list(home, capsys):
     assert list(rows) == list(roster.names())
     assert rows["ffx"]["installed"] and rows["ffx"]["installed_version"] == "1.0"
     assert not rows["gplearn"]["installed"] and rows["gplearn"]["version"] == "0.4.3"
-    assert set(rows["gplearn"]) >= {"package", "config_provenance", "budget_knob", "trajectory"}
+    assert set(rows["gplearn"]) >= {"package", "config_provenance", "budget_knob", "trajectory", "paradigm"}
+    assert (rows["gplearn"]["paradigm"], rows["qlattice"]["paradigm"]) == ("evolutionary", "structured_search")
+    assert {b["name"]: b["paradigm"] for b in listing["builtins"]}["oracle"] == "reference"
     assert rows["gplearn"]["configs"] == [{"name": "upstream_default", "config_provenance": "upstream_default"}]
     assert [c["name"] for c in rows["qlattice"]["configs"]] == ["upstream_default", "author_blessed"]
     assert listing["envs_dir"] == str(home / "envs")
     assert main(["methods", "list"]) == 0
     text = capsys.readouterr().out
-    assert text.splitlines()[0].split() == ["method", "package", "pinned", "installed", "configurations", "budget",
-                                            "knob", "trajectory"]  # fmt: skip
+    assert text.splitlines()[0].split() == ["method", "paradigm", "package", "pinned", "installed", "configurations",
+                                            "budget", "knob", "trajectory"]  # fmt: skip
+    assert next(line for line in text.splitlines() if line.startswith("gplearn ")).split()[1] == "evolutionary"
+    assert "oracle (reference)" in text and "enumeration (structured_search)" in text
     assert "upstream_default, author_blessed" in next(line for line in text.splitlines() if line.startswith("operon "))
     assert "python: env:NAME" in text
 

@@ -10,7 +10,7 @@ from report_helpers import METHODS, SETS, TIMES, long_frame
 from srbf.report import build_report, read_table
 from srbf.report import markdown_tables as T
 from srbf.report.build import choose_metrics, run_analysis
-from srbf.report.data import ReportInputError, provenance_labels, require_scores
+from srbf.report.data import ReportInputError, label_note, provenance_labels, require_scores
 from srbf.report.rounding import format_with
 from srbf.stats import analyze
 
@@ -70,6 +70,11 @@ def test_headline_leaderboard_in_index(report):
         assert f"{row['shown']} ({int(row['n_problems'])})" in text
     for method, (_, _, provenance) in METHODS.items():
         assert f"**{method}** ({provenance})" in text
+    # three labels among the compared methods: the leaderboard and the paired verdicts carry the footnote
+    note = ("Note: differently labelled configurations are compared here. author_blessed (supplied or approved by "
+            "the method's authors): A; harness_tuned (chosen by the benchmark's maintainers): C; upstream_default "
+            "(the method's released defaults): B. See docs/fairness.md.")
+    assert text.split("## Curves")[0].count(note) == 1 and text.split("## Paired verdicts")[1].count(note) == 1
     order = [line.split("**")[1] for line in text.split("## Curves")[0].split("<details>")[0].splitlines()
              if line.startswith("| **")]
     assert order == ["A", "B", "C"]  # best nrr_validation first
@@ -174,3 +179,11 @@ def test_verdicts_when_every_pair_is_na(frame):
     assert table["delta"].isna().all() and (table["delta_shown"] == "—").all()
     mark = marks[0]
     assert "⬜ n/a" in T.verdict_markdown(table, "nrr_validation", mark, ["A", "C"])
+
+
+def test_label_note_only_for_different_labels():
+    assert label_note({"a": "upstream_default", "b": "upstream_default"}) == ""
+    assert label_note({"a": "upstream_default", "b": "author_blessed", "c": "upstream_default"}, ["a", "c"]) == ""
+    note = label_note({"a": "upstream_default", "b": "author_blessed"})
+    assert "author_blessed (supplied or approved by the method's authors): b" in note
+    assert "upstream_default (the method's released defaults): a" in note

@@ -61,8 +61,11 @@ def test_compare_is_oriented_from_the_first_method(scored, capsys):
 def test_compare_table(scored, capsys):
     code, out, _ = run(capsys, "compare", "A", "B", "--at-seconds", "1", "--at-seconds", "10")
     assert code == 0
-    assert "Δ = A − B [95 %]" in out and "nrr_validation" in out and "srr_structure" in out
-    assert "success" in out and "token_count_mismatch" in out
+    assert "Δ = A (author_blessed) − B (upstream_default) [95 %]" in out and "nrr_validation" in out
+    assert "srr_structure" in out and "success" in out and "token_count_mismatch" in out
+    assert out.rstrip().splitlines()[-1] == (
+        "Note: differently labelled configurations are compared here. author_blessed (supplied or approved by the "
+        "method's authors): A; upstream_default (the method's released defaults): B. See docs/fairness.md.")
 
 
 def test_ranks_json_at_a_budget_equals_friedman_nemenyi(scored, capsys):
@@ -99,7 +102,8 @@ def test_ranks_table(scored, capsys):
     code, out, _ = run(capsys, "ranks", "--metric", "nrr_validation", "--at-seconds", "10")
     assert code == 0
     assert "nrr_validation at 10 s: Friedman" in out and "mean rank" in out
-    assert out.index(" A ") < out.index(" B ") < out.index(" C ")
+    assert out.index(" A (author_blessed) ") < out.index(" B (upstream_default) ") < out.index(" C (")
+    assert "Note: differently labelled configurations are compared here." in out
 
 
 def test_analyze_writes_the_report(scored, capsys, tmp_path):

@@ -92,7 +92,8 @@ SWEPT_RUN_TEXT = (
     'on_bytes": 100000, "internals_bytes": 1000000, "trajectory_rows": 10000, "trajectory_bytes'
     '": 10000000}}], "seed": 5, "problems": {"nguyen": ["Nguyen-1"]}, "limit": 3, "sampling": {'
     '"n_support": [10, 20], "n_validation": 512, "draws": 2, "noise": [0.0, 0.1], "ood": false}'
-    ', "workers": null, "results": "./srbf-results", "source": "s.yaml", "sandbox": false}'
+    ', "workers": null, "results": "./srbf-results", "source": "s.yaml", "sandbox": false, "repeat'
+    's": 1, "checkpoints": 180}'  # the keys added since (#17) go last, the hashes stay
 )
 SWEPT_VARIANT_TEXT = (
     '{"method": "prior", "label": "prior[a={\\"q\\":[2.5]}, b=true]", "config_hash": "399b26c6dd0'

@@ -53,7 +53,8 @@ def test_run_status_export_and_a_sweep_filter(tmp_path, capsys, monkeypatch):
     code, out, err = run_cli(capsys, "status", "-c", str(path))
     assert code == 0 and "3 of 6 fits stored (50.0%), 3 pending" in out
     line = next(x for x in out.splitlines() if x.startswith("swiss[mode=\"raise\"]"))
-    assert line.split()[3:] == ["3", "2", "1", "0", "0", "0", "0"]  # planned ok failed timeout crashed placeholder pending
+    assert line.split()[1] == "(harness_tuned)"  # the label next to the name: the config does not say
+    assert line.split()[4:] == ["3", "2", "1", "0", "0", "0", "0"]  # planned ok failed timeout crashed placeholder pending
     code, out, err = run_cli(capsys, "export", "--results", str(tmp_path / "results"), "-o", "all.parquet")
     assert code == 0 and "3 prediction(s)" in out
     frame = pd.read_parquet(tmp_path / "all.parquet")
@@ -175,6 +176,7 @@ def test_status_and_check_as_json(tmp_path, capsys, monkeypatch):
     assert status["exists"] and status["results"].endswith("srbf.sqlite")
     raised = [r for r in status["rows"] if r["method"] == 'swiss[mode="raise"]']
     assert [(r["planned"], r["ok"], r["failed"], r["pending"]) for r in raised] == [(2, 1, 1, 0)]
+    assert {r["provenance"] for r in status["rows"]} == {"harness_tuned"}
     assert sum(r["pending"] for r in status["rows"]) == 2  # the other variant: not run
     good = swiss_config(tmp_path, n=2, name="good.yaml")
     code, out, err = run_cli(capsys, "check", "-c", str(good), "--json")

@@ -96,6 +96,10 @@ def test_each_provenance_label_is_visible(page):
     notes = p.locator(".footnotes").text_content()
     for label in ("author_blessed", "upstream_default", "harness_tuned"):
         assert f"provenance: {label}" in notes
+    p = page.open("view=paired", "paired")  # three labels compared: the Paired view carries the footnote
+    note = p.locator(".note.labels").text_content()
+    assert note.startswith("Note: differently labelled configurations are compared here.")
+    assert all(label in note for label in ("author_blessed", "upstream_default", "harness_tuned"))
 
 
 def test_pinning_a_matrix_cell(page):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 
 import pandas as pd
@@ -22,9 +23,16 @@ def _schema_3_lines() -> list[str]:
     return lines + [JUDGE_STACKS_TABLE]
 
 
+REPEAT_LINE = "    repeat          INTEGER NOT NULL DEFAULT 0, -- which repeat of the method on the same points (schema 4)\n"
+UNIQUE_KEY = "UNIQUE (method, config_hash, catalog, catalog_version, problem_id, draw, budget, condition, seed"
+
+
 def _tables_of(version: int) -> str:
     """TABLES as srbf wrote them at schema ``version``."""
     tables = TABLES
+    if version < 4:
+        assert REPEAT_LINE in tables and f"{UNIQUE_KEY}, repeat)" in tables  # schema 4 added the key's repeat
+        tables = tables.replace(REPEAT_LINE, "").replace(f"{UNIQUE_KEY}, repeat)", f"{UNIQUE_KEY})")
     if version < 3:
         for text in _schema_3_lines():
             assert text in tables
@@ -123,7 +131,7 @@ def test_a_schema_2_store_is_migrated_to_record_stacks(tmp_path, make_key, make_
     assert judged["numpy_version"].isna().tolist() == [True, False]  # the old metrics row: not recorded
     ResultsStore(tmp_path / "new").close()
     assert _all_columns(path) == _all_columns(tmp_path / "new" / STORE_FILENAME)  # every table as a new store's
-    assert _columns(path)[1] == SCHEMA_VERSION == 3
+    assert _columns(path)[1] == SCHEMA_VERSION
 
 
 def test_a_schema_2_store_read_only_has_no_stack_to_show(tmp_path):
@@ -137,3 +145,49 @@ def test_a_schema_2_store_read_only_has_no_stack_to_show(tmp_path):
     assert stacks[["method", "srbf_version", "judge_version", "fits", "scored"]].values.tolist() == [
         ["linear", "0.1", "1.0", 1, 1]]  # fmt: skip
     assert _columns(path)[1] == 2  # not migrated
+
+
+def _schema_3_store_with_a_scored_fit(folder):
+    """A schema-3 store (keys without a repeat) whose one prediction has a trajectory and metrics."""
+    path = _schema_1_store(folder, version=3)
+    conn = sqlite3.connect(path)
+    conn.execute("INSERT INTO trajectories (prediction_id, step, seconds, expression) VALUES (1, 0, 0.5, 'x0')")
+    conn.execute("INSERT INTO metrics (prediction_id, judge_version, metrics, created_at) VALUES (1, '1.0', '{}', 'then')")
+    conn.commit()
+    conn.close()
+    return path
+
+
+def test_a_schema_3_store_gains_the_repeat_key_and_keeps_every_row(tmp_path, make_key, make_result):
+    path = _schema_3_store_with_a_scored_fit(tmp_path / "old")
+    old_key = make_key(0, problem_id="nguyen-1", draw=0)  # the key of the stored prediction
+    with ResultsStore(tmp_path / "old") as store:
+        assert store.done_keys() == {old_key}  # read as repeat 0: a rerun skips it
+        again = store.record(dataclasses.replace(old_key, repeat=1), make_result(1), campaign_id=1, data_hash="old-hash")
+        frame = store.predictions_frame()
+        steps = store.trajectories_frame()
+        scored = store.metrics_frame("1.0")
+    assert again == 2 and frame["repeat"].tolist() == [0, 1] and frame["id"].tolist() == [1, 2]
+    assert steps[steps["prediction_id"] == 1]["expression"].tolist() == ["x0"]  # the rebuild did not cascade
+    assert scored["prediction_id"].tolist() == [1] and scored["repeat"].tolist() == [0]
+    ResultsStore(tmp_path / "new").close()
+    assert _all_columns(path) == _all_columns(tmp_path / "new" / STORE_FILENAME)
+    conn = sqlite3.connect(path)
+    try:
+        indexes = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+        assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    finally:
+        conn.close()
+    assert "predictions_by_campaign" in indexes and _columns(path)[1] == SCHEMA_VERSION
+
+
+def test_a_schema_3_store_read_only_reads_every_key_as_repeat_0(tmp_path, make_key):
+    path = _schema_3_store_with_a_scored_fit(tmp_path / "old")
+    with ResultsStore.open_readonly(tmp_path / "old") as store:
+        frame = store.predictions_frame()
+        scored = store.metrics_frame()
+        keys = store.done_keys()
+    assert frame["repeat"].tolist() == [0] and frame["repeat"].dtype == "int64"
+    assert scored["repeat"].tolist() == [0]
+    assert keys == {make_key(0, problem_id="nguyen-1", draw=0)}
+    assert _columns(path)[1] == 3  # not migrated

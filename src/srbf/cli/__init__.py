@@ -1,7 +1,7 @@
 """The ``srbf`` command. Thin: it parses arguments and delegates to the packages.
 
 One module per command group (``catalogs``, ``runs``, ``check``, ``methods``, ``judge``,
-``report``, ``site``), each importing its package inside the command, so that building the parser
+``report``, ``site``, ``timing``, ``decontamination``, ``audit``), each importing its package inside the command, so that building the parser
 (and ``srbf --help``) loads no NumPy, pandas, SymPy or pydantic. Every error srbf raises about its input
 (``srbf.core.SrbfError``, ``UserError`` among them) and every ``OSError`` ends in one line on
 stderr and exit status 2; a failed validation exits with status 1. docs/cli.md lists the flags.
@@ -21,12 +21,15 @@ __all__ = ["UserError", "build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from srbf.cli.audit import add_audit_commands
     from srbf.cli.catalogs import add_catalog_commands
+    from srbf.cli.decontamination import add_decontamination_command
     from srbf.cli.judge import add_judge_commands
     from srbf.cli.methods import add_method_commands, add_new_command
     from srbf.cli.report import add_report_commands
     from srbf.cli.runs import add_run_commands
     from srbf.cli.site import add_site_commands
+    from srbf.cli.timing import add_timing_commands
 
     parser = argparse.ArgumentParser(prog="srbf", description="An open benchmark framework for symbolic regression.")
     parser.add_argument("--version", action="version", version=f"srbf {__version__}")
@@ -39,6 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_new_command(commands, note=" (short for srbf methods new)")
     add_report_commands(commands)
     add_site_commands(commands)
+    add_timing_commands(commands)
+    add_decontamination_command(commands)
+    add_audit_commands(commands)
     return parser
 
 

@@ -50,6 +50,7 @@ def method_rows() -> list[dict]:
             "disk_bytes": manifest.get("disk_bytes") if installed else None,
             "config_provenance": spec.config_provenance,
             "configs": [{"name": name, "config_provenance": spec.provenance_of(name)} for name in spec.config_names()],
+            "paradigm": spec.paradigm,
             "budget_knob": spec.budget_knob,
             "trajectory": spec.trajectory,
             "adapter": spec.adapter_path.is_file(),
@@ -63,19 +64,23 @@ def method_rows() -> list[dict]:
 def _list(args: argparse.Namespace) -> int:
     from srbf.methods import envs
 
+    from srbf.methods.builtin import BUILTIN_PARADIGMS
+
     rows = method_rows()
+    builtins = [{"name": name, "paradigm": paradigm} for name, paradigm in BUILTIN_PARADIGMS.items()]
     if args.json:
-        print(json.dumps({"envs_dir": str(envs.envs_dir()), "methods": rows}, indent=2))
+        print(json.dumps({"envs_dir": str(envs.envs_dir()), "methods": rows, "builtins": builtins}, indent=2))
         return 0
     from srbf.report.text import text_table
 
-    header = ("method", "package", "pinned", "installed", "configurations", "budget knob", "trajectory")
+    header = ("method", "paradigm", "package", "pinned", "installed", "configurations", "budget knob", "trajectory")
     table = []
     for r in rows:
         installed = r["installed_version"] or "yes" if r["installed"] else "no"
-        table.append((r["name"], r["package"], r["version"], installed, ", ".join(c["name"] for c in r["configs"]),
-                      r["budget_knob"], r["trajectory"]))  # fmt: skip
+        table.append((r["name"], r["paradigm"], r["package"], r["version"], installed,
+                      ", ".join(c["name"] for c in r["configs"]), r["budget_knob"], r["trajectory"]))  # fmt: skip
     print(text_table(header, table, header_rule=False))
+    print("built-in (srbf's own, no environment): " + ", ".join(f"{b['name']} ({b['paradigm']})" for b in builtins))
     print(f"environments: {envs.envs_dir()}  (srbf methods install NAME; a config uses python: env:NAME)")
     print("configurations: the first is what `method: NAME` runs; `{name: LABEL, adapter: NAME, config: CONFIG}` "
           "runs another (docs/methods.md)")

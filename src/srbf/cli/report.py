@@ -83,6 +83,24 @@ def _stack(args: argparse.Namespace):
         return store.stack_frame(condition=args.condition)
 
 
+def _timing(args: argparse.Namespace):
+    """The time axis of a timing readout: of ``--timing DIR``, or of a subset frozen into
+    ``<results>/timing`` once its run has recorded fits (``srbf.stats.timing_readout``); else None."""
+    from srbf.stats.timing_readout import find_subset, readout_time_axis
+    from srbf.store import resolve_path
+
+    folder = args.timing or find_subset(args.results or DEFAULT_RESULTS)
+    if folder is None or (not args.timing and not resolve_path(folder / "results").is_file()):
+        return None
+    return readout_time_axis(folder)
+
+
+def timing_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--timing", metavar="DIR",
+                   help="place the methods on the time axis by the timing readout of this frozen subset (default: "
+                        "<results>/timing when a timing run recorded there; docs/fairness.md)")
+
+
 @_user_errors
 def _analyze(args: argparse.Namespace) -> int:
     import sys
@@ -98,7 +116,8 @@ def _analyze(args: argparse.Namespace) -> int:
     report = build_report(frame, args.output, metrics=args.metric, times=args.at_seconds or DECLARED_TIMES,
                           statistic=args.statistic, show_incomplete=args.show_incomplete,
                           source=str(args.results or DEFAULT_RESULTS), confirmatory=_confirmatory(args, frame),
-                          stack=_stack(args), files=files, at_budget=args.at_budget)
+                          stack=_stack(args), files=files, at_budget=args.at_budget,
+                          timing=_timing(args))
     for note in report.notes:
         print(f"srbf: note: {note}", file=sys.stderr)
     where = f" (leaderboard at {report.headline.label})" if report.headline is not None else ""
@@ -162,6 +181,7 @@ def add_report_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--at-budget", metavar="max",
                    help="max: read values, verdicts and ranks with every method at its own largest complete budget "
                         "instead of at the time marks")
+    timing_option(p)
     p.add_argument("--show-incomplete", action="store_true",
                    help="also show values of budgets where some problem has no finished draw (flagged)")
     p.add_argument("--format", metavar="LIST",

@@ -132,8 +132,9 @@ def _status(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({
             "experiment": config.experiment, "results": str(path), "exists": exists,
-            "shard": str(shard) if shard else None,
-            "rows": [{"method": r.method, "catalog": r.catalog, "budget": r.budget, "planned": r.planned,
+            "shard": str(shard) if shard else None, "repeats": config.repeats,
+            "rows": [{"method": r.method, "provenance": r.provenance, "catalog": r.catalog, "budget": r.budget,
+                      "planned": r.planned,
                       **{s: r.statuses[s] for s in counts}, "pending": r.pending,
                       "model_string_mismatch": r.mismatches} for r in rows],
         }, indent=2))
@@ -149,6 +150,8 @@ def _status(args: argparse.Namespace) -> int:
         if held is not None:
             of = f" (a store of shard {held.label}: pass --shard {held.label} to count its share only)"
     print(f"{config.experiment}{of}: results {path}" + ("" if exists else " (nothing recorded yet)"))
+    if config.repeats > 1:
+        print(f"repeats: {config.repeats} fits of each method on the same points (counted each)")
     if exists:
         _print_stack(config, variants)
     header = ("method", "catalog", "budget", "planned", *counts, "pending")
@@ -157,7 +160,7 @@ def _status(args: argparse.Namespace) -> int:
     for row in rows:
         values = [row.planned, *(row.statuses[s] for s in counts), row.pending]
         totals = [t + v for t, v in zip(totals, values)]
-        table.append((row.method, row.catalog, f"{row.budget:g}", *values))
+        table.append((f"{row.method} ({row.provenance})", row.catalog, f"{row.budget:g}", *values))
     print(text_table(header, table, right=range(2, len(header)), header_rule=False, footer=[("total", "", "", *totals)]))
     planned, pending = totals[0], totals[6]
     done = planned - pending

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from srbf.cli.report import _method_pair, _positive_float, _user_errors
+from srbf.cli.report import _method_pair, _positive_float, _timing, _user_errors, timing_option
 from srbf.core import DEFAULT_RESULTS
 
 
@@ -37,7 +37,8 @@ def _build(args: argparse.Namespace) -> int:
         print(f"srbf: note: {note}", file=sys.stderr)
     pairs = confirmatory_pairs(frame, args.confirmatory or (), args.confirmatory_vs)
     site = build_site(frame, args.output, metrics=args.metric, times=args.at_seconds or DECLARED_TIMES,
-                      statistic=args.statistic, confirmatory=pairs, source=source, per_set=not args.no_per_set)
+                      statistic=args.statistic, confirmatory=pairs, source=source, per_set=not args.no_per_set,
+                      timing=_timing(args))
     print(f"wrote {site.index} ({len(site.data_files)} data files, {site.data_bytes / 1e6:.2f} MB of data)")
     print(f"look at it: srbf site serve {args.output}  (or open {site.index} in a browser)")
     return 0
@@ -65,6 +66,7 @@ def add_site_commands(commands: argparse._SubParsersAction) -> None:
                    help="a declared time mark in seconds (repeatable; default: 1, 10, 100, 1000)")
     p.add_argument("--statistic", choices=("meta", "bootstrap"), default="meta",
                    help="meta: sets combined with random-effects weights (default); bootstrap: expression-level")
+    timing_option(p)
     p.add_argument("--confirmatory", action="append", type=_method_pair, metavar="A:B",
                    help="declare the comparison of A and B confirmatory (Holm; repeatable)")
     p.add_argument("--confirmatory-vs", metavar="BASELINE", help="declare every comparison with BASELINE confirmatory")

@@ -291,7 +291,10 @@ def signal_stop(pid: int | None) -> None:
 def method_seed(secret: bytes, key: TaskKey) -> int:
     """The seed a method receives for the fit ``key``: 31 bits of HMAC-SHA256 of the key (run
     seed included) under the results store's secret. One-way, so the method cannot recover from
-    it the run seed that srbf's sampler drew its points with; stable, so a rerun gets the same."""
-    message = json.dumps(astuple(key), separators=(",", ":")).encode()
+    it the run seed that srbf's sampler drew its points with; stable, so a rerun gets the same.
+    The repeat index is part of the key, so each repeat of a fit gets its own seed; repeat 0 is
+    hashed without it, so a fit keeps the seed it had before keys had repeats."""
+    fields = astuple(key)
+    message = json.dumps(fields if key.repeat else fields[:-1], separators=(",", ":")).encode()
     digest = hmac.new(secret, message, hashlib.sha256).digest()
     return int.from_bytes(digest[:4], "little") & 0x7FFFFFFF

@@ -18,6 +18,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 _CONFIG_NAME = re.compile(r"[a-z][a-z0-9_]*")
+# the primary search paradigms of SymbolicArena's grouping (seed 002, its Table 16), as slugs
+PARADIGMS = ("structured_search", "evolutionary", "neural_policy", "hybrid", "transformer", "llm_assisted")
 
 
 class _Run(BaseModel):
@@ -40,6 +42,7 @@ class _MethodFile(BaseModel):
     requirements: list[str] | None = None
     budget_knob: str = Field(min_length=1)
     trajectory: str = Field(min_length=1)
+    paradigm: Literal[PARADIGMS]  # type: ignore[valid-type]  # required: probe selection groups by it
     pre_install: list[list[str]] = Field(default_factory=list)
     pip_flags: list[str] = Field(default_factory=list)
     needs: list[str] = Field(default_factory=list)
@@ -100,6 +103,10 @@ def read_method_file(path: Path, spec_type: type) -> Any:
         lines = []
         for problem in error.errors():
             where = ".".join(str(p) for p in problem["loc"])
+            if problem["type"] == "missing":  # pydantic's input is then the whole file: name what is expected
+                expected = f" (one of {', '.join(PARADIGMS)})" if where == "paradigm" else ""
+                lines.append(f"{path}: {where}: missing{expected}")
+                continue
             lines.append(f"{path}: {where}: {problem['msg'].lower()}, got {problem.get('input')!r}")
         raise MethodFileError("\n".join(lines)) from None
     name = path.parent.name
@@ -114,6 +121,7 @@ def read_method_file(path: Path, spec_type: type) -> Any:
         requirements=tuple(model.requirements or (f"{model.package}=={model.version}",)),
         budget_knob=model.budget_knob,
         trajectory=model.trajectory,
+        paradigm=model.paradigm,
         folder=path.parent,
         pre_install=tuple(tuple(step) for step in model.pre_install),
         pip_flags=tuple(model.pip_flags),

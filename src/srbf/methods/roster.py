@@ -40,6 +40,8 @@ class MethodSpec:
     requires ``--accept-licence`` for. ``run`` holds the defaults of a config that names the
     method (``method: NAME``), its default configuration; ``configs`` the further named ones
     (``author_blessed``, ...), each laid over ``run`` when a config's entry says ``config: NAME``.
+    ``paradigm`` is its primary search paradigm in SymbolicArena's grouping (structured_search,
+    evolutionary, neural_policy, hybrid, transformer, llm_assisted), which probe selection uses.
     ``options`` holds the constraints of each option its adapter takes.
     """
 
@@ -50,6 +52,7 @@ class MethodSpec:
     requirements: tuple[str, ...]
     budget_knob: str
     trajectory: str  # what the adapter reports during search, "none" if nothing
+    paradigm: str  # its primary search paradigm (method_file.PARADIGMS: seed 002's grouping)
     folder: Path = field(default=METHODS_DIR)  # srbf/methods/NAME/
     pre_install: tuple[tuple[str, ...], ...] = ()
     pip_flags: tuple[str, ...] = ()

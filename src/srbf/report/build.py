@@ -17,7 +17,8 @@ import pandas as pd
 import srbf
 from srbf.report import markdown_tables as T
 from srbf.report.cd import cd_figure
-from srbf.report.data import ReportInputError, check_metrics, confirmatory_pairs, metric_columns, provenance_labels, require_scores
+from srbf.report.data import (ReportInputError, check_metrics, confirmatory_pairs, label_note, metric_columns,
+                              provenance_labels, require_scores)
 from srbf.report.escape import md
 from srbf.report.figure_files import FigureFiles
 from srbf.report.figures import cd_panels, curves_figure, verdict_figure
@@ -68,19 +69,22 @@ def ranked(metric: str) -> bool:
 
 def run_analysis(frame: pd.DataFrame, metrics, *, times=DECLARED_TIMES, statistic: str = "meta",
                  confirmatory=(), seed: int = 0, n_resamples: int = 1000,
-                 at_budget: str | None = None) -> tuple[Analysis, list[T.Mark], T.Mark | None]:
+                 at_budget: str | None = None, time_axis: pd.DataFrame | None = None,
+                 ) -> tuple[Analysis, list[T.Mark], T.Mark | None]:
     """``srbf.stats.analyze`` at the time marks; when no method can be placed at any of them (no
     timings), verdicts and ranks are issued at each budget instead. ``at_budget="max"``: instead of
     the time marks, at one mark where every method stands at its own largest complete budget
     (srbf.report.marks). ``confirmatory``: the declared pairs of method labels (Holm); every other
-    comparison is exploratory (Benjamini-Hochberg). Returns the analysis, the marks and the
-    headline mark."""
+    comparison is exploratory (Benjamini-Hochberg). ``time_axis``: (method, budget, seconds) in place
+    of the measured times (a timing readout, ``srbf.stats.timing_readout``). Returns the analysis,
+    the marks and the headline mark."""
     if at_budget not in (None, *AT_BUDGETS):
         raise ReportInputError(f"--at-budget: must be one of {', '.join(AT_BUDGETS)} (every method at its own "
                                f"largest budget), got {at_budget!r}")
     times = [float(t) for t in times]
     pairs = confirmatory_pairs(frame, confirmatory)
-    options = {"statistic": statistic, "confirmatory": pairs, "seed": seed, "n_resamples": n_resamples}
+    options = {"statistic": statistic, "confirmatory": pairs, "seed": seed, "n_resamples": n_resamples,
+               "time_axis": time_axis}
     if at_budget == "max":
         analysis = analyze(frame, metrics, times=times, parts=("aggregates",), **options)
         analysis, mark, _ = at_largest_budgets(frame, analysis, metrics, **options)
@@ -98,7 +102,7 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
                  statistic: str = "meta", show_incomplete: bool = False, source: str = "",
                  confirmatory=(), seed: int = 0, n_resamples: int = 1000,
                  stack: pd.DataFrame | None = None, files: FigureFiles = FigureFiles(),
-                 at_budget: str | None = None) -> Report:
+                 at_budget: str | None = None, timing=None) -> Report:
     """Analyse ``frame`` and write the report into directory ``out``.
 
     metrics: the metrics to show (default: the headline metrics, nrr_validation first). times: the
@@ -111,17 +115,20 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
     and resolution of the figures. at_budget: "max" reads values, verdicts and ranks with every
     method at its own largest complete budget instead of at the time marks. A time mark whose
     values all equal the previous mark's is folded into it in index.md and the figures
-    (``Report.notes`` says so); the CSV tables keep every mark.
+    (``Report.notes`` says so); the CSV tables keep every mark. timing: a timing readout's time
+    axis (``srbf.stats.timing_readout.TimeAxisSource``) in place of the measured times; a note says so.
     """
     frame = require_scores(frame, source or "the frame")
     metrics = choose_metrics(frame, metrics)
     provenance = provenance_labels(frame)
     analysis, marks, headline = run_analysis(frame, metrics, times=times, statistic=statistic,
                                              confirmatory=confirmatory, seed=seed, n_resamples=n_resamples,
-                                             at_budget=at_budget)
+                                             at_budget=at_budget, time_axis=None if timing is None else timing.frame)
     shown, notes = collapse_repeated(analysis.aggregates, marks)  # the tables keep every mark
     if notes:
         headline = T.headline_mark(analysis.aggregates, shown)
+    if timing is not None:
+        notes = [timing.note, *notes]
     out = Path(out)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     (out / "tables").mkdir(parents=True, exist_ok=True)
@@ -221,6 +228,8 @@ def _index(report: Report, frame, board, sets, verdicts, ranks, methods, section
         out.append(T.leaderboard_markdown(headline.select(board) if not board.empty else board, report.metrics,
                                           show_incomplete))
         out += [_footnotes(show_incomplete), ""]
+        labels = label_note(dict(zip(board["method"], board["provenance"])))
+        out += [labels, ""] if labels else []
         others = [m for m in report.marks if m != headline]
         if others:
             out += ["<details><summary>At the other marks</summary>", ""]
@@ -253,6 +262,8 @@ def _index(report: Report, frame, board, sets, verdicts, ranks, methods, section
                 "interval with the pair's measured noise margin m: 🟩 better / 🟥 worse (the interval clears ±m), "
                 "🟦 equivalent (inside [−m, +m]), 🟨 undecided (neither), ⬜ n/a (a side cannot run within t).",
                 "", families_text(verdicts), ""]
+        labels = label_note(provenance_labels(frame))
+        out += [labels, ""] if labels else []
         for metric in sections["verdicts"]:
             out += [f"### {titled_code(metric)}", "",
                     *_figure(report, f"verdicts on {display_name(metric)}", f"verdicts_{metric}",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
+from typing import Iterable, Mapping
 
 import pandas as pd
 
@@ -82,6 +83,23 @@ def provenance_labels(frame: pd.DataFrame) -> dict[str, str]:
         found = sorted({str(v) for v in values.dropna()})
         labels[method] = "+".join(found) if found else "harness_tuned"
     return {m: labels.get(m, "harness_tuned") for m in methods}
+
+
+LABEL_MEANINGS = {"upstream_default": "the method's released defaults",
+                  "author_blessed": "supplied or approved by the method's authors",
+                  "harness_tuned": "chosen by the benchmark's maintainers"}
+
+
+def label_note(provenance: Mapping[str, str], methods: Iterable[str] | None = None) -> str:
+    """The footnote a comparison between differently labelled methods carries ('' when the methods
+    compared share one label): which method has which label and what each label means."""
+    shown = {m: provenance.get(m, "harness_tuned") for m in (provenance if methods is None else methods)}
+    labels = sorted(set(shown.values()))
+    if len(labels) < 2:
+        return ""
+    groups = "; ".join(f"{label} ({LABEL_MEANINGS.get(label, 'mixed')}): "
+                       + ", ".join(sorted(m for m, own in shown.items() if own == label)) for label in labels)
+    return f"Note: differently labelled configurations are compared here. {groups}. See docs/fairness.md."
 
 
 def check_methods(frame: pd.DataFrame, names, where: str = "") -> None:

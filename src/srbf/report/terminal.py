@@ -10,7 +10,7 @@ import pandas as pd
 from srbf.core import to_plain
 from srbf.report import markdown_tables as T
 from srbf.report.build import comparable, ranked, run_analysis
-from srbf.report.data import ReportInputError, check_methods, check_metrics, metric_columns
+from srbf.report.data import ReportInputError, check_methods, check_metrics, label_note, metric_columns, provenance_labels
 from srbf.report.rounding import format_fixed, format_significant, format_with
 from srbf.report.text import text_table
 from srbf.stats import DECLARED_TIMES, analyze
@@ -19,7 +19,7 @@ from srbf.stats.ranks import cd_groups
 COMPARE_FIELDS = ("axis", "time", "budget", "metric", "method_a", "method_b", "status_a", "status_b", "delta",
                   "ci_low", "ci_high", "se", "df", "tau2", "margin", "mde80", "verdict", "verdict_note", "test",
                   "p_value", "p_adjusted", "family", "correction", "confirmatory", "n_pairs", "n_a_only", "n_b_only",
-                  "noise_problems", "wins_a", "wins_b", "ties", "complete")
+                  "noise_problems", "wins_a", "wins_b", "ties", "complete", "provenance_a", "provenance_b")
 
 
 def to_json(value) -> str:
@@ -50,6 +50,7 @@ def compare(frame: pd.DataFrame, a: str, b: str, *, metrics=None, times=DECLARED
     analysis, marks, _ = run_analysis(frame, metrics, times=times, statistic=statistic, confirmatory=confirmatory,
                                       seed=seed, n_resamples=n_resamples)
     table = T.verdicts(analysis.comparisons, metrics, marks)
+    provenance = provenance_labels(frame)
     records = []
     for metric in metrics:
         for mark in marks:
@@ -57,7 +58,7 @@ def compare(frame: pd.DataFrame, a: str, b: str, *, metrics=None, times=DECLARED
             rows = rows[(rows["metric"] == metric) & (((rows["method_a"] == a) & (rows["method_b"] == b))
                                                       | ((rows["method_a"] == b) & (rows["method_b"] == a)))]
             for _, row in rows.iterrows():
-                record = T.oriented(row, a)
+                record = {**T.oriented(row, a), "provenance_a": provenance[a], "provenance_b": provenance[b]}
                 records.append({key: record.get(key) for key in COMPARE_FIELDS})
     return records
 
@@ -69,9 +70,10 @@ def compare_text(records: list[dict]) -> str:
     if not records:
         return "no comparisons"
     a, b = records[0]["method_a"], records[0]["method_b"]
+    labels = {a: records[0]["provenance_a"], b: records[0]["provenance_b"]}
     corrections = {r["correction"] for r in records}  # one pair: confirmatory or not on every metric and mark
     family = _FAMILY.get(corrections.pop(), "corr.") if len(corrections) == 1 else "corr."
-    header = ["metric", "at", f"Δ = {a} − {b} [95 %]", "margin", "MDE80", "verdict on " + a, f"p ({family})",
+    header = ["metric", "at", f"Δ = {a} ({labels[a]}) − {b} ({labels[b]}) [95 %]", "margin", "MDE80", "verdict on " + a, f"p ({family})",
               "pairs"]
     rows = []
     for r in records:
@@ -84,7 +86,8 @@ def compare_text(records: list[dict]) -> str:
         status = "" if r["status_a"] == r["status_b"] == "measured" else f" [{r['status_a']}/{r['status_b']}]"
         rows.append([r["metric"], at + status, shown, format_fixed(r["margin"], d), format_fixed(r["mde80"], d),
                      r["verdict"] + note, T.format_p(r["p_adjusted"]), str(int(r["n_pairs"]))])
-    return text_table(header, rows)
+    footnote = label_note(labels)
+    return text_table(header, rows) + (f"\n{footnote}" if footnote else "")
 
 
 # -- ranks --------------------------------------------------------------------------------------------
@@ -119,7 +122,8 @@ def ranks(frame: pd.DataFrame, metric: str | None = None, *, times=None, budget:
     else:
         analysis, marks, _ = run_analysis(frame, [metric], times=times or DECLARED_TIMES, statistic=statistic)
         table = analysis.ranks
-    out = {"metric": metric, "marks": []}
+    provenance = provenance_labels(frame)
+    out = {"metric": metric, "marks": [], "provenance": provenance}
     for mark in marks:
         rows = T.rank_rows(table, metric, mark)
         if rows.empty:
@@ -134,7 +138,8 @@ def ranks(frame: pd.DataFrame, metric: str | None = None, *, times=None, budget:
             "friedman_statistic": float(first["friedman_statistic"]), "p_value": float(first["p_value"]),
             "cd": float(first["cd"]), "significant": bool(first["significant"]),
             "groups": [[names[i] for i in g] for g in groups],
-            "methods": [{"method": r["method"], "mean_rank": float(r["mean_rank"]), "status": r["status"],
+            "methods": [{"method": r["method"], "provenance": provenance.get(r["method"], "harness_tuned"),
+                         "mean_rank": float(r["mean_rank"]), "status": r["status"],
                          "complete": bool(r["complete"]), "groups": r["groups"]} for _, r in rows.iterrows()],
         })
     return out
@@ -150,8 +155,11 @@ def ranks_text(result: dict) -> str:
         lines = [f"{result['metric']} at {at}: Friedman χ² = {format_significant(mark['friedman_statistic'], 3)}, "
                  f"{T.p_equals(mark['p_value'])} ({verdict}); CD = {mark['cd']:.2f}; "
                  f"N = {mark['n_problems']} problems ({mark['population']})"]
-        rows = [[str(i + 1), m["method"], f"{m['mean_rank']:.2f}", m["groups"] or "—", m["status"]]
-                for i, m in enumerate(mark["methods"])]
-        lines.append(text_table(["#", "method", "mean rank", "groups", "status"], rows))
+        rows = [[str(i + 1), f"{m['method']} ({m['provenance']})", f"{m['mean_rank']:.2f}", m["groups"] or "—",
+                 m["status"]] for i, m in enumerate(mark["methods"])]
+        lines.append(text_table(["#", "method (provenance)", "mean rank", "groups", "status"], rows))
+        footnote = label_note({m["method"]: m["provenance"] for m in mark["methods"]})
+        if footnote:
+            lines.append(footnote)
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)

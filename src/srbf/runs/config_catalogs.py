@@ -17,7 +17,7 @@ from pydantic import BeforeValidator, ValidationInfo
 from srbf.runs.config_errors import _did_you_mean, _show
 from srbf.runs.config_fields import _fail, _fail_all, _resolve
 
-__all__ = ["CatalogRefs", "is_catalog_path"]
+__all__ = ["CatalogRefs", "TrainingRefs", "is_catalog_path"]
 
 
 def is_catalog_path(ref: str) -> bool:
@@ -141,4 +141,36 @@ def _selection(raw: Any, catalogs: tuple[str, ...], info: ValidationInfo, found:
     return {ref: tuple(pid for pid in ids if pid in valid) for ref, valid in per_catalog.items()}
 
 
+def _training(value: Any, info: ValidationInfo) -> tuple[str, ...]:
+    """``exclude``: training sources (shipped catalog names, catalog files or generator
+    descriptions, srbf.protocol.training) whose problems the run drops; files resolved like
+    catalogs. Only their existence is checked here; the plan reads them."""
+    from srbf.catalogs.loader import list_catalogs
+
+    if value is None:
+        return ()
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)):
+        raise _fail(f"must be a training catalog (name or file) or a list of them, got {_show(value)}")
+    shipped, problems, refs = list_catalogs(), [], []
+    for i, item in enumerate(items):
+        at = () if isinstance(value, str) else (i,)
+        if not isinstance(item, str) or not item.strip():
+            problems.append((at, f"must be a catalog name or a path to a training file, got {_show(item)}"))
+        elif is_catalog_path(item):
+            path = _resolve(item, info)
+            if path.is_file():
+                refs.append(str(path))
+            else:
+                problems.append((at, f"no such training file {str(path)!r}"))
+        elif item in shipped:
+            refs.append(item)
+        else:
+            problems.append((at, f"unknown catalog {item!r}{_did_you_mean(item, shipped)}"))
+    if problems:
+        raise _fail_all(problems)
+    return tuple(dict.fromkeys(refs))
+
+
 CatalogRefs = Annotated[Any, BeforeValidator(_catalogs)]
+TrainingRefs = Annotated[Any, BeforeValidator(_training)]

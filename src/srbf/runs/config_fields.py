@@ -26,7 +26,7 @@ from pydantic_core import PydanticCustomError
 
 from srbf.methods.boundary import Limits
 from srbf.runs.config_errors import _did_you_mean, _show, _unknown_key
-from srbf.runs.config_limits import MAX_DRAWS, MAX_POINTS
+from srbf.runs.config_limits import MAX_CHECKPOINTS, MAX_DRAWS, MAX_POINTS, MAX_REPEATS
 from srbf.runs.sweeps import canonical_json
 
 PROVENANCE_LABELS = ("upstream_default", "author_blessed", "harness_tuned")
@@ -36,6 +36,7 @@ BUILTIN_METHODS = ("enumeration", "linear", "oracle", "prior")  # fallback for b
 DEFAULT_BUDGETS = (1, 2, 4, 8)
 from srbf.core import DEFAULT_RESULTS  # noqa: E402 - the one default, shared with the CLI and the store
 DEFAULT_TIME_LIMIT = 600.0
+DEFAULT_CHECKPOINTS = 180  # SymbolicArena's grid: one a minute over a 180-minute fit
 RESERVED_OPTIONS = {"truth": "the driver passes the ground truth to the oracle; a config never sets it"}
 MAX_POWER_OF_TWO = 62  # budgets up to 2**62; a wider ladder is a typo
 
@@ -342,6 +343,8 @@ Name = Annotated[str, BeforeValidator(_name)]
 Text = Annotated[str, BeforeValidator(_text)]
 PositiveInt = Annotated[int, BeforeValidator(_positive_int)]
 Draws = Annotated[int, BeforeValidator(_at_most(MAX_DRAWS))]
+Repeats = Annotated[int, BeforeValidator(_at_most(MAX_REPEATS))]
+Checkpoints = Annotated[int, BeforeValidator(_at_most(MAX_CHECKPOINTS))]
 Points = Annotated[int, BeforeValidator(_at_most(MAX_POINTS))]
 Seed = Annotated[int, BeforeValidator(_seed)]
 PositiveNumber = Annotated[float, BeforeValidator(_positive_number)]

@@ -17,13 +17,16 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-__all__ = ["MAX_ALIASES", "MAX_DEPTH", "MAX_DRAWS", "MAX_POINTS", "MAX_VALUES", "MAX_VARIANTS", "data_problems"]
+__all__ = ["MAX_ALIASES", "MAX_CHECKPOINTS", "MAX_DEPTH", "MAX_DRAWS", "MAX_POINTS", "MAX_REPEATS", "MAX_VALUES",
+           "MAX_VARIANTS", "data_problems"]
 
 MAX_DEPTH = 32  # nesting levels from the top of the file; real configs use under 10
 MAX_ALIASES = 50  # YAML alias uses (*name) per file: enough to share a few blocks, never a bomb
 MAX_VALUES = 100_000  # values in the whole config, every alias expanded
 MAX_VARIANTS = 10_000  # method configurations of one run (sweep grid points); --allow-large lifts it
 MAX_DRAWS = 1_000  # draws per problem
+MAX_REPEATS = 1_000  # fits of a method on the same points (repeats)
+MAX_CHECKPOINTS = 100_000  # checkpoints per fit's time limit: one per 6 ms of a 600 s fit
 MAX_POINTS = 10_000_000  # points per draw (n_support, n_validation): 10 variables take 800 MB
 
 

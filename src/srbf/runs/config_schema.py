@@ -20,16 +20,18 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr,
 
 from srbf.core import to_plain
 from srbf.methods.boundary import Limits
-from srbf.runs.config_catalogs import CatalogRefs, _selection
+from srbf.runs.config_catalogs import CatalogRefs, TrainingRefs, _selection
 from srbf.runs.config_errors import _did_you_mean, render_path
 from srbf.runs.config_fields import (
     DEFAULT_BUDGETS,
+    DEFAULT_CHECKPOINTS,
     DEFAULT_PROVENANCE,
     DEFAULT_RESULTS,
     DEFAULT_TIME_LIMIT,
     RESERVED_OPTIONS,
     AdapterType,
     Budgets,
+    Checkpoints,
     Draws,
     Env,
     FitLimits,
@@ -43,6 +45,7 @@ from srbf.runs.config_fields import (
     PositiveNumber,
     Provenance,
     Python,
+    Repeats,
     Seed,
     SupportSizes,
     SweepValues,
@@ -112,7 +115,7 @@ class Adapter(_Section):
 _METHOD_KEYS = ("name", "adapter", "options", "python", "env", "time_limit", "config_provenance",
                 "provenance_explicit", "budget_knob", "budgets", "sweeps", "limits")
 _RUN_KEYS = ("experiment", "catalogs", "methods", "seed", "problems", "limit", "sampling", "workers", "results",
-             "source", "sandbox")
+             "source", "sandbox", "repeats", "checkpoints")
 
 
 class MethodConfig(_Section):
@@ -221,7 +224,12 @@ class RunConfig(_Section):
     A file names one ``method`` or a list of ``methods``; once validated, ``methods`` holds every
     method of the run (``method`` is then its only one, or None) with the config's ``budgets`` and
     ``sweeps`` filled into each. ``problems`` maps a catalog to the ids selected from it; a catalog
-    it does not mention runs every problem (then ``limit`` keeps the first N of each).
+    it does not mention runs every problem (then ``limit`` keeps the first N of each); ``exclude``
+    names training sources whose problems the plan drops (``srbf.runs.plan``).
+    ``repeats`` fits each method K times on the same points (the repeat index is part of the key;
+    each repeat's method seed differs); ``checkpoints`` is the grid on which a fit's trajectory is
+    read at scoring time (N evenly spaced checkpoints over the fit's time limit), stored, not used
+    by the run itself.
     ``variants()`` expands the methods' sweeps, ``cells()`` adds budgets and conditions,
     ``select(ref, entries)`` picks the problems. ``source`` names the file (or ``<dict>``).
     """
@@ -239,6 +247,9 @@ class RunConfig(_Section):
     workers: PositiveInt | None = None
     results: Text = DEFAULT_RESULTS
     sandbox: Flag = False  # run every worker under bubblewrap (srbf.methods.isolation)
+    exclude: TrainingRefs = ()  # training sources whose problems the run drops (srbf.protocol)
+    repeats: Repeats = 1  # fits of each method on the same points, each with its own method seed
+    checkpoints: Checkpoints = DEFAULT_CHECKPOINTS  # the trajectory grid: k * time_limit / N, k = 1..N
     _source: str = PrivateAttr("<dict>")
 
     @model_validator(mode="before")
@@ -295,7 +306,8 @@ class RunConfig(_Section):
         """The normalized config as plain JSON-like data (every default filled in), e.g. to store with a run."""
         fields = {**self.model_dump(exclude={"method", "methods"}), "source": self.source,
                   "methods": [method.to_dict() for method in self.methods]}
-        return to_plain({key: fields[key] for key in _RUN_KEYS})
+        keys = _RUN_KEYS + (("exclude",) if self.exclude else ())  # absent: the text stored before it existed
+        return to_plain({key: fields[key] for key in keys})
 
     def _located_methods(self) -> list[tuple[tuple[Any, ...], MethodConfig]]:
         if self.method is not None:

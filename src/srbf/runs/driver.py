@@ -215,6 +215,8 @@ def run_config(
     bar = None
     try:
         plan = make_plan(config, done=_stored_keys(store, variants), variants=variants, catalogs=load_catalogs(config))
+        for name, dropped in plan.excluded.items():  # config.exclude: listed, never silently dropped
+            log(f"exclude: {len(dropped)} problem(s) of {name} not run: {', '.join(dropped)}")
         if shard is None:
             store.claim_shard(None)
         else:

@@ -1,14 +1,16 @@
 """Plan a run: a config into the fits it asks for, minus the fits the store already holds.
 
-A run is every variant x catalog x selected problem x draw x condition x budget. ``make_plan``
-lists them as ``PlannedFit`` records (a task key plus what is needed to build the fit later) in
-one deterministic order:
+A run is every variant x catalog x selected problem x draw x condition x budget x repeat.
+``make_plan`` lists them as ``PlannedFit`` records (a task key plus what is needed to build the
+fit later) in one deterministic order:
 
-    variant (config order) > catalog (config order) > problem (catalog order) > draw > condition > budget
+    variant (config order) > catalog (config order) > problem (catalog order) > draw > condition
+        > budget > repeat
 
 Variants are outermost so that a worker process runs one method configuration for a long stretch
-(it is started once, not once per problem); budgets are innermost so that the points of one draw
-are sampled once and reused by every rung of the ladder. Keys already stored (``done``, from
+(it is started once, not once per problem); budgets and repeats are innermost so that the points
+of one draw are sampled once and reused by every rung of the ladder and every repeat (repeats
+differ in the method's seed only, never in the points). Keys already stored (``done``, from
 ``ResultsStore.done_keys``) are skipped, whatever their status: a failed fit is a result too.
 
 Planning samples nothing and starts nothing: it is cheap enough for ``srbf status`` to plan a
@@ -33,6 +35,7 @@ __all__ = [
     "PlannedFit",
     "WorkerSpec",
     "load_catalogs",
+    "excluded_problems",
     "make_plan",
     "worker_spec",
 ]
@@ -100,6 +103,7 @@ class Plan:
     fits: list[PlannedFit]
     keys: list[TaskKey]
     counts: dict[str, CatalogCounts] = field(default_factory=dict)  # by catalog name
+    excluded: dict[str, dict[str, str]] = field(default_factory=dict)  # catalog name -> {id: why}, by exclude
 
     @property
     def planned(self) -> int:
@@ -128,6 +132,24 @@ def load_catalogs(config: RunConfig) -> dict[str, Catalog]:
     return {ref: load_catalog(ref) for ref in config.catalogs}
 
 
+def excluded_problems(config: RunConfig, catalogs: Mapping[str, Catalog]) -> dict[str, dict[str, str]]:
+    """{catalog ref: {problem id: why}} for the problems ``config.exclude``'s training sources do
+    not verifiably hold out (missed or unverifiable: the check fails closed)."""
+    if not config.exclude:
+        return {}
+    from srbf.protocol.decontamination import check_catalog
+    from srbf.protocol.training import read_training
+
+    sources = [read_training(ref) for ref in config.exclude]
+    dropped: dict[str, dict[str, str]] = {}
+    for ref in config.catalogs:
+        for source in sources:
+            check = check_catalog(catalogs[ref], source)
+            for pid, why in {**check.missed, **check.unverifiable}.items():
+                dropped.setdefault(ref, {}).setdefault(pid, f"{source.label}: {why}")
+    return dropped
+
+
 def make_plan(
     config: RunConfig,
     *,
@@ -146,7 +168,9 @@ def make_plan(
     fits: list[PlannedFit] = []
     keys: list[TaskKey] = []
     counts: dict[str, CatalogCounts] = {}
-    selected = {ref: config.select(ref, catalogs[ref].entries) for ref in config.catalogs}
+    excluded = excluded_problems(config, catalogs)
+    selected = {ref: tuple(e for e in config.select(ref, catalogs[ref].entries) if e.id not in excluded.get(ref, {}))
+                for ref in config.catalogs}
     for variant in variants:
         spec = worker_spec(variant)
         for ref in config.catalogs:
@@ -156,22 +180,25 @@ def make_plan(
                 for draw in range(config.sampling.draws):
                     for condition in variant.conditions:
                         for budget in variant.budgets:
-                            key = TaskKey(
-                                method=variant.name,
-                                config_hash=variant.config_hash,
-                                catalog=catalog.name,
-                                catalog_version=catalog.version,
-                                problem_id=entry.id,
-                                draw=draw,
-                                budget=budget,
-                                condition=condition.text,
-                                seed=config.seed,
-                            )
-                            index = len(keys)
-                            keys.append(key)
-                            tally.planned += 1
-                            if key in done:
-                                tally.stored += 1
-                                continue
-                            fits.append(PlannedFit(index, key, variant, spec, catalog, entry, condition))
-    return Plan(config=config, variants=variants, catalogs=dict(catalogs), fits=fits, keys=keys, counts=counts)
+                            for repeat in range(config.repeats):
+                                key = TaskKey(
+                                    method=variant.name,
+                                    config_hash=variant.config_hash,
+                                    catalog=catalog.name,
+                                    catalog_version=catalog.version,
+                                    problem_id=entry.id,
+                                    draw=draw,
+                                    budget=budget,
+                                    condition=condition.text,
+                                    seed=config.seed,
+                                    repeat=repeat,
+                                )
+                                index = len(keys)
+                                keys.append(key)
+                                tally.planned += 1
+                                if key in done:
+                                    tally.stored += 1
+                                    continue
+                                fits.append(PlannedFit(index, key, variant, spec, catalog, entry, condition))
+    return Plan(config=config, variants=variants, catalogs=dict(catalogs), fits=fits, keys=keys, counts=counts,
+                excluded={catalogs[ref].name: ids for ref, ids in excluded.items()})

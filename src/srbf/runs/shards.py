@@ -67,10 +67,12 @@ class Shard:
 
 def plan_digest(keys: list[TaskKey]) -> str:
     """A digest of the whole plan of a run (every key, in plan order): shards of one run share it;
-    a different config, catalog version, filter or limit changes it."""
+    a different config, catalog version, filter or limit changes it. A key of repeat 0 is digested
+    without its repeat, so a run without repeats keeps the digest it had before keys had one."""
     digest = hashlib.sha256()
     for key in keys:
-        digest.update(json.dumps(key_values(key), separators=(",", ":")).encode())
+        values = key_values(key)
+        digest.update(json.dumps(values if key.repeat else values[:-1], separators=(",", ":")).encode())
         digest.update(b"\n")
     return digest.hexdigest()
 

@@ -30,6 +30,7 @@ class StatusRow:
     planned: int = 0
     statuses: Counter = field(default_factory=Counter)
     mismatches: int = 0  # ok fits whose formula disagrees with the method's own predict
+    provenance: str = ""  # who chose the configuration (config_provenance), shown next to the name
 
     def mismatch_note(self) -> str | None:
         """One line about the fits whose model string is not what the method fitted, if any."""
@@ -72,10 +73,12 @@ def collect_status(
         for row in frame.itertuples(index=False):
             stored[row_key(row)] = (row.status, MISMATCH_KEY in (row.internals or ""))
     label = {(v.name, v.config_hash): v.label for v in variants}
+    provenance = {v.label: v.method.config_provenance for v in variants}
     rows: dict[tuple[str, str, float], StatusRow] = {}
     for key in plan.keys:
         name = label[(key.method, key.config_hash)]
-        row = rows.setdefault((name, key.catalog, key.budget), StatusRow(name, key.catalog, key.budget))
+        row = rows.setdefault((name, key.catalog, key.budget),
+                              StatusRow(name, key.catalog, key.budget, provenance=provenance[name]))
         row.planned += 1
         status, mismatch = stored.get(key, (None, False))
         if status is not None:

@@ -17,7 +17,7 @@ import pandas as pd
 
 from srbf.report import markdown_tables as T
 from srbf.report.build import choose_metrics, comparable, run_analysis
-from srbf.report.data import confirmatory_pairs, provenance_labels
+from srbf.report.data import confirmatory_pairs, label_note, provenance_labels
 from srbf.report.rounding import format_with
 from srbf.stats import DECLARED_TIMES, analyze, rule_for
 
@@ -85,14 +85,16 @@ def _both_ways(verdicts: pd.DataFrame) -> pd.DataFrame:
 
 
 def scope_data(frame: pd.DataFrame, *, metrics=None, times=DECLARED_TIMES, statistic: str = "meta",
-               confirmatory=(), seed: int = 0, n_resamples: int = 1000) -> dict:
+               confirmatory=(), seed: int = 0, n_resamples: int = 1000, time_axis: pd.DataFrame | None = None) -> dict:
     """One scope's numbers (every set together, or one set): leaderboard, curves, verdicts, ranks,
-    per-set values, and the descriptive in-between reads."""
+    per-set values, and the descriptive in-between reads. ``time_axis``: a timing readout's times
+    in place of the measured ones (``srbf.report.build.run_analysis``)."""
     metrics = choose_metrics(frame, metrics)
     provenance = provenance_labels(frame)
     confirmatory = [pair for pair in confirmatory if set(pair) <= set(provenance)]  # a set some method skipped
     analysis, marks, headline = run_analysis(frame, metrics, times=times, statistic=statistic,
-                                             confirmatory=confirmatory, seed=seed, n_resamples=n_resamples)
+                                             confirmatory=confirmatory, seed=seed, n_resamples=n_resamples,
+                                             time_axis=time_axis)
     boards = [T.leaderboard(analysis.aggregates, metrics, mark, provenance) for mark in marks]
     board = pd.concat(boards, ignore_index=True) if boards else pd.DataFrame()
     verdicts = T.verdicts(analysis.comparisons, [m for m in metrics if comparable(m)], marks)
@@ -109,7 +111,7 @@ def scope_data(frame: pd.DataFrame, *, metrics=None, times=DECLARED_TIMES, stati
     if marks and marks[0].axis == "time":
         grid = time_grid(analysis.aggregates, [m.x for m in marks])
         if grid:  # the same analysis at in-between times; no ranks there (they are quoted at marks only)
-            same = {"statistic": statistic, "seed": seed, "n_resamples": n_resamples,
+            same = {"statistic": statistic, "seed": seed, "n_resamples": n_resamples, "time_axis": time_axis,
                     "confirmatory": confirmatory_pairs(frame, confirmatory)}
             extra = analyze(frame, metrics, times=grid, parts=("aggregates",), **same)
             grid_marks = [T.Mark("time", t) for t in grid]
@@ -127,6 +129,7 @@ def scope_data(frame: pd.DataFrame, *, metrics=None, times=DECLARED_TIMES, stati
         "metrics": metrics,
         "metric_info": metric_info(metrics),
         "provenance": provenance,
+        "label_note": label_note(provenance),  # the footnote of comparisons between differently labelled methods
         "methods": sorted(frame["method"].astype(str).unique()),
         "statistic": statistic,
         "marks": [{"axis": m.axis, "x": m.x, "label": m.label} for m in marks],

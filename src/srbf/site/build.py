@@ -80,12 +80,13 @@ def split_conditions(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
 
 def build_site(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DECLARED_TIMES, statistic: str = "meta",
                confirmatory=(), seed: int = 0, n_resamples: int = 1000, source: str = "",
-               per_set: bool = True) -> Site:
+               per_set: bool = True, timing=None) -> Site:
     """Analyse ``frame`` (one or several data conditions) and write the explorer into ``out``.
 
     The options mean what they mean to ``srbf analyze`` (``srbf.report.build_report``). per_set:
     also analyse each problem set on its own (the page's set filter); off, the filter offers only
-    all sets together.
+    all sets together. timing: a timing readout's time axis (``srbf.stats.timing_readout.TimeAxisSource``)
+    in place of the measured times; the page's footer says so.
     """
     frame = require_scores(frame, source or "the frame")
     metrics = choose_metrics(frame, metrics)
@@ -101,7 +102,7 @@ def build_site(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DECL
     site = Site(out, out / "index.html")
     conditions = []
     options = {"metrics": metrics, "times": times, "statistic": statistic, "confirmatory": confirmatory,
-               "seed": seed, "n_resamples": n_resamples}
+               "seed": seed, "n_resamples": n_resamples, "time_axis": None if timing is None else timing.frame}
     shown = []
     for condition, rows in split_conditions(frame).items():
         rows = rows[~rows["placeholder"].eq(True)] if "placeholder" in rows.columns else rows
@@ -125,6 +126,7 @@ def build_site(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DECL
     manifest = {"srbf": srbf.__version__, "built": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
                 "source": source, "statistic": statistic, "conditions": conditions,
                 "declared_times": [float(t) for t in times], "metrics": metrics,
+                "time_axis": None if timing is None else timing.note,
                 "predictions": int((~frame["placeholder"].eq(True)).sum()) if "placeholder" in frame else len(frame)}
     site.data_files.insert(0, write_data(data / "manifest.js", "manifest", manifest))
     return site

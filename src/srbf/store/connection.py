@@ -81,9 +81,9 @@ def open_writer(path: Path) -> sqlite3.Connection:
         if mode.lower() != "wal":
             raise StoreError(f"results store {path}: cannot switch to WAL mode (got {mode!r})")
         conn.execute("PRAGMA synchronous = FULL")
-        conn.execute("PRAGMA foreign_keys = ON")
-        with transaction(conn, path, doing):
+        with transaction(conn, path, doing):  # foreign keys still off: a migration may rebuild a table
             create_or_migrate(conn, path)
+        conn.execute("PRAGMA foreign_keys = ON")
     except BaseException as exc:
         if conn is not None:
             conn.close()

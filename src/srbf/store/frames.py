@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from srbf.store.jsontext import loads
-from srbf.store.schema import KEY_COLUMNS, METHOD_STACK_COLUMNS, METRIC_FRAME_COLUMNS
+from srbf.store.schema import KEY_COLUMNS, METHOD_STACK_COLUMNS, METRIC_FRAME_COLUMNS, column_list
 
 PREDICTION_COLUMNS = (
     "id",
@@ -64,6 +64,7 @@ _DTYPES = {
     "catalog_version": "int64",
     "draw": "int64",
     "seed": "int64",
+    "repeat": "int64",
     "step": "int64",
     "cpu_count": "Int64",
     "git_dirty": "boolean",
@@ -114,9 +115,9 @@ def predictions(
         )
         params.append(unscored_by)
     where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-    # A store of an older schema opened read-only is not migrated: its missing columns read as NULL.
-    present = {row[1] for row in conn.execute("PRAGMA table_info(predictions)")}
-    columns = ", ".join(f"p.{c}" if c in present else f"NULL AS {c}" for c in PREDICTION_COLUMNS)
+    # A store of an older schema opened read-only is not migrated: its missing columns read as NULL
+    # (the repeat index as 0: it had one fit per key).
+    columns = column_list(conn, "predictions", PREDICTION_COLUMNS, "p.")
     rows = conn.execute(f"SELECT {columns} FROM predictions p{where} ORDER BY p.id", params).fetchall()
     frame = _frame(rows, PREDICTION_COLUMNS)
     if decode_json:
@@ -155,8 +156,8 @@ def metrics(
         clauses.append("m.judge_version = ?")
         params.append(judge_version)
     where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-    fixed = ["m.prediction_id", "m.judge_version", "p.campaign_id"]
-    fixed += [f"p.{c}" for c in KEY_COLUMNS] + ["p.provenance", "p.status", "m.created_at"]
+    fixed = ["m.prediction_id", "m.judge_version", "p.campaign_id", column_list(conn, "predictions", KEY_COLUMNS, "p.")]
+    fixed += ["p.provenance", "p.status", "m.created_at"]
     rows = conn.execute(
         f"SELECT {', '.join(fixed)}, m.metrics FROM metrics m JOIN predictions p ON p.id = m.prediction_id"
         f"{where} ORDER BY m.prediction_id, m.judge_version",

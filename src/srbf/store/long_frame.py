@@ -52,7 +52,8 @@ def metrics_long_frame(results: Any = None, *, judge_version: str, **filters: An
     Columns: ``prediction_id``, ``experiment`` (the campaign's name), ``method`` (the variant's
     label, e.g. ``prior[depth=3]``: one method configuration), ``method_name`` (the method as
     keyed), ``config_hash``, ``provenance``, ``catalog``, ``catalog_version``, ``problem_id``,
-    ``draw``, ``budget``, ``condition``, ``n_support``, ``noise``, ``seed``, ``status``,
+    ``draw``, ``budget``, ``condition``, ``n_support``, ``noise``, ``seed``, ``repeat`` (which
+    repeat of the method on the same points; 0 in a run without ``repeats``), ``status``,
     ``placeholder`` (True for a draw that could not be made: the statistics leave it out),
     ``seconds`` (the fit's wall-clock seconds), ``wall_seconds``, ``cpu_seconds``,
     ``method_seconds``, ``expression``, ``model_string_mismatch`` (True when the formula disagrees
@@ -60,7 +61,8 @@ def metrics_long_frame(results: Any = None, *, judge_version: str, **filters: An
     predictions as ``ResultsStore.predictions_frame`` does (``method=``, ``catalog=``,
     ``condition=``, ...). Predictions without metrics of ``judge_version`` are left out, with a
     warning: run ``srbf score`` first. ``analyze`` needs one row per method, problem, draw and
-    budget: with several conditions or seeds, select one (``condition="n_support=512;noise=0"``).
+    budget: with several conditions, seeds or repeats, select one (``condition="n_support=512;noise=0"``,
+    ``repeat=0``).
     """
     import pandas as pd
 
@@ -105,6 +107,7 @@ def metrics_long_frame(results: Any = None, *, judge_version: str, **filters: An
         "n_support": pd.Series([c[0] for c in conditions], dtype="int64"),
         "noise": pd.Series([c[1] for c in conditions], dtype="float64"),
         "seed": frame["seed"],
+        "repeat": frame["repeat"],
         "status": frame["status"],
         "placeholder": frame["status"].eq("placeholder"),
         "seconds": frame["wall_seconds"],

@@ -39,6 +39,7 @@ from srbf.store.schema import (
     METHOD_STACK_COLUMNS,
     METRIC_FRAME_COLUMNS,
     PROVENANCES,
+    column_list,
 )
 from srbf.store.rows import Fit, fit_rows, now_text
 from srbf.store.shard_table import ShardInfo, claim_shard, read_shard
@@ -201,6 +202,7 @@ class ResultsStore:
             return []
         first = fits[0].key
         doing = f"recording {first.method} on {first.catalog}/{first.problem_id} draw {first.draw} seed {first.seed}"
+        doing += f" repeat {first.repeat}" if first.repeat else ""
         if len(rows) > 1:
             doing += f" and {len(rows) - 1} more fit(s)"
         ids: list[int] = []
@@ -332,7 +334,8 @@ class ResultsStore:
         where, params = (" WHERE config_hash = ?", [config_hash]) if config_hash is not None else ("", [])
 
         try:
-            rows = self._conn.execute(f"SELECT {', '.join(KEY_COLUMNS)} FROM predictions{where}", params)
+            columns = column_list(self._conn, "predictions", KEY_COLUMNS)  # an older store's keys: repeat 0
+            rows = self._conn.execute(f"SELECT {columns} FROM predictions{where}", params)
             return {TaskKey(*row) for row in rows}
         except sqlite3.DatabaseError as exc:
             raise translate(exc, self.path, "reading the stored keys") from exc

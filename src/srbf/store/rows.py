@@ -36,7 +36,7 @@ def key_values(key: TaskKey) -> tuple:
     values = []
     for column in KEY_COLUMNS:
         value = getattr(key, column)
-        if column in ("catalog_version", "draw", "seed"):
+        if column in ("catalog_version", "draw", "seed", "repeat"):
             try:
                 value = operator.index(value)
             except TypeError:
@@ -54,7 +54,9 @@ def key_values(key: TaskKey) -> tuple:
 
 
 def row_key(row: Any) -> TaskKey:
-    """The ``TaskKey`` of a row of a predictions or metrics frame (a Series, dict or ``itertuples`` row)."""
+    """The ``TaskKey`` of a row of a predictions or metrics frame (a Series, dict or ``itertuples``
+    row); a row without a ``repeat`` (a frame made before keys had one) is repeat 0."""
+    fields = row._fields if hasattr(row, "_fields") else row.keys()
     get = row.__getattribute__ if hasattr(row, "_fields") else row.__getitem__
     return TaskKey(
         method=str(get("method")),
@@ -66,6 +68,7 @@ def row_key(row: Any) -> TaskKey:
         budget=float(get("budget")),
         condition=str(get("condition")),
         seed=int(get("seed")),
+        repeat=int(get("repeat")) if "repeat" in fields else 0,
     )
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from srbf.store.errors import StoreError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 APPLICATION_ID = 0x53524246  # "SRBF"
 
 PROVENANCES = ("upstream_default", "author_blessed", "harness_tuned")
@@ -33,6 +33,7 @@ KEY_COLUMNS = (
     "budget",
     "condition",
     "seed",
+    "repeat",
 )
 
 # The method's stack on each campaign row (schema 3), as ``srbf.methods.stack.method_stack`` reads it.
@@ -103,6 +104,7 @@ CREATE TABLE predictions (
     budget          REAL NOT NULL,
     condition       TEXT NOT NULL,
     seed            INTEGER NOT NULL,
+    repeat          INTEGER NOT NULL DEFAULT 0, -- which repeat of the method on the same points (schema 4)
     provenance      TEXT NOT NULL
                     CHECK (provenance IN ('upstream_default', 'author_blessed', 'harness_tuned')),
     status          TEXT NOT NULL
@@ -117,7 +119,7 @@ CREATE TABLE predictions (
     stderr_tail     TEXT NOT NULL DEFAULT '',
     created_at      TEXT NOT NULL,
     inputs_hash     TEXT,                      -- of the X arrays alone, NULL if unknown
-    UNIQUE (method, config_hash, catalog, catalog_version, problem_id, draw, budget, condition, seed)
+    UNIQUE (method, config_hash, catalog, catalog_version, problem_id, draw, budget, condition, seed, repeat)
 );
 CREATE INDEX predictions_by_campaign ON predictions (campaign_id);
 
@@ -174,8 +176,33 @@ CREATE TABLE IF NOT EXISTS shard (
 )
 """
 
+
+def _statement(prefix: str) -> str:
+    """The statement of TABLES that starts with ``prefix``."""
+    start = TABLES.index(prefix)
+    return TABLES[start : TABLES.index(";", start)].strip()
+
+
+def _rebuild_predictions() -> tuple[str, ...]:
+    """Schema 4: the key gains ``repeat``. SQLite cannot change a table's UNIQUE constraint, so the
+    table is rebuilt as SQLite's manual prescribes (new table, copy, drop, rename), with foreign
+    keys off (``create_or_migrate`` runs with them off) so that dropping the old table does not
+    cascade to trajectories and metrics. Every row keeps its id and reads as repeat 0."""
+    table = _statement("CREATE TABLE predictions (")
+    columns = [line.split()[0] for line in table.splitlines()[1:] if line.startswith("    ") and line.split()[0].islower()]
+    copied = ", ".join(c for c in columns if c != "repeat")
+    return (
+        table.replace("CREATE TABLE predictions (", "CREATE TABLE predictions_v4 (", 1),
+        f"INSERT INTO predictions_v4 ({copied}) SELECT {copied} FROM predictions",
+        "DROP TABLE predictions",
+        "ALTER TABLE predictions_v4 RENAME TO predictions",
+        _statement("CREATE INDEX predictions_by_campaign"),
+    )
+
+
 # Version -> the statements that bring a store of that version to the next one. A column added by
-# ALTER TABLE goes last, so TABLES declares it last too: a migrated file and a new one are alike.
+# ALTER TABLE goes last, so TABLES declares it last too: a migrated file and a new one are alike
+# (a rebuilt table is created from TABLES itself).
 MIGRATIONS = {
     1: ("ALTER TABLE predictions ADD COLUMN inputs_hash TEXT",),  # 2: the inputs' own hash
     2: (  # 3: the stack behind every result: the method's (per campaign) and the judge's (per metrics row)
@@ -183,7 +210,20 @@ MIGRATIONS = {
         *(f"ALTER TABLE campaigns ADD COLUMN {column} TEXT" for column in METHOD_STACK_COLUMNS),
         "ALTER TABLE metrics ADD COLUMN judge_stack_id INTEGER REFERENCES judge_stacks (id)",
     ),
+    3: _rebuild_predictions(),  # 4: the repeat index joins the key
 }
+
+# What a key column a store predates reads as (a store opened read-only is not migrated).
+ABSENT_KEY_VALUES = {"repeat": "0"}
+
+
+def column_list(conn: sqlite3.Connection, table: str, columns: tuple[str, ...], alias: str = "") -> str:
+    """A SELECT list of ``columns`` of ``table`` for a store of any schema: a column the file does
+    not have yet reads as its ``ABSENT_KEY_VALUES`` value, or NULL."""
+    present = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+    return ", ".join(
+        f"{alias}{c}" if c in present else f"{ABSENT_KEY_VALUES.get(c, 'NULL')} AS {c}" for c in columns
+    )
 
 
 def _header(conn: sqlite3.Connection) -> tuple[int, int, int]:
@@ -208,7 +248,8 @@ def check_header(conn: sqlite3.Connection, path: Path) -> int:
 
 def create_or_migrate(conn: sqlite3.Connection, path: Path) -> None:
     """Create the tables in an empty file, or migrate an older store, inside the caller's write
-    transaction (so a migration is all or nothing).
+    transaction (so a migration is all or nothing), with foreign keys off (a rebuilt table must
+    not cascade; ``foreign_key_check`` runs after).
 
     Also proves the file writable: a store whose file is read-only fails here, when it is opened,
     rather than at the first record of a run."""
@@ -229,4 +270,7 @@ def create_or_migrate(conn: sqlite3.Connection, path: Path) -> None:
     for step in range(version, SCHEMA_VERSION):
         for statement in MIGRATIONS[step]:
             conn.execute(statement)
+    broken = conn.execute("PRAGMA foreign_key_check").fetchone()
+    if broken is not None:
+        raise StoreError(f"results store {path}: migrating it left a dangling reference in {broken[0]}; nothing was changed")
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

@@ -383,24 +383,28 @@ def record_deap_gp(adapter):
     ]
 
 
-def main(argv):
-    if len(argv) != 1 or argv[0] not in PACKAGES:
-        sys.exit(f"usage: python record.py {{{','.join(PACKAGES)}}} (under the method's own interpreter)")
-    name = argv[0]
-    adapter = load_adapter(name)
-    cases = globals()[f"record_{name}"](adapter)
+def write_recording(name: str, package: str, cases: list, recorded_with: str) -> None:
+    """tests/methods/recorded/NAME.json: the cases with the versions they were recorded under."""
     out = {
         "method": name,
-        "package": PACKAGES[name],
-        "version": importlib.metadata.version(PACKAGES[name]),
+        "package": package,
+        "version": importlib.metadata.version(package),
         "numpy": np.__version__,
         "python": platform.python_version(),
-        "recorded_with": "tests/methods/recorded/record.py",
+        "recorded_with": recorded_with,
         "cases": cases,
     }
     path = HERE / f"{name}.json"
     path.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {path} ({len(cases)} cases)")
+
+
+def main(argv):
+    if len(argv) != 1 or argv[0] not in PACKAGES:
+        sys.exit(f"usage: python record.py {{{','.join(PACKAGES)}}} (under the method's own interpreter)")
+    name = argv[0]
+    cases = globals()[f"record_{name}"](load_adapter(name))
+    write_recording(name, PACKAGES[name], cases, "tests/methods/recorded/record.py")
 
 
 if __name__ == "__main__":

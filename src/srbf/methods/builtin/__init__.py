@@ -20,6 +20,11 @@ from pathlib import Path
 
 BUILTIN_METHODS = ("linear", "oracle", "prior", "enumeration")
 ORACLE_METHODS = frozenset({"oracle"})  # the only built-ins the driver may pass the truth to
+# each built-in's primary search paradigm, as roster methods give theirs in method.yaml (seed 002's
+# grouping); the oracle searches nothing (it is handed the structure), so it is ``reference``,
+# outside the grouping, and never a probe
+BUILTIN_PARADIGMS = {"linear": "structured_search", "oracle": "reference", "prior": "structured_search",
+                     "enumeration": "structured_search"}  # fmt: skip
 
 
 def path_of(name: str) -> Path:

@@ -180,7 +180,8 @@ function footer() {
   document.getElementById("footer").replaceChildren(
     `Built by srbf ${m.srbf} on ${m.built} from ${m.predictions} scored predictions`,
     m.source ? ` (${m.source})` : "", `; values: ${m.statistic === "meta"
-      ? "sets combined with random-effects weights" : "expression-level bootstrap"}, 95 % intervals.`);
+      ? "sets combined with random-effects weights" : "expression-level bootstrap"}, 95 % intervals.`,
+    m.time_axis ? ` Note: ${m.time_axis}.` : "");
 }
 
 function start() {

@@ -186,6 +186,7 @@ VIEWS.paired = async function (body) {
     h("button", { type: "button", "aria-pressed": sub === "delta" ? "true" : "false", onclick: () => setState({ sub: "delta" }) }, "Δ curves"),
     h("button", { type: "button", "aria-pressed": sub === "matrix" ? "true" : "false", onclick: () => setState({ sub: "matrix" }) }, "Verdict matrix"),
     choice("Metric", "metric", comparable.map((m) => [m, m]), metric, { pin: "" })));
+  if (scope.label_note) body.append(h("p", { class: "note labels" }, scope.label_note));
   if (sub === "matrix") {
     matrix(body, scope, paired, metric);
     return;
