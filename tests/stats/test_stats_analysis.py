@@ -209,3 +209,13 @@ def test_bootstrap_alternative_and_budget_comparisons():
     assert (agg.statistic == "bootstrap").all() and agg.tau2.isna().all()
     assert ((agg.ci_low <= agg.estimate) & (agg.estimate <= agg.ci_high)).all()
     assert set(out.comparisons.budget) == set(BUDGETS) and set(out.ranks.budget) == set(BUDGETS)
+
+
+def test_repeats_are_runs_averaged_per_formula_like_draws(analysis):
+    """Two repeats on one draw analyse exactly as two draws; a repeat column of zeros changes nothing."""
+    repeats = FRAME.assign(repeat=FRAME["draw"], draw=0)
+    pd.testing.assert_frame_equal(analyze(repeats, METRICS, times=(0.5, 2.0, 100.0)).aggregates, analysis.aggregates)
+    zeros = analyze(FRAME.assign(repeat=0), ["success"], times=()).aggregates
+    pd.testing.assert_frame_equal(zeros, analyze(FRAME, ["success"], times=()).aggregates)
+    with pytest.raises(ValueError, match="share the key"):
+        analyze(pd.concat([repeats, repeats.iloc[:1]]), ["success"])

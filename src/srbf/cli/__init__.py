@@ -21,6 +21,7 @@ __all__ = ["UserError", "build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from srbf.cli.arena import add_arena_commands
     from srbf.cli.audit import add_audit_commands
     from srbf.cli.catalogs import add_catalog_commands
     from srbf.cli.decontamination import add_decontamination_command
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_timing_commands(commands)
     add_decontamination_command(commands)
     add_audit_commands(commands)
+    add_arena_commands(commands)
     return parser
 
 

@@ -3,6 +3,8 @@
 Every statistic needs the values of one method at one budget for every problem, with the draws
 side by side; a dense array with NaN for the missing cells makes all of them plain vectorised NumPy.
 Problems are keyed by (catalog, problem_id), sorted by catalog, so a set is a contiguous block.
+A run with ``repeats`` (the method refitted on the same points with another seed) has one run per
+draw and repeat: they share the draws axis, so they are averaged per formula like draws.
 """
 
 from __future__ import annotations
@@ -43,6 +45,17 @@ def _codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return codes.astype(np.int64), np.asarray(uniques)
 
 
+def _runs_on_the_draws_axis(frame: pd.DataFrame) -> pd.DataFrame:
+    """With repeats, number each (draw, repeat) as one run: draw * R + repeat, R the repeats."""
+    if "repeat" not in frame.columns:
+        return frame
+    repeat = pd.to_numeric(frame["repeat"], errors="coerce").fillna(0).astype(np.int64)
+    width = int(repeat.max()) + 1
+    if width == 1:
+        return frame
+    return frame.assign(draw=frame["draw"].astype(np.int64) * width + repeat)
+
+
 def build_cube(frame: pd.DataFrame, columns) -> Cube:
     """Arrange ``frame``'s ``columns`` (metrics, ``success``, ``seconds``) as dense arrays.
 
@@ -60,6 +73,7 @@ def build_cube(frame: pd.DataFrame, columns) -> Cube:
         frame = frame[~frame["placeholder"].eq(True)]  # NaN or False: a real draw
     if frame.empty:
         raise ValueError("the frame has no rows (after leaving out placeholders)")
+    frame = _runs_on_the_draws_axis(frame)
 
     versions = frame.groupby("catalog", sort=True)["catalog_version"].unique()
     mixed = {str(c): sorted(map(str, v)) for c, v in versions.items() if len(v) > 1}

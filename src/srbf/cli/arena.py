@@ -1,0 +1,38 @@
+"""The ``srbf arena`` commands: the six-axis evaluation of a results store (docs/arena.md).
+
+Thin: ``srbf.arena`` (NumPy, pandas, the judge, matplotlib) is imported inside the command, so
+building the parser loads none of it. Bad input is one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from srbf.cli.args import positive_int
+from srbf.core import DEFAULT_RESULTS
+
+
+def _score(args: argparse.Namespace) -> int:
+    from srbf.arena import score_arena
+
+    result = score_arena(args.results or DEFAULT_RESULTS, args.output, replicates=args.replicates, seed=args.seed)
+    rows = len(result.profile)
+    print(f"wrote {result.directory}: the profile of {result.profile['method'].nunique()} method(s) in {rows} "
+          f"condition row(s){', the noise robustness table' if len(result.robustness) else ''}, "
+          f"{sum(1 for f in result.files if f.suffix == '.png')} figure(s)")  # fmt: skip
+    if result.skipped:
+        print(f"srbf: note: {result.skipped} prediction(s) could not be evaluated: see {result.directory / 'skipped.csv'}")
+    return 0
+
+
+def add_arena_commands(commands: argparse._SubParsersAction) -> None:
+    """Register ``srbf arena score`` on the top-level parser."""
+    arena = commands.add_parser("arena", help="multi-axis evaluation: ID, OOD, SYM, MIN, EFF, STAB (docs/arena.md)")
+    sub = arena.add_subparsers(dest="arena_command", required=True, metavar="COMMAND")
+    p = sub.add_parser("score", help="score a results store on the six axes: profile and robustness tables, figures")
+    p.add_argument("--results", metavar="DIR", help=f"results store (default: {DEFAULT_RESULTS})")
+    p.add_argument("-o", "--output", default="arena", metavar="DIR", help="output directory (default: arena)")
+    p.add_argument("--replicates", type=positive_int, default=1000, metavar="N",
+                   help="task bootstrap replicates (default: 1000)")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the task draws (default: 0)")
+    p.set_defaults(run=_score)

@@ -1,0 +1,43 @@
+"""The checkpoint grid of a fit and the incumbent a method had reported at each checkpoint.
+
+SymbolicArena reads a search as a series of checkpoints (one a minute over 180 minutes); srbf puts
+``count`` checkpoints on the fit's own time limit T, checkpoint k at k T / count (k = 1 .. count).
+The value at a checkpoint is the latest incumbent the method reported at or before it; the last
+one is carried forward after the fit ended early, and a checkpoint before the first report is
+unavailable (None). Reports are read at scoring time from the stored trajectory, never inside
+the fit. Pure Python: no NumPy, no parsing.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Iterable, Sequence
+
+__all__ = ["DEFAULT_CHECKPOINTS", "checkpoint_times", "incumbents_at"]
+
+DEFAULT_CHECKPOINTS = 180  # the seed's grid: one checkpoint a minute over 180 minutes
+
+
+def checkpoint_times(time_limit: float, count: int = DEFAULT_CHECKPOINTS) -> tuple[float, ...]:
+    """The ``count`` checkpoint times k * time_limit / count, k = 1 .. count, in seconds."""
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise ValueError(f"checkpoints must be a positive integer, got {count!r}")
+    limit = float(time_limit)
+    if not (math.isfinite(limit) and limit > 0):
+        raise ValueError(f"a fit's time limit must be a positive number of seconds, got {time_limit!r}")
+    return tuple(k * limit / count for k in range(1, count + 1))
+
+
+def incumbents_at(steps: Iterable[tuple[float | None, str]], times: Sequence[float]) -> list[str | None]:
+    """The expression current at each time of ``times``: of the reported ``(seconds, expression)``
+    steps (in the order reported), the latest one whose seconds are at or before the time; None
+    before the first. A step without a time (None or NaN) cannot be placed and is skipped."""
+    placed = [(float(s), i, e) for i, (s, e) in enumerate(steps) if s is not None and not math.isnan(float(s))]
+    placed.sort()  # by time; reports at the same time keep their order, so the later one wins
+    seconds = [s for s, _, _ in placed]
+    out: list[str | None] = []
+    for t in times:
+        index = bisect.bisect_right(seconds, t)
+        out.append(placed[index - 1][2] if index else None)
+    return out
