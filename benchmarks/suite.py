@@ -10,9 +10,14 @@ Each step is the ``srbf`` command a user types, in a fresh process, on a fresh s
 - ``srbf score`` with 1 and 2 workers, on the store of the first run;
 - ``srbf analyze`` on it.
 
-For each it prints the wall time, the peak memory of the whole process tree (the command, its
-workers and their children: the sum of their resident sets, sampled every 20 ms from /proc),
-the fits (or predictions) per second, and the 2-worker speed-up over 1 worker. The Dask row's
+For each it prints the wall time, the CPU time of the whole process tree (user + system, of the
+command and every descendant it waited for), the peak memory of that tree (the sum of their
+resident sets, sampled every 20 ms from /proc), the fits (or predictions) per second, and the
+2-worker speed-up over 1 worker. The machine's load average is printed before and after: on a
+shared machine the wall times move with it, the CPU times and the ratios much less. Before the
+timed steps, the same commands run once untimed on a few problems, so that Python's bytecode is
+compiled and the files are in the page cache, as on a machine that has run srbf before (the
+commands run without PYTHONDONTWRITEBYTECODE for that). The Dask row's
 ratio is its throughput against the local executor's with 2 workers, and it checks that both
 stored the same results (key, status, expression). It prints figures and asserts nothing.
 Targets (issue 19): run < 6 s and >= 1.5x with 2 workers, score < 5 s with 2 workers, analyze < 2 s,
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sqlite3
 import subprocess
 import sys
@@ -57,10 +63,20 @@ def tree_rss(root: int) -> int:
     return total
 
 
-def timed(command: list[str]) -> tuple[float, int]:
-    """Run ``command``; return its wall time and the peak resident memory of its process tree."""
+ENV = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(command: list[str]) -> tuple[float, float, int]:
+    """Run ``command``; return its wall time, the CPU time of its process tree and the peak
+    resident memory of that tree."""
+    cpu = children_cpu()
     started = time.perf_counter()
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ENV)
     peak = 0
     done = threading.Event()
 
@@ -78,10 +94,14 @@ def timed(command: list[str]) -> tuple[float, int]:
     sampler.join()
     if proc.returncode != 0:
         sys.exit(f"{' '.join(command)} failed ({proc.returncode}):\n{err}")
-    return seconds, peak
+    return seconds, children_cpu() - cpu, peak
 
 
-def write_config(folder: Path, limit: int | None) -> Path:
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def write_config(folder: Path, limit: int | None, name: str = "suite.yaml") -> Path:
     from srbf.catalogs.loader import list_catalogs
 
     lines = [
@@ -94,7 +114,7 @@ def write_config(folder: Path, limit: int | None) -> Path:
     ]
     if limit:
         lines.append(f"limit: {limit}")
-    path = folder / "suite.yaml"
+    path = folder / name
     path.write_text("\n".join(lines) + "\n")
     return path
 
@@ -107,18 +127,39 @@ def stored(store: Path) -> list[tuple]:
         conn.close()
 
 
+def metrics(store: Path) -> list[tuple]:
+    conn = sqlite3.connect(f"file:{store / 'srbf.sqlite'}?mode=ro", uri=True)
+    try:
+        return sorted(conn.execute(
+            "SELECT p.catalog, p.problem_id, m.metrics FROM metrics m JOIN predictions p ON p.id = m.prediction_id"
+        ).fetchall())  # fmt: skip
+    finally:
+        conn.close()
+
+
+def warm_up(srbf: list[str], folder: Path) -> None:
+    """The three commands on one problem per set, untimed: bytecode compiled, files cached."""
+    config = write_config(folder, 1, name="warm-up.yaml")
+    store = folder / "warm-up"
+    for command in (["run", "-c", str(config)], ["score"], ["analyze", "-o", str(folder / "warm-up-report")]):
+        subprocess.run([*srbf, *command, "--results", str(store), *(["--quiet"] if command[0] != "analyze" else [])],
+                       check=True, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--limit", type=int, help="the first N problems of each set (default: all)")
-    parser.add_argument("--skip-dask", action="store_true", help="leave out the LocalCluster run")
+    parser.add_argument("--skip-dask", action="store_true", help="leave out the LocalCluster runs")
     parser.add_argument("--keep", type=Path, help="keep the stores and reports here (default: a temporary folder)")
     args = parser.parse_args()
     srbf = [sys.executable, "-m", "srbf.cli"]
     with tempfile.TemporaryDirectory(prefix="srbf-suite-") as scratch:
         folder = args.keep or Path(scratch)
         folder.mkdir(parents=True, exist_ok=True)
+        warm_up(srbf, folder)
+        before = load()
         config = write_config(folder, args.limit)
-        rows: list[tuple[str, float, int, int]] = []  # step, seconds, peak bytes, items
+        rows: list[tuple[str, float, float, int, int]] = []  # step, seconds, CPU seconds, peak bytes, items
         runs = [("run, local, 1 worker", ["--workers", "1"]), ("run, local, 2 workers", ["--workers", "2"])]
         if not args.skip_dask:
             runs.append(("run, dask LocalCluster, 2 workers", ["--executor", "dask", "--local", "2"]))
@@ -131,36 +172,47 @@ def main() -> None:
         stores = {}
         for label, flags in runs:
             store = folder / label.replace(", ", "-").replace(" ", "_").rstrip("_*")
-            seconds, peak = timed([*srbf, "run", "-c", str(config), "--results", str(store), "--quiet", *flags])
+            seconds, cpu, peak = timed([*srbf, "run", "-c", str(config), "--results", str(store), "--quiet", *flags])
             stores[label] = store
-            rows.append((label, seconds, peak, len(stored(store))))
+            rows.append((label, seconds, cpu, peak, len(stored(store))))
         if cluster is not None:
             cluster.close()
         first = stores[runs[0][0]]
-        for workers in (1, 2):
-            copy = folder / f"scored-{workers}"
+        scores = [("score, 1 worker", ["--workers", "1"]), ("score, 2 workers", ["--workers", "2"])]
+        if not args.skip_dask:
+            scores.append(("score, dask LocalCluster, 2 workers", ["--executor", "dask", "--local", "2"]))
+        scored = {}
+        for label, flags in scores:
+            copy = folder / label.replace(", ", "-").replace(" ", "_")
             subprocess.run(["cp", "-r", str(first), str(copy)], check=True)
-            seconds, peak = timed([*srbf, "score", "--results", str(copy), "--workers", str(workers), "--quiet"])
-            rows.append((f"score, {workers} worker{'s' if workers > 1 else ''}", seconds, peak, len(stored(copy))))
-        seconds, peak = timed([*srbf, "analyze", "--results", str(folder / "scored-2"), "-o", str(folder / "report")])
-        rows.append(("analyze", seconds, peak, len(stored(folder / "scored-2"))))
+            seconds, cpu, peak = timed([*srbf, "score", "--results", str(copy), "--quiet", *flags])
+            scored[label] = copy
+            rows.append((label, seconds, cpu, peak, len(metrics(copy))))
+        analyzed = scored["score, 2 workers"]
+        seconds, cpu, peak = timed([*srbf, "analyze", "--results", str(analyzed), "-o", str(folder / "report")])
+        rows.append(("analyze", seconds, cpu, peak, len(stored(analyzed))))
 
-        by = {label: seconds for label, seconds, _, _ in rows}
-        print(f"srbf suite: linear on {rows[0][3]} problems, one draw, 512 + 512 points; {os.cpu_count()} cores")
-        print(f"{'step':36} {'wall s':>8} {'peak MB':>8} {'items/s':>8} {'ratio':>7}")
-        for label, seconds, peak, items in rows:
+        by = {label: seconds for label, seconds, *_ in rows}
+        print(f"srbf suite: linear on {rows[0][4]} problems, one draw, 512 + 512 points; {os.cpu_count()} cores")
+        print(f"load average (1, 5, 15 min) before: {before}; after: {load()}")
+        print(f"{'step':36} {'wall s':>8} {'CPU s':>8} {'peak MB':>8} {'items/s':>8} {'ratio':>7}")
+        for label, seconds, cpu, peak, items in rows:
             ratio = ""
-            if label.endswith("2 workers") and label.startswith(("run, local", "score")):
+            if label.endswith("2 workers") and label.startswith(("run, local", "score, 2")):
                 ratio = f"{by[label.replace('2 workers', '1 worker')] / seconds:.2f}x"
             elif label.startswith("run, dask"):
                 ratio = f"{by['run, local, 2 workers'] / seconds:.2f}x"
-            print(f"{label:36} {seconds:8.2f} {peak / 2**20:8.0f} {items / seconds:8.0f} {ratio:>7}")
+            elif label.startswith("score, dask"):
+                ratio = f"{by['score, 2 workers'] / seconds:.2f}x"
+            print(f"{label:36} {seconds:8.2f} {cpu:8.2f} {peak / 2**20:8.0f} {items / seconds:8.0f} {ratio:>7}")
         print("ratio: 2 workers' speed-up over 1; for Dask, its throughput over the local executor's with 2 workers")
         if cluster is not None:
-            print("*: the cluster was started before the command; its workers' memory is not in the peak")
+            print("*: the cluster was started before the command; its workers' CPU and memory are not counted")
         if not args.skip_dask:
             same = all(stored(stores[label]) == stored(stores[runs[1][0]]) for label, _ in runs[2:])
             print(f"dask and local stored the same results (key, status, expression): {same}")
+        same = all(metrics(scored[label]) == metrics(scored[scores[0][0]]) for label, _ in scores[1:])
+        print(f"every scoring pass stored the same metrics: {same}")
 
 
 if __name__ == "__main__":

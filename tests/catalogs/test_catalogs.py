@@ -360,3 +360,14 @@ def test_written_json_keeps_the_comment_and_the_content(tmp_path):
     assert load_catalog(out).content_hash == load_catalog(write(tmp_path, GOOD)).content_hash
     with pytest.raises(CatalogError, match=r"/bad\.yaml: comment: expected a list of strings, got 3$"):
         load_catalog(write(tmp_path, GOOD.replace("name: mine", "comment: 3\nname: mine"), "bad.yaml"))
+
+def test_loading_a_shipped_catalog_by_name_parses_no_formula_again():
+    # its build admitted it and test_every_shipped_formula_evaluates admits it again here
+    from srbf.catalogs.admission import parse_formula
+
+    clear_cache()
+    parse_formula.cache_clear()
+    catalog = load_catalog("feynman")
+    assert parse_formula.cache_info().currsize == 0
+    assert catalog.placeholders == load_catalog(str(catalog.path)).placeholders  # a file is admitted in full
+    assert parse_formula.cache_info().currsize == len(catalog)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import pickle
+
 import numpy as np
 import pytest
 
@@ -11,8 +14,9 @@ from srbf.runs.driver import RunError, apply_overrides, filter_variants, run_con
 from srbf.runs.status import collect_status
 from srbf.runs.local_executor import LocalExecutor
 from srbf.runs.plan import make_plan
-from srbf.runs.problems import Placeholder, ProblemSource
+from srbf.runs.problems import Placeholder, ProblemSource, fit_order
 from srbf.core import FitTask
+from srbf.methods import isolation
 
 
 def small_config(tmp_path, **changes):
@@ -55,8 +59,9 @@ def test_tasks_carry_support_points_only_and_the_truth_only_for_the_oracle(tmp_p
     plan = make_plan(config)
     source = ProblemSource(config)
     for fit in plan.fits:
-        task = source.prepare(fit)
-        assert isinstance(task, FitTask)
+        order = fit_order(fit, config, secret=b"secret")
+        task = pickle.loads(pickle.dumps(source.prepare(pickle.loads(pickle.dumps(order)))))  # as a slot gets it
+        assert isinstance(task, FitTask) and task.method_seed == isolation.method_seed(b"secret", fit.key)
         problem = source.problem(fit)
         assert task.X.shape == (64, 1) and np.array_equal(task.X, problem.X_support)
         assert task.data_hash == problem.data_hash and task.inputs_hash == problem.inputs_hash
@@ -64,9 +69,10 @@ def test_tasks_carry_support_points_only_and_the_truth_only_for_the_oracle(tmp_p
             assert task.options["truth"] == fit.entry.formula
         else:
             assert "truth" not in task.options
-    # the rungs of one draw share one sampled problem
+    # the rungs of one draw share one sampled problem; the order carries no points
     a, b = [f for f in plan.fits if f.key.method == "oracle"][:2]
     assert source.problem(a) is source.problem(b)
+    assert not any(isinstance(value, np.ndarray) for value in vars(fit_order(a, config)).values())
 
 
 def test_a_small_run_records_every_fit_and_resumes(tmp_path):
@@ -177,11 +183,11 @@ def test_executor_yields_one_result_per_fit_with_one_worker(tmp_path):
     source = ProblemSource(config)
     with LocalExecutor(1) as executor:
         executor.start([plan.fits[0].spec])
-        done = [d for batch in executor.run(plan.fits, source.prepare) for d in batch]
+        done = [d for batch in executor.run(plan.fits, functools.partial(fit_order, config=config)) for d in batch]
     assert sorted(d.fit.index for d in done) == list(range(10))
     assert [d.fit.index for d in done] == list(range(10))  # one worker: plan order
     assert all(d.result.status == "ok" and d.result.expression == f"x + {int(d.fit.key.problem_id[1:])}" for d in done)
-    assert not isinstance(source.prepare(plan.fits[0]), Placeholder)
+    assert not isinstance(source.prepare(fit_order(plan.fits[0], config)), Placeholder)
 
 
 def test_progress_bar_is_off_without_a_terminal(tmp_path, capsys):
@@ -209,3 +215,13 @@ def test_every_slot_gets_a_worker_for_the_first_method_before_any_fit(tmp_path):
     assert _workers_to_start(plan, plan.pending_variants(), 1) == [linear, oracle]
     one = make_plan(small_config(tmp_path, limit=1, sampling={"n_support": 64, "n_validation": 32, "draws": 1}))
     assert _workers_to_start(one, one.pending_variants(), 8) == [linear, oracle]  # one linear fit: one worker
+
+
+def test_the_parent_draws_no_points_the_slot_processes_do(tmp_path, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the parent drew points")
+
+    monkeypatch.setattr(ProblemSource, "draw", refuse)  # in this process only: slots are spawned
+    config = small_config(tmp_path, limit=2, sampling={"n_support": 64, "n_validation": 32, "draws": 1}, workers=2)
+    summary = run_config(config, progress=False)
+    assert summary.recorded == 6 and summary.ok == 6

@@ -11,7 +11,7 @@ from srbf.expr import compile_expr, parse
 from srbf.judge import Judge
 from srbf.runs.config import config_from_dict
 from srbf.runs.plan import make_plan
-from srbf.runs.problems import ProblemSource
+from srbf.runs.problems import ProblemSource, fit_order
 
 LEVELS = (0.0, 0.01, 0.05)
 
@@ -32,7 +32,7 @@ def drawn():
         "sampling": {"n_support": 4096, "n_validation": 256, "draws": 1, "noise": list(LEVELS), "ood": True},
     })  # fmt: skip
     source = ProblemSource(config)
-    return [(fit, source.prepare(fit), source.problem(fit)) for fit in make_plan(config).fits]
+    return [(fit, source.prepare(fit_order(fit, config)), source.problem(fit)) for fit in make_plan(config).fits]
 
 
 def test_the_method_receives_the_noisy_support_targets(drawn):

@@ -19,7 +19,7 @@ from srbf.methods.isolation import sandbox_problem
 from srbf.runs.config import load_config
 from srbf.runs.driver import RunError, apply_overrides, run_config
 from srbf.runs.plan import make_plan
-from srbf.runs.problems import ProblemSource
+from srbf.runs.problems import ProblemSource, fit_order
 
 SAMPLING = {"n_support": 24, "n_validation": 16, "draws": 2}
 needs_bwrap = pytest.mark.skipif(sandbox_problem() is not None, reason=f"no sandbox here: {sandbox_problem()}")
@@ -76,7 +76,7 @@ def test_a_method_cannot_regenerate_its_points_from_the_seed_it_receives(tmp_pat
     config = load_config(method_config(tmp_path, "cheat", CHEAT, options, top={"seed": 1234}))
     # The cheat works: handed the run seed (what srbf used to send), it finds its problem.
     fit = make_plan(config).fits[3]
-    task = ProblemSource(config).prepare(fit)
+    task = ProblemSource(config).prepare(fit_order(fit, config))  # no secret: the run seed
     with Worker(tmp_path / "cheat.py") as worker:
         assert worker.fit(task).internals["matched"] == fit.key.problem_id
     # Through a run, the seed it gets is derived one-way: it recovers nothing.

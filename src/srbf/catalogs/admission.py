@@ -158,8 +158,15 @@ def admit_catalog(catalog: Catalog, *, label: str | None = None, numeric: bool =
         shown = "; ".join(f"problem {r.problem_id!r}: {'; '.join(r.reasons)}" for r in rejected[:5])
         more = f" (and {len(rejected) - 5} more)" if len(rejected) > 5 else ""
         raise CatalogError(f"{label}: {len(rejected)} entr{'y' if len(rejected) == 1 else 'ies'} rejected: {shown}{more}")
+    return recorded_placeholders(catalog, {r.problem_id: r.reasons[0] for r in report.placeholders})
+
+
+def recorded_placeholders(catalog: Catalog, found: dict[str, str] | None = None) -> Catalog:
+    """``catalog`` with its placeholders: the entries whose ``meta.placeholder`` gives a reason,
+    and those in ``found`` (id -> reason). Alone, this is how a shipped catalog is admitted at
+    load: the build tool admitted and recorded it, and tests/catalogs hold every shipped set to it."""
     placeholders = {e.id: str(e.meta["placeholder"]) for e in catalog.entries if e.meta.get("placeholder")}
-    placeholders.update({r.problem_id: r.reasons[0] for r in report.placeholders})
+    placeholders.update(found or {})
     return dataclasses.replace(catalog, placeholders=frozen_mapping(placeholders))
 
 

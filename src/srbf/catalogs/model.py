@@ -70,6 +70,23 @@ class CatalogEntry:
     def variable_names(self) -> tuple[str, ...]:
         return tuple(v.name for v in self.variables)
 
+    def __reduce__(self):
+        """Pickled with ``meta`` as plain dicts (a mapping proxy does not pickle) and frozen again
+        on arrival: entries travel to scoring processes and Dask workers."""
+        return _entry, (self.id, self.formula, self.variables, self.target, self.sources, _thaw(self.meta))
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _thaw(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return tuple(_thaw(v) for v in value)
+    return value
+
+
+def _entry(id: str, formula: str, variables: tuple, target: str, sources: tuple, meta: dict) -> CatalogEntry:
+    return CatalogEntry(id, formula, variables, target, sources, frozen_mapping(meta))
+
 
 @dataclass(frozen=True)
 class Catalog:

@@ -38,3 +38,24 @@ def non_negative_float(text: str) -> float:
 def terminate_as_interrupt(signum, frame):  # noqa: ARG001 - signal handler signature
     """SIGTERM handler: ``kill PID`` stops a long command as cleanly as Ctrl-C."""
     raise KeyboardInterrupt
+
+
+def add_executor_flags(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--executor local|dask`` with ``--scheduler ADDRESS`` or ``--local N`` (docs/cluster.md)."""
+    parser.add_argument("--executor", choices=("local", "dask"), default="local",
+                        help=f"where {what}: processes here (default) or a Dask cluster (docs/cluster.md)")  # fmt: skip
+    parser.add_argument("--scheduler", metavar="ADDRESS", help="with --executor dask: the scheduler (tcp://host:8786)")
+    parser.add_argument("--local", type=positive_int, metavar="N",
+                        help="with --executor dask: start a LocalCluster of N worker processes")  # fmt: skip
+
+
+def cluster_choice(args: argparse.Namespace) -> dict | None:
+    """The Dask cluster the flags of ``add_executor_flags`` ask for (``{"scheduler": ...}`` or
+    ``{"local": N}``), None for local processes; UserError for flags that do not go together."""
+    if args.executor == "local":
+        if args.scheduler or args.local:
+            raise UserError("--scheduler and --local choose a Dask cluster: add --executor dask")
+        return None
+    if (args.scheduler is None) == (args.local is None):
+        raise UserError("--executor dask: give either --scheduler ADDRESS or --local N")
+    return {"scheduler": args.scheduler} if args.scheduler else {"local": args.local}

@@ -13,7 +13,7 @@ import argparse
 import json
 import signal
 
-from srbf.cli.args import UserError, positive_int, terminate_as_interrupt
+from srbf.cli.args import UserError, add_executor_flags, cluster_choice, positive_int, terminate_as_interrupt
 from srbf.core import DEFAULT_RESULTS
 
 __all__ = ["add_judge_commands"]
@@ -34,10 +34,11 @@ def _judge(args: argparse.Namespace) -> int:
 def _score(args: argparse.Namespace) -> int:
     from srbf.judge.scoring_pass import score_store
 
+    cluster = cluster_choice(args)
     previous = signal.signal(signal.SIGTERM, terminate_as_interrupt)  # `kill PID` stops like Ctrl-C
     try:
         summary = score_store(args.results, workers=args.workers, srbench=args.srbench,
-                              progress=not (args.quiet or args.json), force=args.force)  # fmt: skip
+                              progress=not (args.quiet or args.json), force=args.force, cluster=cluster)  # fmt: skip
     finally:
         signal.signal(signal.SIGTERM, previous)
     print(_summary_json(summary) if args.json else summary.text())
@@ -84,6 +85,7 @@ def add_judge_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--force", action="store_true",
                    help="re-score predictions whose metrics of this judge version were computed with another "
                         "judge stack (Python, NumPy, SciPy, SymPy, mpmath); by default they are kept, with a warning")  # fmt: skip
+    add_executor_flags(p, "predictions are scored")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="the summary as JSON (no progress bar)")
     p.set_defaults(run=_score)

@@ -14,7 +14,7 @@ import json
 import signal
 import threading
 
-from srbf.cli.args import UserError, positive_int, terminate_as_interrupt
+from srbf.cli.args import UserError, add_executor_flags, cluster_choice, positive_int, terminate_as_interrupt
 from srbf.core import DEFAULT_RESULTS
 from srbf.runs.config_limits import MAX_VARIANTS  # standard library only: cheap to import for --help
 
@@ -79,16 +79,13 @@ def _resume_command(args: argparse.Namespace) -> str:
 
 def _executor_factory(args: argparse.Namespace):
     """What makes the run's executor: None for local worker processes, else a Dask executor's maker."""
-    if args.executor == "local":
-        if args.scheduler or args.local:
-            raise UserError("--scheduler and --local choose a Dask cluster: add --executor dask")
+    cluster = cluster_choice(args)
+    if cluster is None:
         return None
-    if (args.scheduler is None) == (args.local is None):
-        raise UserError("--executor dask: give either --scheduler ADDRESS or --local N")
     from srbf.runs.dask_executor import DaskExecutor
 
     def make(workers, sandbox):  # noqa: ARG001 - the cluster's size is its own
-        return DaskExecutor(scheduler=args.scheduler, local=args.local, sandbox=sandbox)
+        return DaskExecutor(**cluster, sandbox=sandbox)
 
     return make
 
@@ -270,11 +267,7 @@ def add_run_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--shard", metavar="K/N",
                    help="run only shard K of N (every N-th fit), into its own store (default: "
                         "shard-K-of-N/ in the config's results); srbf merge joins them (docs/cluster.md)")  # fmt: skip
-    p.add_argument("--executor", choices=("local", "dask"), default="local",
-                   help="where fits run: worker processes here (default) or a Dask cluster (docs/cluster.md)")  # fmt: skip
-    p.add_argument("--scheduler", metavar="ADDRESS", help="with --executor dask: the scheduler (tcp://host:8786)")
-    p.add_argument("--local", type=positive_int, metavar="N",
-                   help="with --executor dask: start a LocalCluster of N worker processes")  # fmt: skip
+    add_executor_flags(p, "fits run")
     p.add_argument("--secret-file", metavar="FILE",
                    help="the run secret the shards share, made by the first shard "
                         "(default: run.secret in the config's results)")  # fmt: skip

@@ -17,11 +17,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from srbf.catalogs.model import CatalogEntry
 from srbf.judge.score_summary import TARGETS_DIFFER
 from srbf.judge.scoring import Judge
 from srbf.runs.problems import ProblemSource
 
-__all__ = ["DrawnProblem", "Outcome", "StoredPrediction", "clear_cache", "close_pool", "init_worker", "load_catalog", "score_chunk"]
+__all__ = ["DrawnProblem", "Outcome", "StoredPrediction", "clear_cache", "close_pool", "init_worker", "load_catalog", "score_chunk", "unscored"]
 
 HINT_KEYS = ("one_based", "by_index", "notation")  # internals["parse"]: what srbf.expr.parse accepts
 
@@ -44,7 +45,8 @@ class StoredPrediction:
 class DrawnProblem:
     """One drawn problem (a catalog entry, seed, draw and condition) and its predictions to score."""
 
-    ref: str  # how to load the catalog: a shipped name or a file path
+    ref: str  # how the catalog was loaded: a shipped name or a file path
+    entry: CatalogEntry  # the problem's catalog entry: a scoring process loads no catalog
     catalog: str
     catalog_version: int
     problem_id: str
@@ -70,7 +72,7 @@ Outcome = tuple[int, "dict[str, Any] | None", "str | None"]  # prediction id, me
 
 # -- in the worker processes (and in the parent with one worker) -------------------------------
 
-_catalogs: dict[str, Any] = {}  # ref -> Catalog, per process (the parent's are inherited on fork)
+_catalogs: dict[str, Any] = {}  # ref -> Catalog, in the pass's parent (scoring processes get entries)
 _source = ProblemSource(cache_size=1)  # each drawn problem is scored once: keep its samplers, not its points
 _symbolic_pool = None  # this process's SymPy worker, with --srbench
 
@@ -162,6 +164,7 @@ def _refusal(p: StoredPrediction, problem: Any) -> str | None:
 def _score_problem(work: DrawnProblem, srbench: bool) -> list[Outcome]:
     """The outcome of each prediction of ``work``: placeholders and failed fits as failure records,
     the rest scored on the regenerated points when their hashes allow it."""
+    from srbf.catalogs.admission import parse_entry  # the tree the sampler parsed: not parsed twice
     from srbf.judge.data import JudgeInputError, positive_variables
 
     out: list[Outcome] = []
@@ -176,18 +179,14 @@ def _score_problem(work: DrawnProblem, srbench: bool) -> list[Outcome]:
     def unscorable(reason: str) -> list[Outcome]:
         return out + [(p.id, None, f"{work.where}: {reason}") for p in real]
 
+    entry = work.entry
     try:
-        catalog = load_catalog(work.ref)
-        entry = catalog.entry(work.problem_id)
-        if catalog.version != work.catalog_version:
-            return unscorable(f"catalog {catalog.name!r} is version {catalog.version} here")
         problem = _source.draw(
-            entry, catalog=catalog.name, catalog_version=catalog.version, seed=work.seed, draw=work.draw,
+            entry, catalog=work.catalog, catalog_version=work.catalog_version, seed=work.seed, draw=work.draw,
             n_support=work.n_support, noise=work.noise, n_validation=work.n_validation, ood=work.ood,
         )  # fmt: skip
     except Exception as error:  # noqa: BLE001 - reported per prediction, the pass goes on
-        message = error.args[0] if isinstance(error, KeyError) and error.args else error
-        return unscorable(f"cannot regenerate the points: {message}")
+        return unscorable(f"cannot regenerate the points: {error}")
     if problem.is_placeholder:
         return unscorable(f"the draw cannot be regenerated here ({problem.placeholder_reason})")
 
@@ -214,7 +213,7 @@ def _score_problem(work: DrawnProblem, srbench: bool) -> list[Outcome]:
     if not to_judge:
         return out
     try:
-        judge = Judge(entry.formula, problem, variables=entry.variable_names, srbench=srbench, pool=_pool(srbench),
+        judge = Judge(parse_entry(entry), problem, variables=entry.variable_names, srbench=srbench, pool=_pool(srbench),
                       target=entry.target, positive=positive_variables(entry.variables))  # fmt: skip
     except JudgeInputError as error:
         return out + [(p.id, None, f"{work.where}: {error}") for p, _ in to_judge]
@@ -241,6 +240,12 @@ def score_chunk(chunk: list[DrawnProblem], srbench: bool) -> list[Outcome]:
     for work in chunk:
         out.extend(_score_problem(work, srbench))
     return out
+
+
+def unscored(chunk: list[DrawnProblem], what: str) -> list[Outcome]:
+    """The outcomes of a chunk whose process died: unscored, with the reason; a rerun tries again."""
+    reason = f"{what}; run `srbf score` again"
+    return [(p.id, None, f"{w.where}: {reason}") for w in chunk for p in w.predictions]
 
 
 def init_worker() -> None:

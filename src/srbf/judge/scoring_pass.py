@@ -13,8 +13,10 @@ not end ``ok`` get ``Judge.failure_record`` (success 0, rates 0, the rest None) 
 and error as ``failure_reason``, so that rates count them; a placeholder gets one too (reason
 ``placeholder: ...``) and is left out of the statistics by ``srbf.store.metrics_long_frame``.
 
-This module is the parent's side: problems go to worker processes in chunks; metrics are
-committed chunk by chunk as they come back, so an interrupted pass keeps what it scored and a
+This module is the parent's side: problems, each with its catalog entry, go in chunks to worker
+processes (spawned, so they start clean and import only the judge; they start while the parent
+plans), or to the workers of a Dask cluster (``scoring_dask``), which regenerate the points
+themselves; metrics are committed chunk by chunk as they come back, so an interrupted pass keeps what it scored and a
 rerun scores only what is missing. A prediction that cannot be scored (its points cannot be
 regenerated, other inputs than the method saw, a catalog whose version changed) gets no metrics
 row: the summary (``score_summary``) lists it with the reason, and a rerun tries again.
@@ -23,7 +25,7 @@ docs/metrics.md ("Scoring a results store") is the long form.
 
 from __future__ import annotations
 
-import gc
+import math
 import multiprocessing
 import os
 import sys
@@ -34,9 +36,9 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
 
 from srbf.judge.metric_keys import JUDGE_VERSION
-from srbf.judge.problem_scoring import DrawnProblem, Outcome, close_pool, init_worker, score_chunk
+from srbf.judge.problem_scoring import DrawnProblem, Outcome, close_pool, init_worker, score_chunk, unscored
 from srbf.judge.score_summary import TARGETS_DIFFER, ScoreFailure, ScoreSummary, ScoringError
-from srbf.judge.scoring_plan import chunks, plan
+from srbf.judge.scoring_plan import MIN_CHUNK, chunks, plan
 from srbf.judge.stack import differences, other_stack_ids
 
 if TYPE_CHECKING:
@@ -61,32 +63,32 @@ def _open(results: Any) -> tuple[ResultsStore, bool]:
 
 
 def _context():
-    """Fork on Linux (workers start in milliseconds and inherit the loaded catalogs); spawn elsewhere."""
-    if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("fork")
+    """Spawn: a scoring process starts clean and imports only the judge (nothing of the parent's
+    threads, store connection or loaded frames); each problem's catalog entry travels with it."""
     return multiprocessing.get_context("spawn")
 
 
 class _Dispatch:
     """Chunks scored in worker processes (or here, with one worker); outcomes as chunks complete.
 
-    The processes are forked when it is made, before the caller starts any thread (a progress bar)."""
+    The processes start when it is made, so that their imports overlap the parent's planning (its
+    catalog loading); ``submit`` hands them the chunks."""
 
-    def __init__(self, chunks: list[list[DrawnProblem]], workers: int, srbench: bool):
-        self.chunks, self.srbench = chunks, srbench
+    def __init__(self, workers: int):
+        self.workers = max(1, workers)
         self.executor = None
-        self.workers = 1
         self.pending: dict = {}
-        if workers > 1 and len(chunks) > 1:
-            import srbf.catalogs.sampling  # noqa: F401 - imported once here, inherited by forked workers
-
-            self.workers = min(workers, len(chunks))
+        self.chunks: list[list[DrawnProblem]] = []
+        self.srbench = False
+        if self.workers > 1:
             self.executor = ProcessPoolExecutor(self.workers, mp_context=_context(), initializer=init_worker)
-            gc.freeze()  # the workers' garbage collector leaves the inherited objects (and their pages) alone
-            try:
-                self.pending = {self.executor.submit(score_chunk, chunk, srbench): chunk for chunk in chunks}
-            finally:
-                gc.unfreeze()
+            for _ in range(self.workers):  # each submit starts one process, up to ``workers``
+                self.executor.submit(int)
+
+    def submit(self, chunks: list[list[DrawnProblem]], srbench: bool) -> None:
+        self.chunks, self.srbench = chunks, srbench
+        if self.executor is not None:
+            self.pending = {self.executor.submit(score_chunk, chunk, srbench): chunk for chunk in chunks}
 
     def __iter__(self) -> Iterator[list[Outcome]]:
         if self.executor is None:
@@ -100,8 +102,7 @@ class _Dispatch:
                 try:
                     outcomes = future.result()
                 except BrokenProcessPool as error:  # a worker died: say so for what it held
-                    reason = f"a scoring process died ({error}); run `srbf score` again"
-                    outcomes = [(p.id, None, f"{w.where}: {reason}") for w in chunk for p in w.predictions]
+                    outcomes = unscored(chunk, f"a scoring process died ({error})")
                 yield outcomes
 
     def close(self) -> None:
@@ -143,6 +144,7 @@ def score_store(
     srbench: bool = False,
     progress: bool = True,
     force: bool = False,
+    cluster: dict[str, Any] | None = None,
 ) -> ScoreSummary:
     """Score every stored prediction that has no metrics of ``JUDGE_VERSION``; return the summary.
 
@@ -151,7 +153,9 @@ def score_store(
     ``srbench=True`` adds SRBench's SymPy symbolic solution, also to predictions scored earlier
     without it (their rows are replaced). ``progress`` shows a bar on stderr when it is a terminal.
     Rows of this judge version computed with another judge stack (``srbf.judge.stack``) are kept
-    and counted in the summary; ``force=True`` re-scores them with this one.
+    and counted in the summary; ``force=True`` re-scores them with this one. ``cluster`` scores on
+    a Dask cluster instead of local processes: ``{"scheduler": ADDRESS}`` or ``{"local": N}``
+    (``srbf.judge.scoring_dask``); ``workers`` is then the cluster's.
     Raises ScoringError when there is no store to score, StoreError when it cannot be written.
     """
     started = time.perf_counter()
@@ -173,11 +177,16 @@ def score_store(
         summary.skipped = len(scored) - len(replace)
         if todo.empty:
             return summary
+        if cluster is None:
+            dispatch = _Dispatch(min(n_workers, math.ceil(len(todo) / MIN_CHUNK)))
+        else:
+            from srbf.judge.scoring_dask import DaskDispatch
+
+            dispatch = DaskDispatch(**cluster)
+        summary.workers = dispatch.workers
         works, failures = plan(store, todo)
         summary.failed.extend(failures)
-        pieces = chunks(works, n_workers)
-        dispatch = _Dispatch(pieces, n_workers, srbench)
-        summary.workers = dispatch.workers
+        dispatch.submit(chunks(works, dispatch.workers), srbench)
         bar = _progress(sum(len(w.predictions) for w in works), progress and sys.stderr.isatty())
         for batch in dispatch:
             rows = [(pid, metrics) for pid, metrics, _ in batch if metrics is not None]

@@ -24,12 +24,13 @@ if TYPE_CHECKING:
 
     from srbf.store import ResultsStore
 
-__all__ = ["chunks", "plan"]
+__all__ = ["MIN_CHUNK", "chunks", "plan"]
 
 # srbf.runs.config.SamplingConfig's defaults (not imported: pydantic costs a third of a second), used
 # for a campaign whose config does not say; a wrong guess shows as a hash mismatch, never silently.
 DEFAULT_N_VALIDATION = 512
 DEFAULT_OOD = False
+MIN_CHUNK = 8  # predictions: fewer per chunk and sending them costs more than scoring them
 
 
 def _campaign_settings(store: ResultsStore) -> dict[int, tuple[tuple[str, ...], int, bool]]:
@@ -121,7 +122,15 @@ def plan(store: ResultsStore, todo: pd.DataFrame) -> tuple[list[DrawnProblem], l
         key = (ref, catalog, version, str(row.problem_id), int(row.seed), int(row.draw), str(row.condition),
                n_support, noise, n_validation, ood)  # fmt: skip
         groups[key].append(prediction)
-    works = [DrawnProblem(*key, predictions=tuple(preds)) for key, preds in groups.items()]
+    works = []
+    for (ref, *rest), preds in groups.items():
+        try:
+            entry = load_catalog(ref).entry(rest[2])
+        except KeyError as error:
+            where = DrawnProblem(ref, None, *rest, predictions=()).where
+            failures += [ScoreFailure(p.id, f"{where}: cannot regenerate the points: {error.args[0]}") for p in preds]
+            continue
+        works.append(DrawnProblem(ref, entry, *rest, predictions=tuple(preds)))
     works.sort(key=lambda w: (w.ref, w.problem_id, w.seed, w.draw, w.condition))  # draws of a problem together
     return works, failures
 
@@ -129,7 +138,7 @@ def plan(store: ResultsStore, todo: pd.DataFrame) -> tuple[list[DrawnProblem], l
 def chunks(works: list[DrawnProblem], workers: int) -> list[list[DrawnProblem]]:
     """Whole problems in chunks of about total / (8 x workers) predictions (8 to 128)."""
     total = sum(len(w.predictions) for w in works)
-    size = max(8, min(128, math.ceil(total / (8 * max(1, workers)))))
+    size = max(MIN_CHUNK, min(128, math.ceil(total / (8 * max(1, workers)))))
     pieces, current, count = [], [], 0
     for work in works:
         current.append(work)

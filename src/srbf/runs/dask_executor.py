@@ -2,13 +2,13 @@
 
 ``srbf run --executor dask --scheduler ADDRESS`` uses a running scheduler (started by hand, by
 dask-jobqueue under SLURM or PBS, on Kubernetes: docs/cluster.md); ``--local N`` starts a
-``LocalCluster`` of N single-threaded worker processes on this machine. The driver prepares each
-fit (its points) here, as with local workers; consecutive fits of one method go out in batches,
-each a Dask task that runs them through the method workers a Dask worker keeps (``dask_slot``).
-Results come back as the tasks finish and are handed to the driver, which alone writes the store.
+``LocalCluster`` of N single-threaded worker processes on this machine. Consecutive fits of one
+method go out in batches of fit orders (keys and catalog entries, no points), each a Dask task
+that draws the points and runs the fits through the slot a Dask worker thread keeps
+(``dask_slot``, ``slot``). Results come back as the tasks finish and are handed to the driver,
+which alone writes the store.
 
-A few batches per Dask worker thread are in flight at a time, so that the points of a whole
-campaign are never all held in memory. A Dask worker that dies loses only the batches it was
+A few batches per Dask worker thread are in flight at a time. A Dask worker that dies loses only the batches it was
 running: the scheduler gives them to another worker, up to its ``allowed-failures`` limit (set to
 ``max_retries`` for a LocalCluster; a scheduler started by hand has its own, 3 by default); a
 batch that still fails comes back with every fit ``crashed``, naming the reason.
@@ -17,58 +17,25 @@ batch that still fails comes back with every fit ``crashed``, naming the reason.
 from __future__ import annotations
 
 import itertools
-import logging
 import queue
-import socket
 import threading
-import warnings
 from typing import Callable, Iterator, Sequence
 
-from srbf.core import FitResult, SrbfError
+from srbf.core import FitResult
 from srbf.methods import isolation
 from srbf.methods.worker import WorkerStartError
+from srbf.runs.dask_cluster import ClusterError, DaskCluster
 from srbf.runs.dask_slot import SlotSettings, close_all, kill_busy, run_batch, start_check
-from srbf.runs.executor import DEFAULT_MAX_RESTARTS, IDLE_SECONDS, Completed, Executor, Prepare, first_line
-from srbf.runs.plan import PlannedFit, WorkerSpec
-from srbf.runs.problems import Placeholder
+from srbf.runs.executor import DEFAULT_MAX_RESTARTS, IDLE_SECONDS, Completed, Executor, Order, first_line
+from srbf.runs.plan import PlannedFit
+from srbf.runs.slot import SlotOutcome
+from srbf.runs.worker_spec import WorkerSpec
 
 __all__ = ["ClusterError", "DEFAULT_MAX_RETRIES", "DaskExecutor"]
 
 DEFAULT_MAX_RETRIES = 3  # a batch whose Dask worker dies runs again on another, this many times at most
 MAX_BATCH = 32  # fits per Dask task: enough to make a task's overhead small against cheap fits
 BATCHES_PER_THREAD = 3  # in flight per Dask worker thread: one running, the next ones queued
-CONNECT_SECONDS = 30.0
-
-
-class ClusterError(SrbfError):
-    """Dask is not installed, or the cluster cannot be reached or has no workers; one line."""
-
-
-def _distributed():
-    try:
-        import distributed
-    except ImportError:
-        raise ClusterError(
-            "--executor dask needs the dask and distributed packages: pip install 'srbf[cluster]'"
-        ) from None
-    return distributed
-
-
-def _check_reachable(address: str) -> None:
-    """Fail fast, in one line, on an address Dask cannot use or a TCP scheduler nobody listens at
-    (a Client that cannot connect waits out its timeout, then again when it is collected)."""
-    from distributed.comm import registry
-    from distributed.comm.addressing import parse_address, parse_host_port
-
-    scheme, location = parse_address(address)
-    if scheme not in registry.backends:
-        raise ValueError(f"unknown address scheme {scheme!r} (known: {', '.join(sorted(registry.backends))})")
-    if scheme in ("tcp", "tls"):
-        host, port = parse_host_port(location)
-        try:
-            socket.create_connection((host, port), timeout=CONNECT_SECONDS).close()
-        except OSError as exc:
-            raise OSError(f"cannot connect to {host}:{port}: {exc.strerror or exc}") from None
 
 
 class DaskExecutor(Executor):
@@ -93,44 +60,18 @@ class DaskExecutor(Executor):
         on_note: Callable[[str], None] | None = None,
         sandbox: isolation.Sandbox | None = None,
     ):
-        if (scheduler is None) == (local is None):
-            raise ClusterError("--executor dask: give either --scheduler ADDRESS or --local N")
-        if local is not None and (isinstance(local, bool) or int(local) < 1):
-            raise ClusterError(f"--local: must be a positive integer, got {local!r}")
         if batch_size is not None and int(batch_size) < 1:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
-        distributed = _distributed()
+        self.cluster = DaskCluster(scheduler=scheduler, local=local, max_retries=max_retries)
+        self.client = self.cluster.client
+        self.where = self.cluster.where
         self.batch_size = batch_size
         self.settings = SlotSettings(start_timeout, int(tail_bytes), int(max_restarts), sandbox)
         self.on_note = on_note or (lambda text: None)
-        self._cluster = None
         self._futures: dict = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self.client = None
-        self.where = f"a LocalCluster of {local} worker(s)" if local is not None else f"the Dask scheduler at {scheduler}"
-        try:
-            if local is not None:
-                import dask
-
-                with dask.config.set({"distributed.scheduler.allowed-failures": int(max_retries)}), warnings.catch_warnings():
-                    # its health and metrics routes move to a free port when another cluster holds 8787
-                    warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
-                    self._cluster = distributed.LocalCluster(
-                        n_workers=int(local), threads_per_worker=1, processes=True,
-                        dashboard_address=None, silence_logs=logging.ERROR,
-                    )  # fmt: skip
-                self.client = distributed.Client(self._cluster, set_as_default=False)
-            else:
-                _check_reachable(scheduler)
-                self.client = distributed.Client(scheduler, timeout=f"{CONNECT_SECONDS}s", set_as_default=False)
-            self.client.wait_for_workers(1, timeout=CONNECT_SECONDS)
-        except BaseException as exc:
-            self._shutdown()
-            if isinstance(exc, (OSError, TimeoutError, RuntimeError, ValueError)):  # unreachable, no worker, bad address
-                raise ClusterError(f"--executor dask: {self.where}: {first_line(str(exc)) or type(exc).__name__}") from None
-            raise
-        self.workers = max(1, sum(self.client.nthreads().values()))
+        self.workers = self.cluster.workers
 
     # ------------------------------------------------------------------ the Executor interface
 
@@ -153,7 +94,7 @@ class DaskExecutor(Executor):
             for start in range(0, len(group), size):
                 yield group[start : start + size]
 
-    def run(self, fits: Sequence[PlannedFit], prepare: Prepare, *, idle: float = IDLE_SECONDS) -> Iterator[list[Completed]]:
+    def run(self, fits: Sequence[PlannedFit], order: Order, *, idle: float = IDLE_SECONDS) -> Iterator[list[Completed]]:
         fits = list(fits)
         if not fits:
             return
@@ -169,9 +110,9 @@ class DaskExecutor(Executor):
                     batch = next(batches, None)
                     if batch is None:
                         break
-                    ready += self._submit(batch, prepare, arrived)
+                    self._submit(batch, order, arrived)
                 try:
-                    done = [arrived.get(timeout=0 if ready else idle)]
+                    done = [arrived.get(timeout=idle)]
                 except queue.Empty:
                     done = []
                 while True:
@@ -187,22 +128,12 @@ class DaskExecutor(Executor):
             if remaining:
                 self.cancel()
 
-    def _submit(self, batch: list[PlannedFit], prepare: Prepare, arrived: queue.Queue) -> list[Completed]:
-        """Prepare a batch here and send its fits off; the placeholders among them come back at once."""
-        placeholders, sent, tasks = [], [], []
-        for fit in batch:
-            prepared = prepare(fit)
-            if isinstance(prepared, Placeholder):
-                placeholders.append(Completed(fit, prepared.result, prepared.data_hash, prepared.inputs_hash))
-            else:
-                sent.append(fit)
-                tasks.append(prepared)
-        if tasks:
-            future = self.client.submit(run_batch, batch[0].spec, tasks, self.settings, pure=False)
-            with self._lock:
-                self._futures[future] = (sent, tasks)
-            future.add_done_callback(arrived.put)
-        return placeholders
+    def _submit(self, batch: list[PlannedFit], order: Order, arrived: queue.Queue) -> None:
+        """Send a batch's orders off (the Dask worker draws the points)."""
+        future = self.client.submit(run_batch, batch[0].spec, [order(fit) for fit in batch], self.settings, pure=False)
+        with self._lock:
+            self._futures[future] = batch
+        future.add_done_callback(arrived.put)
 
     def _collect(self, future) -> list[Completed]:
         """The fits of a finished batch; every fit ``crashed`` when its Dask workers kept dying;
@@ -210,7 +141,7 @@ class DaskExecutor(Executor):
         from distributed.scheduler import KilledWorker
 
         with self._lock:
-            sent, tasks = self._futures.pop(future, (None, None))
+            sent = self._futures.pop(future, None)
         if sent is None or future.status == "cancelled" or self._stop.is_set():
             return []
         if future.status == "error":
@@ -218,10 +149,10 @@ class DaskExecutor(Executor):
             if not isinstance(error, KilledWorker):
                 raise error  # a bug in srbf's slot code: stop the run, as the local executor does
             reason = f"crashed: the Dask workers running it died ({first_line(str(error))})"
-            results = [FitResult(status="crashed", error=reason) for _ in sent]
+            outcomes = [SlotOutcome(FitResult(status="crashed", error=reason)) for _ in sent]
         else:
-            results = future.result()
-        return [Completed(fit, result, task.data_hash, task.inputs_hash) for fit, task, result in zip(sent, tasks, results)]
+            outcomes = future.result()
+        return [Completed(fit, o.result, o.data_hash, o.inputs_hash) for fit, o in zip(sent, outcomes)]
 
     def cancel(self) -> None:
         self._stop.set()
@@ -243,12 +174,6 @@ class DaskExecutor(Executor):
             self.client.run(close_all)
         except (OSError, TimeoutError):
             pass
-        self._shutdown()
+        self.client = None
+        self.cluster.close()
 
-    def _shutdown(self) -> None:
-        client, self.client = self.client, None
-        if client is not None:
-            client.close()
-        if self._cluster is not None:
-            self._cluster.close()
-            self._cluster = None

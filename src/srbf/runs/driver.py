@@ -21,7 +21,7 @@ writes; ``summary`` holds what a run reports (the progress bar, the ``RunSummary
 
 from __future__ import annotations
 
-import dataclasses
+import functools
 import re
 import sys
 import time
@@ -35,9 +35,9 @@ from srbf.methods import isolation
 from srbf.runs.config import RunConfig
 from srbf.runs.executor import Completed, Executor, WorkerStartError
 from srbf.runs.local_executor import LocalExecutor
-from srbf.runs.plan import Plan, PlannedFit, load_catalogs, make_plan, worker_spec
-from srbf.runs.problems import Placeholder, ProblemSource
-from srbf.core import FitTask, SrbfError, TaskKey
+from srbf.runs.plan import Plan, load_catalogs, make_plan, worker_spec
+from srbf.runs.problems import fit_order
+from srbf.core import SrbfError, TaskKey
 from srbf.runs.runlock import RunLock, RunLocked
 from srbf.runs.shards import Shard, shard_plan, shared_secret
 from srbf.runs.summary import RunSummary, progress_bar
@@ -263,9 +263,9 @@ def run_config(
                 method_stack=_method_stack(variant, probed),
             )
         campaign_of = {(v.name, v.config_hash): summary.campaigns[v.label] for v in pending}
-        source = ProblemSource(config, cache_size=max(32, 4 * executor.workers))
+        order = functools.partial(fit_order, config=config, secret=store.secret())  # the method's seed: under the secret
         bar = progress_bar(plan.pending, config.experiment, show)
-        results = executor.run(plan.fits, _seeded(source.prepare, store.secret()), idle=COMMIT_WINDOW_SECONDS)
+        results = executor.run(plan.fits, order, idle=COMMIT_WINDOW_SECONDS)
         held = _HeldResults(store, campaign_of, summary)
         try:
             for batch in results:
@@ -322,19 +322,6 @@ def _lock(store_path: Path) -> RunLock:
         raise RunError(str(exc)) from None
     except OSError as exc:
         raise RunError(f"cannot lock the results store: {lock.path}: {exc.strerror or exc}") from None
-
-
-def _seeded(prepare: Callable[[PlannedFit], FitTask | Placeholder], secret: bytes):
-    """``prepare`` whose tasks carry the seed the method receives: derived from the fit's key
-    under the store's secret, so that it cannot be fed back into srbf's sampler."""
-
-    def prepare_seeded(fit: PlannedFit) -> FitTask | Placeholder:
-        task = prepare(fit)
-        if isinstance(task, Placeholder):
-            return task
-        return dataclasses.replace(task, method_seed=isolation.method_seed(secret, task.key))
-
-    return prepare_seeded
 
 
 def _sandbox(config: RunConfig, store_path: Path, secret_file: str | Path | None = None) -> isolation.Sandbox:

@@ -5,20 +5,21 @@ An executor has a small interface, so that where fits run can change without tou
 - ``start(specs)``: start one worker per method configuration before any fit, so that a method
   file that cannot be imported (or whose ``setup`` raises) stops the run with ``WorkerStartError``
   before anything is fitted or written;
-- ``run(fits, prepare, idle=...)``: an iterator of batches of ``Completed`` (the planned fit, its
+- ``run(fits, order, idle=...)``: an iterator of batches of ``Completed`` (the planned fit, its
   ``FitResult``, the hash of the points it saw): each batch is every result that has arrived
   since the last one, so a consumer can record a batch at once; an empty batch when nothing
   arrived for ``idle`` seconds, so a consumer holding results back (to share one commit) can act
-  on time. ``prepare(fit)`` builds the ``FitTask`` in the calling process (sampling happens
-  there, never in a worker), or returns a ``Placeholder``, which is passed through without
-  running anything;
+  on time. ``order(fit)`` makes the fit's ``FitOrder`` in the calling process (its key, catalog
+  entry, sampling settings and method seed; ``problems.fit_order``); the points are drawn where
+  the fit runs, in a slot next to the method's worker (``slot``), never in the method's process;
+  a draw that sampling gives up on comes back as a ``placeholder`` result without running anything;
 - ``cancel()``: from any thread, stop: fits in flight are killed and their results dropped;
 - ``close()``: stop and release every worker process.
 
-``LocalExecutor`` (``local_executor``) runs the fits in worker processes on this machine;
-``DaskExecutor`` (``dask_executor``) on a Dask cluster, sending batches of prepared fits to Dask
-workers that run them through the same kind of slot (``dask_slot``: a method worker kept per
-method, ``HeldWorker`` and its restart rule) and streaming the results back to the driver.
+``LocalExecutor`` (``local_executor``) runs the fits in slot processes on this machine;
+``DaskExecutor`` (``dask_executor``) on a Dask cluster, sending batches of orders to Dask workers
+that run them through the same ``Slot`` (``dask_slot``) and streaming the results back to the
+driver.
 """
 
 from __future__ import annotations
@@ -26,13 +27,16 @@ from __future__ import annotations
 import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 from srbf.methods import isolation
 from srbf.methods.worker import Worker, WorkerStartError
-from srbf.runs.plan import PlannedFit, WorkerSpec
-from srbf.runs.problems import Placeholder
-from srbf.core import FitResult, FitTask
+from srbf.core import FitResult
+from srbf.runs.worker_spec import WorkerSpec
+
+if TYPE_CHECKING:  # the slots import this module: no planning (config models) there
+    from srbf.runs.plan import PlannedFit
+    from srbf.runs.problems import FitOrder
 
 __all__ = [
     "DEFAULT_MAX_RESTARTS",
@@ -49,7 +53,7 @@ __all__ = [
 DEFAULT_MAX_RESTARTS = 4  # a slot stops running a method after 5 abnormal ends in a row (docs/running.md)
 IDLE_SECONDS = 0.2  # how long run() waits for a result before yielding an empty batch
 
-Prepare = Callable[[PlannedFit], "FitTask | Placeholder"]
+Order = Callable[["PlannedFit"], "FitOrder"]
 
 
 def default_workers() -> int:
@@ -102,7 +106,7 @@ class Executor(ABC):
         """Start a worker for each spec; raise WorkerStartError (naming the method) if one cannot start."""
 
     @abstractmethod
-    def run(self, fits: Sequence[PlannedFit], prepare: Prepare, *, idle: float = IDLE_SECONDS) -> Iterator[list[Completed]]:
+    def run(self, fits: Sequence[PlannedFit], order: Order, *, idle: float = IDLE_SECONDS) -> Iterator[list[Completed]]:
         """Run ``fits``; yield lists of ``Completed`` (what has arrived; empty after ``idle``
         seconds without a result), in completion order, one ``Completed`` per fit in all."""
 

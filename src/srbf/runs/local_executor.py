@@ -1,12 +1,15 @@
 """``LocalExecutor``: the ``Executor`` (see ``executor``) that runs fits on this machine.
 
-It runs N worker processes on this machine (default: one per core), each driven by
-a thread of the parent that feeds it one fit at a time and keeps it alive across problems. A
-worker that times out or dies is restarted by the next fit (``srbf.methods.Worker``); after
-``max_restarts + 1`` abnormal ends in a row (5 by default: timeouts, crashes, failed restarts)
-without a completed fit between them, that thread stops running the method, with a note saying why, and leaves its
-remaining fits to the other threads. When no thread is left for a method, its remaining fits come
-back as ``crashed`` with the reason, so every planned fit gets exactly one result.
+It runs N slot processes on this machine (default: one per core; ``slot``), each fed by a thread
+of the parent that sends it one fit order at a time and receives the finished result: the slot
+draws the points and runs the fit in the method worker it keeps alive across problems, so the
+parent only plans, hands out orders and records results, and drawing and talking to the method
+use as many cores as there are slots. A worker that times out or dies is restarted by the next
+fit (``srbf.methods.Worker``); after ``max_restarts + 1`` abnormal ends in a row (5 by default:
+timeouts, crashes, failed restarts) without a completed fit between them, that slot stops running
+the method, with a note saying why, and leaves its remaining fits to the other slots. When no slot
+is left for a method, its remaining fits come back as ``crashed`` with the reason, so every
+planned fit gets exactly one result.
 """
 
 from __future__ import annotations
@@ -18,22 +21,14 @@ from collections import OrderedDict, deque
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterator, Sequence
 
+from srbf.core import FitResult
 from srbf.methods import isolation
-from srbf.methods.worker import Worker, WorkerStartError
-from srbf.runs.executor import (
-    DEFAULT_MAX_RESTARTS,
-    IDLE_SECONDS,
-    Completed,
-    Executor,
-    HeldWorker,
-    Prepare,
-    default_workers,
-    first_line,
-    new_worker,
-)
-from srbf.runs.plan import PlannedFit, WorkerSpec
-from srbf.runs.problems import Placeholder
-from srbf.core import FitResult, FitTask
+from srbf.methods.worker import WorkerStartError
+from srbf.runs.executor import DEFAULT_MAX_RESTARTS, IDLE_SECONDS, Completed, Executor, Order, default_workers
+from srbf.runs.plan import PlannedFit
+from srbf.runs.problems import FitOrder
+from srbf.runs.slot import SlotGone, SlotProcess, SlotSettings
+from srbf.runs.worker_spec import WorkerSpec
 
 __all__ = ["DEFAULT_MAX_RESTARTS", "LocalExecutor"]
 
@@ -49,9 +44,9 @@ class _Message:
 
 
 class LocalExecutor(Executor):
-    """``workers`` worker processes on this machine, one fit at a time each (see the module docstring).
+    """``workers`` slot processes on this machine, one fit at a time each (see the module docstring).
 
-    ``max_restarts``: restarts in a row one thread tolerates for a method; the next abnormal end
+    ``max_restarts``: restarts in a row one slot tolerates for a method; the next abnormal end
     stops it running that method. ``start_timeout`` bounds a worker's import and setup;
     ``tail_bytes`` is the output kept from a worker for failed fits. ``on_note(text)`` receives notes about stopped workers, in
     the thread that iterates ``run``. ``sandbox`` runs every worker under bubblewrap.
@@ -73,14 +68,12 @@ class LocalExecutor(Executor):
             raise ValueError(f"max_restarts must be >= 0, got {max_restarts!r}")
         self.workers = int(workers) if workers is not None else default_workers()
         self.max_restarts = int(max_restarts)
-        self.start_timeout = start_timeout
-        self.tail_bytes = int(tail_bytes)
+        self.settings = SlotSettings(start_timeout, int(tail_bytes), self.max_restarts, sandbox)
         self.on_note = on_note or (lambda text: None)
-        self.sandbox = sandbox
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._idle: dict[WorkerSpec, list[Worker]] = {}  # started, not held by a thread
-        self._busy: dict[int, Worker] = {}  # thread index -> worker fitting right now
+        self._slots: list[SlotProcess | None] = [None] * self.workers
+        self._busy: set[int] = set()  # slots fitting right now
         self._pending: OrderedDict[WorkerSpec, deque[PlannedFit]] = OrderedDict()
         self._retired: dict[WorkerSpec, set[int]] = {}
         self._last_error: dict[WorkerSpec, str] = {}
@@ -88,80 +81,70 @@ class LocalExecutor(Executor):
         self._threads: list[threading.Thread] = []
         self._results: queue.Queue = queue.Queue()
 
-    # ------------------------------------------------------------------ workers
+    # ------------------------------------------------------------------ slot processes
 
-    def _new_worker(self, spec: WorkerSpec) -> Worker:
-        return new_worker(spec, start_timeout=self.start_timeout, tail_bytes=self.tail_bytes, sandbox=self.sandbox)
+    def _slot_process(self, slot: int) -> SlotProcess:
+        process = self._slots[slot]
+        if process is None or not process.alive:
+            process = self._slots[slot] = SlotProcess(self.settings)
+        return process
 
     def start(self, specs: Sequence[WorkerSpec]) -> None:
-        """Start the workers of ``specs``, in parallel, before any fit: a method that cannot start
-        stops the run here. A spec listed k times gets k workers (the driver asks for one per slot
-        for the method it runs first, and one for each other method, to check that it starts). The
-        first ``workers + 1`` in plan order are kept for the run (the others are closed and start
-        again when their turn comes); further workers start in their own threads when needed."""
+        """Start the slot processes and, in them, the workers of ``specs``, in parallel, before any
+        fit: a method that cannot start stops the run here. The k-th spec listed starts in slot
+        k mod N (the driver lists the method it runs first once per slot, then each other method
+        once, to check that it starts); a slot keeps the workers of two methods."""
         wanted = list(specs)
         if not wanted:
             return
-        started: list[tuple[WorkerSpec, Worker]] = []
         errors: list[tuple[int, WorkerSpec, BaseException]] = []
 
-        def launch(index: int, spec: WorkerSpec) -> None:
-            if self._stop.is_set():
-                return
-            try:
-                worker = self._new_worker(spec)
-                worker.start()
-            except BaseException as exc:  # noqa: BLE001 - reported below, in spec order
-                errors.append((index, spec, exc))
-                return
-            with self._lock:
-                started.append((spec, worker))
+        def launch(slot: int) -> None:
+            for index in range(slot, len(wanted), self.workers):
+                if self._stop.is_set():
+                    return
+                try:
+                    self._slot_process(slot).request("start", wanted[index])
+                except BaseException as exc:  # noqa: BLE001 - reported below, in spec order
+                    errors.append((index, wanted[index], exc))
+                    return
 
+        slots = min(self.workers, len(wanted))
         try:
-            parallel = min(len(wanted), max(self.workers, 4))
-            with ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="srbf-start") as pool:
-                for index, spec in enumerate(wanted):
-                    pool.submit(launch, index, spec)
+            for slot in range(slots):  # made in this thread, which outlives them (``SlotProcess``)
+                self._slot_process(slot)
+            with ThreadPoolExecutor(max_workers=slots, thread_name_prefix="srbf-start") as pool:
+                list(pool.map(launch, range(slots)))
         except BaseException:
-            self._stop.set()
-            for _, worker in started:
-                worker.close()
+            self.close()
             raise
         if errors:
-            for _, worker in started:
-                worker.close()
+            self.close()
             index, spec, exc = min(errors, key=lambda e: e[0])
             if isinstance(exc, WorkerStartError):
                 raise WorkerStartError(f"{spec.label}: {exc}") from None
             raise exc
-        order: dict[WorkerSpec, int] = {}
-        for i, spec in enumerate(wanted):
-            order.setdefault(spec, i)
-        for kept, (spec, worker) in enumerate(sorted(started, key=lambda item: order[item[0]])):
-            if kept < self.workers + 1:  # those needed first, in plan order
-                self._idle.setdefault(spec, []).append(worker)
-            else:
-                worker.close()
-
-    def _take_idle(self, spec: WorkerSpec) -> Worker | None:
-        with self._lock:
-            workers = self._idle.get(spec)
-            return workers.pop() if workers else None
 
     # ------------------------------------------------------------------ the queue of fits
 
-    def _take(self, slot: int, prefer: WorkerSpec | None) -> PlannedFit | None:
-        """The next fit for thread ``slot``: of the method it runs if any are left, else the first."""
+    def _take(self, slot: int, prefer: WorkerSpec | None) -> list[PlannedFit]:
+        """The next fits for slot ``slot``: of the method it runs if any are left, else the first
+        method's; with the fits of the same draw that follow it in the plan (the rungs of a ladder,
+        the repeats), so that one slot draws those points once."""
         with self._lock:
             if self._stop.is_set():
-                return None
+                return []
             retired = {spec for spec, slots in self._retired.items() if slot in slots}
             if prefer is not None and prefer not in retired and self._pending.get(prefer):
-                return self._pending[prefer].popleft()
-            for spec, fits in self._pending.items():
-                if fits and spec not in retired:
-                    return fits.popleft()
-            return None
+                fits = self._pending[prefer]
+            else:
+                fits = next((f for spec, f in self._pending.items() if f and spec not in retired), None)
+                if fits is None:
+                    return []
+            taken = [fits.popleft()]
+            while fits and _same_draw(fits[0], taken[0]):
+                taken.append(fits.popleft())
+            return taken
 
     def _give_back(self, fit: PlannedFit) -> None:
         with self._lock:
@@ -185,91 +168,65 @@ class LocalExecutor(Executor):
                     orphans.append(Completed(fits.popleft(), FitResult(status="crashed", error=reason), ""))
         return orphans
 
-    # ------------------------------------------------------------------ one thread per worker slot
+    # ------------------------------------------------------------------ one thread per slot
 
-    def _slot(self, slot: int, prepare: Prepare) -> None:
-        held: OrderedDict[WorkerSpec, HeldWorker] = OrderedDict()
+    def _serve(self, slot: int, order: Order) -> None:
+        """Hand slot ``slot`` one order at a time and queue what comes back."""
         current: WorkerSpec | None = None
+        taken: deque[PlannedFit] = deque()
         try:
             while not self._stop.is_set():
-                fit = self._take(slot, current)
-                if fit is None:
+                taken = taken or deque(self._take(slot, current))
+                if not taken:
                     break
-                prepared = prepare(fit)
-                if isinstance(prepared, Placeholder):
-                    self._results.put(Completed(fit, prepared.result, prepared.data_hash, prepared.inputs_hash))
-                    continue
+                fit = taken.popleft()
                 current = fit.spec
-                entry = self._holding(held, current)
-                self._fit_one(slot, fit, prepared, entry)
-                if entry.abnormal > self.max_restarts and not self._stop.is_set():
-                    self._retire(slot, held, current, entry)
+                abnormal, error = self._fit_one(slot, fit, order(fit))
+                if abnormal > self.max_restarts and not self._stop.is_set():
+                    while taken:  # this draw's other fits: to the other slots
+                        self._give_back(taken.pop())
+                    self._retire(slot, current, abnormal, error)
                     current = None
+        except SlotGone:
+            if not self._stop.is_set():  # not the cancel's doing: a bug, or the system killed it
+                self._stop.set()
+                self._results.put(_Message(error=RuntimeError(f"srbf bug: slot {slot + 1}: the slot process ended")))
         except BaseException as exc:  # a bug in srbf: stop everything, let the consumer raise it
             self._stop.set()
             self._results.put(_Message(error=exc))
         finally:
-            for entry in held.values():
-                entry.close()
             with self._lock:
                 self._live.discard(slot)
                 orphans = self._orphans()
             for item in orphans:
                 self._results.put(item)
 
-    def _holding(self, held: OrderedDict[WorkerSpec, HeldWorker], spec: WorkerSpec) -> HeldWorker:
-        """This thread's worker for ``spec`` (from the started ones, or a new one); workers of
-        methods with nothing left to run are closed, and at most one other is kept."""
-        entry = held.get(spec)
-        if entry is None:
-            entry = held[spec] = HeldWorker(self._take_idle(spec))
-        held.move_to_end(spec)
-        others = [s for s in held if s != spec]
+    def _fit_one(self, slot: int, fit: PlannedFit, order: FitOrder) -> tuple[int, str]:
+        """Run one fit in the slot and queue its result; a fit whose worker cannot start goes back
+        to the queue. Returns the method's abnormal ends in a row in this slot, and the last one."""
         with self._lock:
-            finished = [s for s in others if not self._pending.get(s)]
-            unused = [w for s, ws in self._idle.items() if s != spec and not self._pending.get(s) for w in ws]
-            self._idle = {s: ws for s, ws in self._idle.items() if s == spec or self._pending.get(s)}
-        for worker in unused:  # started for a method that has nothing left to run
-            worker.close()
-        for s in finished + others[: max(0, len(others) - 1)]:
-            if s in held:
-                held.pop(s).close()
-        return entry
-
-    def _fit_one(self, slot: int, fit: PlannedFit, task: FitTask, entry: HeldWorker) -> None:
-        """Run one fit and queue its result; a fit whose worker cannot start goes back to the queue."""
+            self._busy.add(slot)
         try:
-            if entry.worker is None:
-                entry.worker = self._new_worker(fit.spec)
-            worker = entry.worker
-            with self._lock:
-                self._busy[slot] = worker
-            result = worker.fit(task)
+            outcome = self._slot_process(slot).request("fit", order)
         except WorkerStartError as exc:
-            self._abnormal(fit.spec, entry, f"the worker could not be (re)started: {first_line(str(exc))}")
+            with self._lock:
+                self._last_error[fit.spec] = exc.last_error
             if not self._stop.is_set():
-                self._give_back(fit)  # another thread (or this one, after a restart) runs it
-            return
+                self._give_back(fit)  # another slot (or this one, after a restart) runs it
+            return exc.abnormal, exc.last_error
         finally:
             with self._lock:
-                self._busy.pop(slot, None)
+                self._busy.discard(slot)
         if self._stop.is_set():
-            return  # cancelled: the fit in flight was killed, its result is not kept
-        if result.status in ("timeout", "crashed"):
-            self._abnormal(fit.spec, entry, f"{result.status}: {first_line(result.error)}")
-        else:
-            entry.abnormal = 0
-        self._results.put(Completed(fit, result, task.data_hash, task.inputs_hash))
+            return 0, ""  # cancelled: the fit in flight was killed, its result is not kept
+        if outcome.last_error:
+            with self._lock:
+                self._last_error[fit.spec] = outcome.last_error
+        self._results.put(Completed(fit, outcome.result, outcome.data_hash, outcome.inputs_hash))
+        return outcome.abnormal, outcome.last_error
 
-    def _abnormal(self, spec: WorkerSpec, entry: HeldWorker, error: str) -> None:
-        entry.abnormal += 1
-        entry.last_error = error
-        with self._lock:
-            self._last_error[spec] = error
-
-    def _retire(self, slot: int, held: OrderedDict[WorkerSpec, HeldWorker], spec: WorkerSpec, entry: HeldWorker) -> None:
-        held.pop(spec, None)
-        entry.close()
+    def _retire(self, slot: int, spec: WorkerSpec, abnormal: int, last_error: str) -> None:
+        self._slot_process(slot).request("close", spec)
         with self._lock:
             self._retired.setdefault(spec, set()).add(slot)
             others = self._live - self._retired[spec]
@@ -282,8 +239,8 @@ class LocalExecutor(Executor):
         )
         self._results.put(
             _Message(
-                f"worker {slot + 1} stopped running {spec.label} after {entry.abnormal} abnormal ends "
-                f"in a row (last: {entry.last_error}); {where}"
+                f"worker {slot + 1} stopped running {spec.label} after {abnormal} abnormal ends "
+                f"in a row (last: {last_error}); {where}"
             )
         )
         for item in orphans:
@@ -291,7 +248,7 @@ class LocalExecutor(Executor):
 
     # ------------------------------------------------------------------ the consumer side
 
-    def run(self, fits: Sequence[PlannedFit], prepare: Prepare, *, idle: float = IDLE_SECONDS) -> Iterator[list[Completed]]:
+    def run(self, fits: Sequence[PlannedFit], order: Order, *, idle: float = IDLE_SECONDS) -> Iterator[list[Completed]]:
         fits = list(fits)
         if not fits:
             return
@@ -300,9 +257,11 @@ class LocalExecutor(Executor):
             for fit in fits:
                 self._pending.setdefault(fit.spec, deque()).append(fit)
         n = min(self.workers, len(fits))
+        for slot in range(n):  # made in this thread, which outlives them (``SlotProcess``)
+            self._slot_process(slot)
         self._live = set(range(n))
         self._threads = [
-            threading.Thread(target=self._slot, args=(i, prepare), name=f"srbf-worker-{i + 1}", daemon=True)
+            threading.Thread(target=self._serve, args=(i, order), name=f"srbf-slot-{i + 1}", daemon=True)
             for i in range(n)
         ]
         for thread in self._threads:
@@ -340,11 +299,14 @@ class LocalExecutor(Executor):
             self._join()
 
     def cancel(self) -> None:
+        """Kill the fits in flight: their slot processes end, with the workers they hold (a later
+        run starts new ones)."""
         self._stop.set()
         with self._lock:
-            busy = list(self._busy.values())
-        for worker in busy:
-            _kill_worker(worker)
+            busy = [self._slots[slot] for slot in self._busy]
+        for process in busy:
+            if process is not None:
+                process.cancel()
 
     def _join(self) -> None:
         deadline = time.monotonic() + _JOIN_SECONDS
@@ -363,14 +325,13 @@ class LocalExecutor(Executor):
     def close(self) -> None:
         self.cancel()
         self._join()
-        with self._lock:
-            idle = [w for workers in self._idle.values() for w in workers]
-            self._idle.clear()
-        for worker in idle:
-            worker.close()
+        for slot, process in enumerate(self._slots):
+            if process is not None:
+                process.close()
+            self._slots[slot] = None
 
 
-def _kill_worker(worker: Worker) -> None:
-    """Stop a worker and its processes from another thread; its ``fit`` then returns ``crashed``."""
-    if worker.alive:
-        isolation.signal_stop(worker.pid)
+def _same_draw(a: PlannedFit, b: PlannedFit) -> bool:
+    """Whether two fits of one method have the same points (they differ in budget or repeat only)."""
+    ka, kb = a.key, b.key
+    return a.spec == b.spec and (ka.catalog, ka.problem_id, ka.draw, ka.condition) == (kb.catalog, kb.problem_id, kb.draw, kb.condition)

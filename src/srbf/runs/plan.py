@@ -20,15 +20,14 @@ that sampling gives up on is recorded as a ``placeholder`` without running the m
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Collection, Mapping
 
 from srbf.catalogs.model import Catalog, CatalogEntry
-from srbf.methods.boundary import Limits
 from srbf.runs.config import RunConfig
 from srbf.core import TaskKey
 from srbf.runs.sweeps import Condition, Variant, canonical_json
+from srbf.runs.worker_spec import WorkerSpec
 
 __all__ = [
     "CatalogCounts",
@@ -40,28 +39,6 @@ __all__ = [
     "make_plan",
     "worker_spec",
 ]
-
-
-@dataclass(frozen=True)
-class WorkerSpec:
-    """What a worker process is started with: one per variant. Hashable, plain data (picklable).
-
-    ``options`` is the variant's options as canonical JSON text (``setup(options)`` receives them
-    decoded); ``sees_truth`` marks an oracle, the only kind of method whose fits carry the truth.
-    """
-
-    label: str
-    method_file: str
-    python: str | None
-    options_json: str
-    env: tuple[tuple[str, str | None], ...]
-    sees_truth: bool = False
-    limits: Limits = Limits()
-
-    @property
-    def options(self) -> dict[str, Any]:
-        """The options ``setup`` and every ``fit`` receive (a fresh copy)."""
-        return json.loads(self.options_json)
 
 
 def worker_spec(variant: Variant) -> WorkerSpec:

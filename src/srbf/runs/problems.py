@@ -1,11 +1,14 @@
-"""The points of planned fits: drawn in the parent process, shared by the rungs of a ladder.
+"""The points of planned fits: drawn in the slot next to the method, shared by the rungs of a ladder.
 
-``ProblemSource`` is the one place srbf draws a problem's points: for the runner, and for the
-scoring pass, which regenerates the draws of stored predictions to score them (``draw``).
-``prepare(fit)`` builds the ``FitTask`` a worker receives: the support points and their column
-names, never the truth (except for an oracle) and never the validation points. A draw that
-sampling gives up on becomes a ``Placeholder``, recorded instead of running the method.
-``problem(fit)`` is the whole sampled problem (support, validation, OOD), for ``srbf check``.
+``ProblemSource`` is the one place srbf draws a problem's points: for the runner's slots, and for
+the scoring pass, which regenerates the draws of stored predictions to score them (``draw``).
+The driver turns each planned fit into a ``FitOrder`` (``fit_order``: the task key, the catalog
+entry, the sampling settings and the method's seed: small, picklable, no points), which travels
+to a slot process or a Dask worker; there ``prepare(order)`` draws the points and builds the
+``FitTask`` the method's worker receives: the support points and their column names, never the
+truth (except for an oracle) and never the validation points. A draw that sampling gives up on
+becomes a ``Placeholder``, recorded instead of running the method. ``problem(fit)`` is the whole
+sampled problem (support, validation, OOD), for ``srbf check``.
 """
 
 from __future__ import annotations
@@ -15,15 +18,51 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from srbf.core import FitResult, FitTask
+from srbf.core import FitResult, FitTask, TaskKey
 
-if TYPE_CHECKING:  # not imported at run time: the scoring pass needs no config (pydantic) to draw
+if TYPE_CHECKING:  # not imported at run time: slots and the scoring pass need no config (pydantic)
     from srbf.catalogs.model import CatalogEntry
     from srbf.catalogs.sampling import Problem
     from srbf.runs.config import RunConfig
     from srbf.runs.plan import PlannedFit
+    from srbf.runs.worker_spec import WorkerSpec
 
-__all__ = ["Placeholder", "ProblemSource"]
+__all__ = ["FitOrder", "Placeholder", "ProblemSource", "fit_order"]
+
+
+@dataclass(frozen=True)
+class FitOrder:
+    """One fit as a slot receives it: what to draw and for which worker, never any points."""
+
+    key: TaskKey
+    spec: WorkerSpec
+    entry: CatalogEntry
+    n_support: int
+    noise: float
+    n_validation: int
+    ood: bool
+    time_limit: float | None
+    method_seed: int | None = None  # None: the method gets the key's seed (FitTask's default)
+
+
+def fit_order(fit: PlannedFit, config: RunConfig, secret: bytes | None = None) -> FitOrder:
+    """The order for ``fit`` of a run of ``config``; with the store's ``secret``, the method's
+    seed is derived from the fit's key under it (``isolation.method_seed``), so that it cannot be
+    fed back into srbf's sampler."""
+    from srbf.methods.isolation import method_seed
+
+    s = config.sampling
+    return FitOrder(
+        key=fit.key,
+        spec=fit.spec,
+        entry=fit.entry,
+        n_support=fit.condition.n_support,
+        noise=fit.condition.noise,
+        n_validation=s.n_validation,
+        ood=s.ood,
+        time_limit=fit.variant.method.time_limit,
+        method_seed=None if secret is None else method_seed(secret, fit.key),
+    )
 
 
 @dataclass(frozen=True)
@@ -104,26 +143,31 @@ class ProblemSource:
                 self._problems.popitem(last=False)
         return problem
 
-    def prepare(self, fit: PlannedFit) -> FitTask | Placeholder:
-        """The worker's task for ``fit``, or the ``Placeholder`` recorded instead of a fit."""
+    def prepare(self, order: FitOrder) -> FitTask | Placeholder:
+        """The worker's task for ``order``, or the ``Placeholder`` recorded instead of a fit."""
+        key = order.key
         try:
-            problem = self.problem(fit)
+            problem = self.draw(
+                order.entry, catalog=key.catalog, catalog_version=key.catalog_version, seed=key.seed, draw=key.draw,
+                n_support=order.n_support, noise=order.noise, n_validation=order.n_validation, ood=order.ood,
+            )  # fmt: skip
         except Exception as exc:  # a draw srbf cannot make is recorded, and the run goes on
             reason = f"sampling failed: {type(exc).__name__}: {exc}"
             return Placeholder(FitResult(status="placeholder", error=reason))
         if problem.placeholder_reason is not None:
             result = FitResult(status="placeholder", error=problem.placeholder_reason)
             return Placeholder(result, problem.data_hash, problem.inputs_hash)
-        options = fit.spec.options
-        if fit.spec.sees_truth:
-            options["truth"] = fit.entry.formula  # only oracle methods are ever given the truth
+        options = order.spec.options
+        if order.spec.sees_truth:
+            options["truth"] = order.entry.formula  # only oracle methods are ever given the truth
         return FitTask(
-            key=fit.key,
+            key=key,
             X=problem.X_support,
             y=problem.y_support,
             variables=tuple(problem.variables),
             options=options,
-            time_limit=fit.variant.method.time_limit,
+            time_limit=order.time_limit,
             data_hash=problem.data_hash,
             inputs_hash=problem.inputs_hash,
+            method_seed=order.method_seed,
         )

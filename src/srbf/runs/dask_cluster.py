@@ -1,0 +1,100 @@
+"""Connecting to a Dask cluster, for ``srbf run`` and ``srbf score`` alike.
+
+``DaskCluster(scheduler=ADDRESS)`` connects to a running scheduler (started by hand, by
+dask-jobqueue under SLURM or PBS, on Kubernetes: docs/cluster.md); ``DaskCluster(local=N)``
+starts a ``LocalCluster`` of N single-threaded worker processes on this machine and stops it on
+``close()``. Every failure to get a usable cluster (Dask not installed, an address nobody listens
+at, no worker within ``CONNECT_SECONDS``) is one ``ClusterError`` line.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import warnings
+
+from srbf.core import SrbfError
+from srbf.runs.executor import first_line
+
+__all__ = ["CONNECT_SECONDS", "ClusterError", "DaskCluster"]
+
+CONNECT_SECONDS = 30.0
+
+
+class ClusterError(SrbfError):
+    """Dask is not installed, or the cluster cannot be reached or has no workers; one line."""
+
+
+def _distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise ClusterError(
+            "--executor dask needs the dask and distributed packages: pip install 'srbf[cluster]'"
+        ) from None
+    return distributed
+
+
+def _check_reachable(address: str) -> None:
+    """Fail fast, in one line, on an address Dask cannot use or a TCP scheduler nobody listens at
+    (a Client that cannot connect waits out its timeout, then again when it is collected)."""
+    from distributed.comm import registry
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    scheme, location = parse_address(address)
+    if scheme not in registry.backends:
+        raise ValueError(f"unknown address scheme {scheme!r} (known: {', '.join(sorted(registry.backends))})")
+    if scheme in ("tcp", "tls"):
+        host, port = parse_host_port(location)
+        try:
+            socket.create_connection((host, port), timeout=CONNECT_SECONDS).close()
+        except OSError as exc:
+            raise OSError(f"cannot connect to {host}:{port}: {exc.strerror or exc}") from None
+
+
+class DaskCluster:
+    """A Dask ``client`` on the cluster at ``scheduler``, or on a LocalCluster of ``local`` worker
+    processes started here (a task whose worker dies is retried ``max_retries`` times on it; a
+    scheduler started by hand has its own ``allowed-failures``, 3 by default). ``workers`` is the
+    cluster's number of worker threads."""
+
+    def __init__(self, *, scheduler: str | None = None, local: int | None = None, max_retries: int = 3):
+        if (scheduler is None) == (local is None):
+            raise ClusterError("--executor dask: give either --scheduler ADDRESS or --local N")
+        if local is not None and (isinstance(local, bool) or int(local) < 1):
+            raise ClusterError(f"--local: must be a positive integer, got {local!r}")
+        distributed = _distributed()
+        self._cluster = None
+        self.client = None
+        self.where = f"a LocalCluster of {local} worker(s)" if local is not None else f"the Dask scheduler at {scheduler}"
+        try:
+            if local is not None:
+                import dask
+
+                with dask.config.set({"distributed.scheduler.allowed-failures": int(max_retries)}), warnings.catch_warnings():
+                    # its health and metrics routes move to a free port when another cluster holds 8787
+                    warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
+                    self._cluster = distributed.LocalCluster(
+                        n_workers=int(local), threads_per_worker=1, processes=True,
+                        dashboard_address=None, silence_logs=logging.ERROR,
+                    )  # fmt: skip
+                self.client = distributed.Client(self._cluster, set_as_default=False)
+            else:
+                _check_reachable(scheduler)
+                self.client = distributed.Client(scheduler, timeout=f"{CONNECT_SECONDS}s", set_as_default=False)
+            self.client.wait_for_workers(1, timeout=CONNECT_SECONDS)
+        except BaseException as exc:
+            self.close()
+            if isinstance(exc, (OSError, TimeoutError, RuntimeError, ValueError)):  # unreachable, no worker, bad address
+                raise ClusterError(f"--executor dask: {self.where}: {first_line(str(exc)) or type(exc).__name__}") from None
+            raise
+        self.workers = max(1, sum(self.client.nthreads().values()))
+
+    def close(self) -> None:
+        """Close the client, and the LocalCluster if this started one."""
+        client, self.client = self.client, None
+        if client is not None:
+            client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None

@@ -1,0 +1,248 @@
+"""Slots: the srbf side of a method worker, where a fit's points are drawn and its result comes from.
+
+A ``Slot`` takes ``FitOrder`` records (a task key, the catalog entry and the sampling settings:
+no points), draws each problem's points (``ProblemSource``, the last draws cached so the rungs of
+a ladder share one), and runs the fit in a method worker (``srbf.methods.Worker``) it keeps per
+method: the current one and one other. Only the support points cross into the method's process,
+never the truth (except for an oracle). It counts each method's abnormal ends in a row (timeouts,
+crashes, failed restarts): past ``max_restarts`` its owner stops giving it that method.
+
+A slot runs in its own process on this machine (``SlotProcess``, for the ``LocalExecutor``: the
+parent sends orders and receives finished results over a pipe, so drawing points and talking to
+the method run on as many cores as there are slots, not on the parent's one interpreter), or in
+a Dask worker's thread (``dask_slot``). Slot processes are spawned: they start clean (no copy of
+the parent's threads or store connection) and import only what drawing and the worker need.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from srbf.core import FitResult
+from srbf.methods import isolation
+from srbf.methods.worker import WorkerStartError
+from srbf.runs.executor import HeldWorker, first_line, new_worker
+from srbf.runs.problems import FitOrder, Placeholder, ProblemSource
+from srbf.runs.worker_spec import WorkerSpec
+
+__all__ = ["SlotOutcome", "SlotProcess", "SlotSettings", "Slot"]
+
+KEPT_WORKERS = 2  # method workers a slot keeps: the current method's and one other
+DRAWS_KEPT = 32  # draws a slot keeps, so the rungs of a ladder and the repeats share one
+
+
+@dataclass(frozen=True)
+class SlotSettings:
+    """How a slot makes and retires method workers (the executor's settings)."""
+
+    start_timeout: float | None = 600.0
+    tail_bytes: int = 8192
+    max_restarts: int = 4
+    sandbox: isolation.Sandbox | None = None
+
+
+@dataclass
+class SlotOutcome:
+    """What came of one order: the result and the hashes of the points; ``abnormal`` is the
+    method's abnormal ends in a row in this slot after it, with ``last_error`` the latest."""
+
+    result: FitResult
+    data_hash: str = ""
+    inputs_hash: str = ""
+    abnormal: int = 0
+    last_error: str = ""
+
+
+class Slot:
+    """Draws points and runs fits in the method workers it keeps (see the module docstring)."""
+
+    def __init__(self, settings: SlotSettings):
+        self.settings = settings
+        self.source = ProblemSource(cache_size=DRAWS_KEPT)
+        self.held: OrderedDict[WorkerSpec, HeldWorker] = OrderedDict()
+        self.busy: HeldWorker | None = None
+
+    def _holding(self, spec: WorkerSpec) -> HeldWorker:
+        entry = self.held.get(spec)
+        if entry is None:
+            entry = self.held[spec] = HeldWorker(None)
+        self.held.move_to_end(spec)
+        while len(self.held) > KEPT_WORKERS:
+            self.held.popitem(last=False)[1].close()
+        return entry
+
+    def _worker(self, entry: HeldWorker, spec: WorkerSpec):
+        if entry.worker is None:
+            s = self.settings
+            entry.worker = new_worker(spec, start_timeout=s.start_timeout, tail_bytes=s.tail_bytes, sandbox=s.sandbox)
+        return entry.worker
+
+    def start(self, spec: WorkerSpec) -> None:
+        """Start a worker for ``spec`` (kept for the fits to come); WorkerStartError if it cannot."""
+        self._worker(self._holding(spec), spec).start()
+
+    def run(self, order: FitOrder) -> SlotOutcome:
+        """Draw the order's points and run its fit; a placeholder draw runs nothing. A worker that
+        cannot be (re)started counts as an abnormal end and raises WorkerStartError."""
+        prepared = self.source.prepare(order)
+        if isinstance(prepared, Placeholder):
+            return SlotOutcome(prepared.result, prepared.data_hash, prepared.inputs_hash)
+        entry = self._holding(order.spec)
+        self.busy = entry
+        try:
+            result = self._worker(entry, order.spec).fit(prepared)
+        except WorkerStartError as exc:
+            self._abnormal(entry, f"the worker could not be (re)started: {first_line(str(exc))}")
+            raise
+        finally:
+            self.busy = None
+        if result.status in ("timeout", "crashed"):
+            self._abnormal(entry, f"{result.status}: {first_line(result.error)}")
+        else:
+            entry.abnormal = 0
+        return SlotOutcome(result, prepared.data_hash, prepared.inputs_hash, entry.abnormal, entry.last_error)
+
+    def abnormal(self, spec: WorkerSpec) -> tuple[int, str]:
+        """The method's abnormal ends in a row here, and the latest one's reason."""
+        entry = self.held.get(spec)
+        return (entry.abnormal, entry.last_error) if entry is not None else (0, "")
+
+    @staticmethod
+    def _abnormal(entry: HeldWorker, error: str) -> None:
+        entry.abnormal += 1
+        entry.last_error = error
+
+    def kill_busy(self) -> bool:
+        """Kill the method worker fitting right now (from another thread); its fit ends ``crashed``."""
+        entry = self.busy
+        worker = entry.worker if entry is not None else None
+        if worker is not None and worker.alive:
+            isolation.signal_stop(worker.pid)
+            return True
+        return False
+
+    def retire(self, spec: WorkerSpec) -> None:
+        """End the worker of ``spec`` but keep its count of abnormal ends (its fits are not run here)."""
+        entry = self.held.get(spec)
+        if entry is not None:
+            entry.close()
+            entry.worker = None
+
+    def close(self, spec: WorkerSpec | None = None) -> int:
+        """End the worker of ``spec`` (default: every worker); return how many were ended."""
+        specs = [spec] if spec is not None else list(self.held)
+        ended = 0
+        for s in specs:
+            entry = self.held.pop(s, None)
+            if entry is not None:
+                entry.close()
+                ended += 1
+        return ended
+
+
+# ---------------------------------------------------------------- a slot in a process of its own
+
+
+class _Stopped(BaseException):
+    """SIGTERM in a slot process: the parent cancels; the fit in flight is killed on the way out."""
+
+
+def _stop(signum, frame):  # noqa: ARG001 - signal handler signature
+    raise _Stopped
+
+
+def slot_main(conn, settings: SlotSettings, parent: int) -> None:
+    """A slot process's loop: ("start", spec), ("fit", order) and ("close", spec) requests, each
+    answered with ("ok", value) or ("start_error", message); ("stop",) or EOF ends it. SIGTERM
+    ends it too, killing the fit in flight; it is sent when the parent dies, even by SIGKILL."""
+    from srbf.methods.worker_guard import PR_SET_PDEATHSIG, prctl
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it cancels the run
+    signal.signal(signal.SIGTERM, _stop)
+    prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:  # the parent died before the line above
+        return
+    slot = Slot(settings)
+    try:
+        while True:
+            try:
+                request = conn.recv()
+            except EOFError:
+                return
+            if request[0] == "stop":
+                return
+            try:
+                if request[0] == "start":
+                    reply = ("ok", slot.start(request[1]))
+                elif request[0] == "fit":
+                    reply = ("ok", slot.run(request[1]))
+                else:  # "close"
+                    reply = ("ok", slot.close(request[1]))
+            except WorkerStartError as exc:
+                reply = ("start_error", str(exc), *slot.abnormal(request[1].spec if request[0] == "fit" else request[1]))
+            conn.send(reply)
+    except (_Stopped, BrokenPipeError, ConnectionResetError):
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # closing the workers is not interrupted
+        slot.close()
+
+
+class SlotGone(RuntimeError):
+    """A slot process ended while the parent waited for it (killed by the cancel, or a bug)."""
+
+
+class SlotProcess:
+    """The parent's handle on a slot process; one request at a time, from one thread. Made in a
+    thread that outlives it (the parent-death signal follows the thread that started it)."""
+
+    def __init__(self, settings: SlotSettings):
+        context = multiprocessing.get_context("spawn")
+        self._conn, child = context.Pipe()
+        self.process = context.Process(target=slot_main, args=(child, settings, os.getpid()), name="srbf-slot",
+                                       daemon=True)  # fmt: skip
+        self.process.start()
+        child.close()
+
+    @property
+    def alive(self) -> bool:
+        return self.process.is_alive()
+
+    def request(self, *message):
+        """Send a request and wait for its reply: the value, or WorkerStartError (with the
+        method's abnormal ends in a row as ``abnormal``). SlotGone if the process ends first."""
+        try:
+            self._conn.send(message)
+            reply = self._conn.recv()
+        except (EOFError, OSError) as exc:
+            raise SlotGone(f"the slot process ended (exit code {self.process.exitcode})") from exc
+        if reply[0] == "start_error":
+            error = WorkerStartError(reply[1])
+            error.abnormal, error.last_error = reply[2], reply[3]
+            raise error
+        return reply[1]
+
+    def cancel(self) -> None:
+        """Kill the fit in flight and end the process (from any thread)."""
+        if self.process.pid is not None and self.alive:
+            try:
+                os.kill(self.process.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Ask the process to end its workers and exit; kill it if it does not in time."""
+        if self.alive:
+            try:
+                self._conn.send(("stop",))
+            except OSError:
+                pass
+            self.process.join(timeout)
+        if self.alive:
+            self.process.kill()
+            self.process.join(1.0)
+        self._conn.close()
