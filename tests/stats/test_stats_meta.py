@@ -278,3 +278,15 @@ def test_set_summaries_and_rows_are_independent():
     out = combine_summaries(mean, var, count)
     assert out["n_sets"].tolist() == [2, 1]
     assert out["estimate"][1] == pytest.approx(5 / 3)
+
+
+def test_a_set_whose_problems_all_agree_takes_the_pooled_variance():
+    """Two methods tied at 0 on ten problems of one set must not pin the combined value at 0."""
+    tied = np.zeros(10)
+    varying = np.array([0.0] * 9 + [0.5])
+    out = combine_sets({"tied": tied, "varying": varying})
+    pooled = (9 * 0.0 + 9 * varying.var(ddof=1)) / 18
+    theirs = reference_fit(np.array([0.0, 0.05]), np.array([pooled / 10, varying.var(ddof=1) / 10]))
+    assert out["estimate"] == pytest.approx(theirs.mean_effect_re, rel=1e-9)
+    assert out["weights"]["tied"] == pytest.approx(2 / 3, rel=1e-9)  # v 0.00125 against 0.0025
+    assert out["ci_high"] - out["ci_low"] > 0.01

@@ -101,11 +101,13 @@ def combine_summaries(mean, var, count, scale: str = "identity", alpha: float = 
     k = present.sum(-1)
     df = np.where(present, n - 1, 0).sum(-1)
 
-    # A set of one problem has no variance of its own: it takes the pooled within-set variance.
+    # A set of one problem has no variance of its own, and a set whose problems all agree has a
+    # sample variance of 0 that would give it all the weight (ten tied problems would outweigh any
+    # number of varying ones): both take the pooled within-set variance.
     several = present & (n >= 2) & ~np.isnan(var)
     with np.errstate(invalid="ignore", divide="ignore"):
         pooled = np.where(several, (n - 1) * var, 0).sum(-1) / np.where(several, n - 1, 0).sum(-1)
-    var = np.where(present & (n < 2), pooled[:, None], var)
+    var = np.where(present & ((n < 2) | (var == 0)), pooled[:, None], var)
 
     with np.errstate(invalid="ignore", divide="ignore"):
         if scale == "logit":
