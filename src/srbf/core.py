@@ -4,7 +4,8 @@ A ``TaskKey`` identifies one fit (the key of ARCHITECTURE.md): rerunning a confi
 already in the store. A ``FitTask`` is what a worker needs to run it (never the truth, never the
 validation points); a ``FitResult`` is what comes back, whatever happened to the method.
 ``SrbfError`` is the base of every error srbf raises on purpose, so a caller (the CLI, a
-notebook) can tell a user's mistake from a bug with one ``except``. ``to_plain`` turns a value
+notebook) can tell a user's mistake from a bug with one ``except``. ``lazy_attributes`` lets a
+package export names that import their heavy modules only on first use. ``to_plain`` turns a value
 into plain JSON-ready Python, the one converter the layers share.
 
 This module imports nothing of srbf; every package may import it.
@@ -101,3 +102,17 @@ def to_plain(value: Any, *, non_finite: str = "keep") -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return _non_finite(value, non_finite)
     return value
+
+
+def lazy_attributes(package: str, exports: Mapping[str, str]):
+    """A module ``__getattr__`` that imports each name of ``exports`` (name -> module) on first use,
+    so that importing the package (and ``srbf --help``) loads no pandas or matplotlib."""
+
+    def __getattr__(name: str) -> Any:
+        if name in exports:
+            import importlib
+
+            return getattr(importlib.import_module(exports[name]), name)
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    return __getattr__

@@ -1,4 +1,4 @@
-"""Reports: the Markdown report with figures, and the static results explorer.
+"""Reports: the Markdown report with figures and CSV tables, and what compare and ranks print.
 
 - :func:`build_report` -- the long per-prediction frame to report/index.md, figures/*.png and
   tables/*.csv (docs/report.md); :func:`read_table` reads one of those CSVs back;
@@ -11,7 +11,7 @@ Imported lazily: ``srbf`` registers the report's commands without loading pandas
 
 from __future__ import annotations
 
-import importlib
+from srbf.core import lazy_attributes
 
 _EXPORTS = {
     "Report": "srbf.report.build",
@@ -26,8 +26,4 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str):
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(_EXPORTS[name]), name)
-    raise AttributeError(f"module 'srbf.report' has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, _EXPORTS)

@@ -201,12 +201,12 @@ def run_config(
     variants = list(config.variants()) if variants is None else list(variants)
     if config.sandbox and executor is None and (problem := isolation.sandbox_problem()):
         raise RunError(f"--sandbox: {problem}")
-    problems = _prechecks(variants)
+    problems = method_prechecks(variants)
     if problems:  # the method's own pre-checks (doctor's): before any store exists
         raise RunError("; ".join(problems))
     store = ResultsStore(config.results)  # a read-only or unusable store fails here, before any fit
     try:
-        lock = _lock(store.path)
+        lock = run_lock(store.path)
     except BaseException:
         store.close()
         raise
@@ -233,7 +233,7 @@ def run_config(
         if not plan.fits:
             return summary
         if executor is None:
-            sandbox = _sandbox(config, store.path, secret_file if shard else None) if config.sandbox else None
+            sandbox = sandbox_for(config, store.path, secret_file if shard else None) if config.sandbox else None
             executor = (make_executor or _local_executor)(config.workers, sandbox)
         summary.workers = executor.workers
         notes: list[str] = []
@@ -260,7 +260,7 @@ def run_config(
                 _campaign_config(config, variant, {"workers": executor.workers, **({"shard": str(shard)} if shard else {})}),
                 variant.config_hash,
                 variant.method.config_provenance,
-                method_stack=_method_stack(variant, probed),
+                method_stack=variant_stack(variant, probed),
             )
         campaign_of = {(v.name, v.config_hash): summary.campaigns[v.label] for v in pending}
         order = functools.partial(fit_order, config=config, secret=store.secret())  # the method's seed: under the secret
@@ -298,14 +298,14 @@ def _local_executor(workers: int | None, sandbox: isolation.Sandbox | None) -> E
     return LocalExecutor(workers, sandbox=sandbox)
 
 
-def _prechecks(variants: Sequence[Variant]) -> list[str]:
+def method_prechecks(variants: Sequence[Variant]) -> list[str]:
     """What keeps the variants' roster methods from running (``methods.doctor.precheck``), once each."""
     from srbf.methods.doctor import precheck_python
 
     return list(dict.fromkeys(p for v in variants for p in precheck_python(v.method.python)))
 
 
-def _method_stack(variant: Variant, probed: dict) -> dict[str, str | None]:
+def variant_stack(variant: Variant, probed: dict) -> dict[str, str | None]:
     """What the variant's method runs with (``srbf.methods.stack``), recorded on its campaign."""
     from srbf.methods.stack import method_stack
 
@@ -313,7 +313,7 @@ def _method_stack(variant: Variant, probed: dict) -> dict[str, str | None]:
     return method_stack(m.adapter.type, m.adapter.path or m.adapter.name, m.python, m.env, probed)
 
 
-def _lock(store_path: Path) -> RunLock:
+def run_lock(store_path: Path) -> RunLock:
     """The run lock of the store at ``store_path``, or RunError naming the run that holds it."""
     lock = RunLock(store_path)
     try:
@@ -324,7 +324,7 @@ def _lock(store_path: Path) -> RunLock:
         raise RunError(f"cannot lock the results store: {lock.path}: {exc.strerror or exc}") from None
 
 
-def _sandbox(config: RunConfig, store_path: Path, secret_file: str | Path | None = None) -> isolation.Sandbox:
+def sandbox_for(config: RunConfig, store_path: Path, secret_file: str | Path | None = None) -> isolation.Sandbox:
     """What a sandboxed worker must not see: the results directory, the shards' secret file, the
     config, the catalogs."""
     from srbf.catalogs.loader import DATA_DIR

@@ -157,17 +157,23 @@ class ProblemSource:
         if problem.placeholder_reason is not None:
             result = FitResult(status="placeholder", error=problem.placeholder_reason)
             return Placeholder(result, problem.data_hash, problem.inputs_hash)
-        options = order.spec.options
-        if order.spec.sees_truth:
-            options["truth"] = order.entry.formula  # only oracle methods are ever given the truth
-        return FitTask(
-            key=key,
-            X=problem.X_support,
-            y=problem.y_support,
-            variables=tuple(problem.variables),
-            options=options,
-            time_limit=order.time_limit,
-            data_hash=problem.data_hash,
-            inputs_hash=problem.inputs_hash,
-            method_seed=order.method_seed,
-        )
+        return fit_task(key, problem, order.spec, order.entry.formula, order.time_limit, order.method_seed)
+
+
+def fit_task(key: TaskKey, problem, spec: WorkerSpec, truth: str, time_limit: float, method_seed: int) -> FitTask:
+    """The worker's task for a drawn ``problem``: its support points and their hashes, never the
+    validation points, and the truth only for a method that is meant to see it (an oracle)."""
+    options = dict(spec.options)
+    if spec.sees_truth:
+        options["truth"] = truth
+    return FitTask(
+        key=key,
+        X=problem.X_support,
+        y=problem.y_support,
+        variables=tuple(problem.variables),
+        options=options,
+        time_limit=time_limit,
+        data_hash=problem.data_hash,
+        inputs_hash=problem.inputs_hash,
+        method_seed=method_seed,
+    )

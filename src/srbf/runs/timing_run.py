@@ -26,9 +26,10 @@ from srbf.core import FitResult, FitTask, TaskKey
 from srbf.methods import isolation
 from srbf.methods.worker import WorkerStartError
 from srbf.runs.config import RunConfig
-from srbf.runs.driver import RunError, _lock, _method_stack, _prechecks, _sandbox
+from srbf.runs.driver import RunError, run_lock, variant_stack, method_prechecks, sandbox_for
 from srbf.runs.executor import first_line, new_worker
 from srbf.runs.plan import WorkerSpec, worker_spec
+from srbf.runs.problems import fit_task
 from srbf.runs.sweeps import Variant
 from srbf.runs.timing_machine import load_average, machine_facts
 from srbf.runs.timing_subset import FrozenProblem, Subset, TimingError, load_subset
@@ -62,7 +63,7 @@ def run_timing(config: RunConfig, subset_dir: str | Path, *, log: Callable[[str]
     subset = load_subset(subset_dir)
     points = {p: subset.points(p) for p in subset.problems}  # every file checked before any fit
     variants = list(config.variants())
-    problems = _prechecks(variants)
+    problems = method_prechecks(variants)
     if problems:
         raise RunError("; ".join(problems))
     if config.sandbox and (problem := isolation.sandbox_problem()):
@@ -70,7 +71,7 @@ def run_timing(config: RunConfig, subset_dir: str | Path, *, log: Callable[[str]
     store = ResultsStore(subset.store)
     summary = TimingSummary(store.path)
     try:
-        lock = _lock(store.path)
+        lock = run_lock(store.path)
     except BaseException:
         store.close()
         raise
@@ -78,7 +79,7 @@ def run_timing(config: RunConfig, subset_dir: str | Path, *, log: Callable[[str]
         secret = store.secret()
         sandbox = None
         if config.sandbox:  # the subset's files hold the truth: hidden with the store
-            hidden = _sandbox(config, store.path).hidden + (str(subset.directory.resolve()),)
+            hidden = sandbox_for(config, store.path).hidden + (str(subset.directory.resolve()),)
             sandbox = isolation.Sandbox(hidden=hidden)
         machine = machine_facts()
         probed: dict = {}
@@ -106,7 +107,7 @@ def run_timing(config: RunConfig, subset_dir: str | Path, *, log: Callable[[str]
                                 "machine": machine, "load_before": load_average()}},
                     variant.config_hash,
                     variant.method.config_provenance,
-                    method_stack=_method_stack(variant, probed),
+                    method_stack=variant_stack(variant, probed),
                 )
                 bar = progress_bar(len(todo), variant.label, sys.stderr.isatty() if progress is None else progress)
                 try:
@@ -164,18 +165,5 @@ def _task(variant: Variant, spec: WorkerSpec, subset: Subset, problem: FrozenPro
     """The worker's task for one frozen problem: its support points, never the truth (except for an oracle)."""
     if drawn.is_placeholder:  # a frozen subset holds none; a hand-made one is refused here
         raise TimingError(f"{subset.directory / problem.file}: a placeholder ({drawn.placeholder_reason}) cannot be timed")
-    options = spec.options
-    if spec.sees_truth:
-        options["truth"] = drawn.formula
     key = _key(variant, subset, problem, budget)
-    return FitTask(
-        key=key,
-        X=drawn.X_support,
-        y=drawn.y_support,
-        variables=tuple(drawn.variables),
-        options=options,
-        time_limit=variant.method.time_limit,
-        data_hash=drawn.data_hash,
-        inputs_hash=drawn.inputs_hash,
-        method_seed=isolation.method_seed(secret, key),
-    )
+    return fit_task(key, drawn, spec, drawn.formula, variant.method.time_limit, isolation.method_seed(secret, key))

@@ -9,7 +9,7 @@ Imported lazily: ``srbf`` registers the site's commands without loading pandas.
 
 from __future__ import annotations
 
-import importlib
+from srbf.core import lazy_attributes
 
 _EXPORTS = {
     "Site": "srbf.site.build",
@@ -21,8 +21,4 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str):
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(_EXPORTS[name]), name)
-    raise AttributeError(f"module 'srbf.site' has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, _EXPORTS)
