@@ -65,3 +65,28 @@ def test_cancelling_a_batch_in_flight_ends_the_slot_process(tmp_path, slot):
     timer.join()
     slot.process.join(10)
     assert not slot.alive
+
+
+def test_batches_follow_the_methods_pace_and_leave_a_share_for_every_slot(tmp_path):
+    from collections import deque
+
+    from srbf.runs.local_executor import MAX_BATCH, LocalExecutor
+
+    config = load_config(swiss_config(tmp_path, n=400, budgets=(1, 2)))
+    fits = make_plan(config).fits  # p001 budget 1, p001 budget 2, p002 budget 1, ...
+    spec = fits[0].spec
+    executor = LocalExecutor(2)
+    executor._live = {0, 1}
+    executor._pending[spec] = deque(fits)
+    first = executor._take(0, None)
+    assert [f.key.budget for f in first] == [1, 2]  # nothing known yet: one fit, with its draw's other rung
+    executor._pace[spec] = 0.001  # 1 ms a fit: a quarter of a second is 250 fits, but at most MAX_BATCH
+    cheap = executor._take(0, spec)
+    assert len(cheap) == MAX_BATCH and cheap[0] is fits[2]
+    executor._pace[spec] = 5.0  # a slow method: one fit (and its rung) at a time
+    assert len(executor._take(1, spec)) == 2
+    executor._pace[spec] = 0.001
+    while len(executor._pending[spec]) > 20:
+        executor._pending[spec].popleft()
+    share = executor._take(1, spec)  # 20 left for 2 slots: a quarter of them, rounded to whole draws
+    assert len(share) == 6 and len({(f.key.problem_id) for f in share}) == 3
