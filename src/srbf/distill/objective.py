@@ -9,9 +9,13 @@ Appendix C.3), over the eligible tasks' descriptors.
   of the response vectors, per probe (m_id + 12) / 24, (m_ood + 12) / 24 (1, the worst, without
   a valid run) and v.
 - MeanInfo = the mean Info over S.
-- Balance = 1 - (TV + D) / 2: TV the total variation distance between S's and the eligible
-  tasks' difficulty-bin distributions, D the mean over the failure annotations of the absolute
-  difference between their shares in S and among the eligible tasks.
+- Balance = 1 - (W + D) / 2. W measures how far S's difficulty distribution is from the eligible
+  tasks': the Wasserstein-1 distance between the two empirical distributions of difficulty over
+  the eligible tasks' mean absolute deviation from their mean difficulty (the distance of a
+  single task of average difficulty), capped at 1. D is the mean over the failure annotations of
+  the absolute difference between their shares in S and among the eligible tasks. A distance on
+  the difficulty values, rather than on the four bins alone, sees a core that packs a bin with
+  its easiest tasks: the aggregate scores the core is meant to reproduce move with exactly that.
 
 Every term is on [0, 1]. ``Objective.swap_values`` evaluates J for every single swap at once, the
 step the search repeats.
@@ -25,7 +29,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from srbf.distill.descriptors import ANNOTATIONS, BINS
+from srbf.distill.descriptors import ANNOTATIONS
 from srbf.distill.scores import LOG_CLIP
 
 __all__ = ["WEIGHTS", "Objective", "Terms", "response_vectors", "structural_distance"]
@@ -90,16 +94,20 @@ class Objective:
         vectors = response_vectors(tasks, probes)
         self.response = 1.0 - np.abs(vectors[:, None, :] - vectors[None, :, :]).mean(axis=2)
         self.info = tasks["info"].to_numpy(float)
-        bins = tasks["difficulty_bin"].to_numpy()
-        self.bins = np.array([[b == name for name in BINS] for b in bins], dtype=float).reshape(len(tasks), len(BINS))
-        self.bin_share = self.bins.mean(axis=0)
+        difficulty = tasks["difficulty"].to_numpy(float)
+        grid = np.unique(difficulty)
+        self.widths = np.diff(grid)
+        self.below = (difficulty[:, None] <= grid[None, :-1]).astype(float)  # F at each grid step
+        self.population_cdf = self.below.mean(axis=0)
+        spread = float(np.abs(difficulty - difficulty.mean()).mean()) if len(difficulty) else 0.0
+        self.spread = spread if spread > 0 else 1.0
         self.annotations = tasks[list(ANNOTATIONS)].to_numpy(float).reshape(len(tasks), len(ANNOTATIONS))
         self.annotation_share = self.annotations.mean(axis=0)
 
-    def _balance(self, bin_counts: np.ndarray, annotation_counts: np.ndarray, size: int) -> np.ndarray:
-        tv = 0.5 * np.abs(bin_counts / size - self.bin_share).sum(axis=-1)
+    def _balance(self, below_counts: np.ndarray, annotation_counts: np.ndarray, size: int) -> np.ndarray:
+        w1 = (np.abs(below_counts / size - self.population_cdf) * self.widths).sum(axis=-1)
         gap = np.abs(annotation_counts / size - self.annotation_share).mean(axis=-1)
-        return 1.0 - (tv + gap) / 2.0
+        return 1.0 - (np.minimum(w1 / self.spread, 1.0) + gap) / 2.0
 
     def _j(self, coverage, mean_info, balance):
         w = self.weights
@@ -111,7 +119,7 @@ class Objective:
         response = float(self.response[s].max(axis=0).mean())
         coverage = STRUCTURAL_SHARE * structural + (1 - STRUCTURAL_SHARE) * response
         mean_info = float(self.info[s].mean())
-        balance = float(self._balance(self.bins[s].sum(axis=0), self.annotations[s].sum(axis=0), len(s)))
+        balance = float(self._balance(self.below[s].sum(axis=0), self.annotations[s].sum(axis=0), len(s)))
         return Terms(float(self._j(coverage, mean_info, balance)), coverage, structural, response, mean_info, balance)
 
     def _coverage_with(self, base_structural: np.ndarray, base_response: np.ndarray, candidates: np.ndarray) -> np.ndarray:
@@ -127,9 +135,9 @@ class Objective:
         base_r = self.response[s].max(axis=0) if s else zeros
         size = len(s) + 1
         info = (self.info[s].sum() + self.info[candidates]) / size
-        bins = self.bins[s].sum(axis=0)[None, :] + self.bins[candidates]
+        below = self.below[s].sum(axis=0)[None, :] + self.below[candidates]
         annotations = self.annotations[s].sum(axis=0)[None, :] + self.annotations[candidates]
-        return self._j(self._coverage_with(base_s, base_r, candidates), info, self._balance(bins, annotations, size))
+        return self._j(self._coverage_with(base_s, base_r, candidates), info, self._balance(below, annotations, size))
 
     def swap_values(self, subset: Sequence[int], out: int, candidates: np.ndarray) -> np.ndarray:
         """J of ``subset`` with ``out`` replaced by each candidate (none of them in ``subset``)."""
