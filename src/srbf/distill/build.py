@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from srbf.distill.constraints import BETA, check, constraints
+from srbf.distill.constraints import BETA, UNBOUNDED, check, constraints
 from srbf.distill.core_file import core_document, read_core, write_core
 from srbf.distill.descriptors import descriptors
 from srbf.distill.errors import DistillError
@@ -86,8 +86,9 @@ def distill_core(results: str | Path, size: int, output: str | Path, *, probes: 
             "usability": str(panel.best), "optima": [list(p) for p in panel.optima], "min_paradigms": min_paradigms},
         "size": size, "full_set": len(table), "eligible": len(eligible), "weights": WEIGHTS, "beta": BETA,
         "penalty": PENALTY, "terms": found.terms.as_dict(),
-        "constraints": {c.name: {cat: [int(lo), int(hi)] for cat, lo, hi in zip(c.categories, c.low, c.high)
-                                 if c.name not in ("duplicate group", "name")} for c in bounds},
+        "constraints": {"one task per": ["duplicate group", "name"], **{
+            c.name: {cat: [int(lo), int(hi)] for cat, lo, hi in zip(c.categories, c.low, c.high) if hi < UNBOUNDED}
+            for c in bounds if c.name not in ("duplicate group", "name")}},
         "search": {"starts": starts, "seed": seed, "runs": found.starts},
     }  # fmt: skip
     path = write_core(core_document(Path(output).stem, chosen, chosen_probes, made), output)
