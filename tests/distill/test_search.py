@@ -83,7 +83,7 @@ def test_terms_by_hand():
     d = np.sort(tasks["difficulty"].to_numpy())
     chosen = tasks["difficulty"].iloc[subset].to_numpy()
     grid = np.unique(d)
-    w1 = sum(abs((chosen <= g).mean() - (d <= g).mean()) * (h - g) for g, h in zip(grid[:-1], grid[1:]))
+    w1 = sum(abs((chosen <= g).mean() - (d <= g).mean()) * (h - g) for g, h in itertools.pairwise(grid))
     w = min(1.0, w1 / np.abs(d - d.mean()).mean())
     flags = ["limited", "one_sided", "unstable", "all_struggle", "ood_degraded"]
     gap = np.mean([abs(tasks[f].iloc[subset].mean() - tasks[f].mean()) for f in flags])

@@ -8,7 +8,13 @@ written as a catalog srbf runs (``core_file``). ``validate`` measures how well a
 the full set's aggregate scores and ranking, against six alternative selectors (``selectors``).
 """
 
-from srbf.distill.build import CoreResult, choose_probes, distill_core, full_set, validate_core
+from srbf.distill.build import (
+           CoreResult,
+           choose_probes,
+           distill_core,
+           full_set,
+           validate_core,
+)
 from srbf.distill.duplicates import RULE, duplicate_groups
 from srbf.distill.errors import DistillError
 from srbf.distill.records import Records, load_records

@@ -19,7 +19,13 @@ from srbf.distill.core_file import core_document, read_core, write_core
 from srbf.distill.descriptors import descriptors
 from srbf.distill.errors import DistillError
 from srbf.distill.objective import WEIGHTS, Objective, Terms
-from srbf.distill.probes import MIN_PARADIGMS, PanelChoice, paradigms_of, select_panel, usability
+from srbf.distill.probes import (
+    MIN_PARADIGMS,
+    PanelChoice,
+    paradigms_of,
+    select_panel,
+    usability,
+)
 from srbf.distill.records import Records, load_records
 from srbf.distill.scores import PENALTY, task_scores
 from srbf.distill.search import DEFAULT_STARTS, search
