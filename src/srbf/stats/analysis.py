@@ -305,7 +305,7 @@ def _comparisons(setup: _Setup, rule: MetricRule, at: _AtMark, rows: list) -> No
         else:
             row.update({key: value[k] for key, value in result.items()})
             call, note = verdict(row["ci_low"], row["ci_high"], row["margin"], rule.higher_is_better,
-                                 at.status[i] == "max_tested", at.status[j] == "max_tested")
+                                 at.status[i] == "max_tested", at.status[j] == "max_tested", row["identical"])
             if row["n_pairs"] == 0:  # no problem valued on both sides: a side returned no usable formula
                 call, note = "undecided", "n = 0"
             row.update(verdict=call, verdict_note=note)
