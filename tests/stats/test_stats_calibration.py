@@ -100,3 +100,41 @@ def test_a_shift_beyond_mde80_is_called_at_least_80_percent_of_the_time():
     out = compare_arrays(mean_a + shift, mean_b, noise_a, noise_b, codes, sets, rate=False, n_resamples=400, seed=3)
     calls = [verdict(lo, hi, m)[0] for lo, hi, m in zip(out["ci_low"], out["ci_high"], out["margin"])]
     assert calls.count("better") >= 0.7 * replicates and calls.count("worse") == 0
+
+
+def timed_frame():
+    """Two methods whose values do not move between draws, timed differently on each draw."""
+    rows = []
+    seconds = {"A": ((1.0, 4.0), (1.2, 4.4)), "B": ((0.9, 3.0), (1.0, 3.5))}  # per draw: (budget 1, budget 2)
+    for method, by_draw in seconds.items():
+        for i in range(10):
+            for draw, times in enumerate(by_draw):
+                for budget, sec in zip((1.0, 2.0), times):
+                    value = -1.0 - 0.1 * i - (0.5 if budget == 2.0 else 0.0) * (1 + 0.1 * i) - (0.2 if method == "B" else 0)
+                    rows.append({"method": method, "catalog": "nguyen", "catalog_version": 1, "problem_id": f"p{i}",
+                                 "draw": draw, "budget": budget, "seconds": sec, "success": 1.0,
+                                 "log10_fvu_validation": value})
+    return pd.DataFrame(rows)
+
+
+def test_the_margin_at_a_time_mark_holds_the_time_axis_noise_of_each_side():
+    frame = timed_frame()
+    row = analyze(frame, ["log10_fvu_validation"], times=(2.0,), parts=("comparisons",)).comparisons.iloc[0]
+    # independently: each half of the draws (here: one draw each) places t = 2 s at its own fraction
+    # between the two budgets; every problem moves by (f1 - f2) * (value at budget 2 - at budget 1)
+    moved = {}
+    for method, (first, second) in {"A": ((1.0, 4.0), (1.2, 4.4)), "B": ((0.9, 3.0), (1.0, 3.5))}.items():
+        f1 = np.log(2 / first[0]) / np.log(first[1] / first[0])
+        f2 = np.log(2 / second[0]) / np.log(second[1] / second[0])
+        slope = -0.5 * (1 + 0.1 * np.arange(10))
+        moved[method] = np.mean((f1 - f2) * slope)
+    # no draw noise: the null is +-moved_A +- moved_B, whose 95th percentile of |.| is the larger sum
+    assert row["margin"] == pytest.approx(abs(moved["A"]) + abs(moved["B"]), rel=1e-5)
+    assert row["status_a"] == row["status_b"] == "interpolated"
+    # with the time axis supplied (a timing readout) there is no split-half time noise: margin 0
+    times = analyze(frame, ["log10_fvu_validation"], times=(), parts=()).time_axis
+    given = analyze(frame, ["log10_fvu_validation"], times=(2.0,), parts=("comparisons",), time_axis=times)
+    assert given.comparisons.iloc[0]["margin"] == 0.0
+    # at a budget, both sides at the same configuration: no time axis, no time noise
+    at_budget = analyze(frame, ["log10_fvu_validation"], times=(), compare_at="budget", parts=("comparisons",))
+    assert (at_budget.comparisons["margin"] == 0.0).all()

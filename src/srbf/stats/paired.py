@@ -120,7 +120,7 @@ def sign_matrix(n_resamples: int, n_problems: int, seed: int) -> np.ndarray:
 
 
 def compare_arrays(va, vb, noise_a, noise_b, set_codes, n_sets: int, *, rate: bool, alpha: float = 0.05,
-                   n_resamples: int = 1000, seed: int = 0, signs=None) -> dict[str, np.ndarray]:
+                   n_resamples: int = 1000, seed: int = 0, signs=None, time_noise=None) -> dict[str, np.ndarray]:
     """Batch of comparisons: rows of per-problem values (R, P) for A and B with their noise.
 
     NaN marks a problem without a value; only problems where both have one are paired. Returns arrays
@@ -128,6 +128,9 @@ def compare_arrays(va, vb, noise_a, noise_b, set_codes, n_sets: int, *, rate: bo
     n_b_only, noise_problems, wins_a, wins_b, ties (the last three for rates; NaN otherwise) and
     identical (every paired difference exactly 0: Delta, its interval and se are then exactly 0).
     ``signs`` (two sign matrices, n_resamples x P) may be passed to reuse them across batches.
+    ``time_noise`` (A's and B's, (R, P) each): how far each problem's value at a time mark moves
+    when the side's time axis is measured on one half of its draws rather than the other. It shifts
+    every problem of a side together, so it enters the null with one random sign per side.
     """
     va = np.atleast_2d(np.asarray(va, dtype=float))
     vb = np.atleast_2d(np.asarray(vb, dtype=float))
@@ -151,6 +154,11 @@ def compare_arrays(va, vb, noise_a, noise_b, set_codes, n_sets: int, *, rate: bo
     # float32 products: the margin is a percentile of 1,000 draws, far coarser than float32 rounding
     null = signs[0] @ (omega * np.nan_to_num(na)).T.astype(np.float32)
     null += signs[1] @ (omega * np.nan_to_num(nb)).T.astype(np.float32)
+    if time_noise is not None:
+        side = sign_matrix(signs[0].shape[0], 2, seed + 2)  # one sign per side and resample
+        for k, moved in enumerate(time_noise):
+            shift = (omega * np.nan_to_num(np.atleast_2d(np.asarray(moved, dtype=float)))).sum(-1)
+            null += side[:, k : k + 1] * shift.astype(np.float32)
     margin = np.quantile(np.abs(null.astype(np.float64)), 0.95, axis=0)
     noise_problems = (joint & ~np.isnan(na) & ~np.isnan(nb)).sum(-1)
     margin = np.where(noise_problems > 0, margin, np.nan)  # no split halves: no margin, no verdict
