@@ -228,7 +228,7 @@ def figure(cells: pd.DataFrame, path: Path) -> None:
     # the true effect of a handicap on a set, estimated by its loss averaged over the repeats
     effect = g.groupby(["handicap", "catalog"])["loss"].transform("mean")
     g = g.assign(correct=g["call"] == "better", ratio=effect / g["mde80"])
-    edges = np.array([-np.inf, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, np.inf])
+    edges = np.array([-np.inf, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, np.inf])
     g["bin"] = pd.cut(g["ratio"], edges, right=False)
     binned = g.groupby("bin", observed=True).agg(power=("correct", "mean"), n=("correct", "size"),
                                                  x=("ratio", "median"))
@@ -238,7 +238,6 @@ def figure(cells: pd.DataFrame, path: Path) -> None:
         ax.annotate(f"n={n}", (x, y), textcoords="offset points", xytext=(4, -12), fontsize=7)
     ax.axvline(1.0, color="grey", ls="--", label="reported MDE80 (effect = MDE80)")
     ax.axhline(0.8, color="grey", ls=":", label="80 % power")
-    ax.set_xscale("symlog", linthresh=0.25)
     ax.set_xlabel("effect (set's mean loss over repeats) / reported MDE80, log10 FVU validation")
     ax.set_ylabel("share of verdicts 'better' for A")
     ax.set_ylim(-0.02, 1.02)
@@ -271,9 +270,11 @@ def analyze_store(args) -> None:
     live = cells[cells["verdict"] != "n/a"]
     print("\nA/A false verdicts by metric (all scopes):")
     print(live.groupby("metric")["verdict"].apply(lambda v: f"{int(v.isin(['better', 'worse']).sum())}/{len(v)}").to_string())
-    print("\nA/A by mark kind:")
-    print(live.groupby(live["mark"].str.split().str[0])["verdict"].apply(
-        lambda v: f"{int(v.isin(['better', 'worse']).sum())}/{len(v)}").to_string())
+    print("\nA/A by method and mark kind (false verdicts, raw p < 0.05):")
+    for (method, kind), g in live.groupby(["method", live["mark"].str.split().str[0]]):
+        p = g["p_value"].dropna()
+        print(f"  {method:20s} {kind:7s} {int(g['verdict'].isin(['better', 'worse']).sum())}/{len(g)}"
+              f"  {int((p < 0.05).sum())}/{len(p)}")
     print("\nA/A verdicts:", live["verdict"].value_counts().to_dict())
     ab = ab_cells(frame, [d for d in numbers(args.deltas) if d > 0], [POWER_METRIC])
     if not ab.empty:
