@@ -14,9 +14,9 @@ an ordinary method file), compared with A = ``prior`` at the same budget. The co
 the comparisons report, is the power curve. delta = 0 is one more A/A side, formed the other way
 (two method entries under different names, so different seeds).
 
-Run (about 15-25 minutes on a loaded 2-core machine at the defaults):
+Run (about 15 minutes on a loaded 2-core machine at the defaults; srbf methods install deap_gp first):
   python benchmarks/calibration.py --work /tmp/srbf-calibration            # run, score, analyse
-  python benchmarks/calibration.py --work /tmp/srbf-calibration --stage analyze --figure docs/figures/calibration_power.png
+  python benchmarks/calibration.py --work /tmp/srbf-calibration --stage analyze --figure docs/calibration_power.png
 """
 
 from __future__ import annotations

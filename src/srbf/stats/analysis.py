@@ -261,7 +261,8 @@ def _values_at(setup: _Setup, values: _Metric, mark) -> _AtMark:
         return np.where(ok[:, None], blend(array[m, lo], array[m, hi], fraction[:, None]), np.nan)
 
     with np.errstate(invalid="ignore"):
-        moved = np.where(ok[:, None] & (shift[:, None] != 0), shift[:, None] * (values.mean[m, hi] - values.mean[m, lo]), 0.0)
+        slope = values.mean[m, hi] - values.mean[m, lo]
+        moved = np.where(ok[:, None] & (shift[:, None] != 0), shift[:, None] * slope, 0.0)
     done = ok & setup.complete[m, lo] & setup.complete[m, hi]
     return _AtMark(axis, x, status, at(values.mean), at(values.median), at(values.noise), moved, done)
 

@@ -22,7 +22,9 @@ the margin m is the 95th percentile of its absolute value (1,000 seeded sign dra
 halves drawn independently. A half-size run is noisier than the full averages Delta compares, so m
 is about twice the draw-noise part of Delta's interval: two methods that differ only by draw noise
 come out "equivalent" about 95 % of the time, and "better" needs a difference beyond what rerunning
-either method could produce.
+either method could produce. At a time mark, each side's time axis measured on either half of its
+draws places the mark differently; that shift moves every problem of the side together and enters
+the null with one random sign per side (srbf.stats.analysis computes it).
 
 MDE80, the smallest true difference the verdict would catch 80 % of the time, is
 m + (t_{0.975} + t_{0.80}) * se, with se and the t degrees of freedom those of Delta's interval.
