@@ -96,16 +96,21 @@ class ProblemPoints:
         key = (text, _hint_key(hints))
         if key not in self._nmse:
             tree = self.tree(text, hints)
-            self._nmse[key] = (self._on(tree, self.X_id, self.t_id),
-                               self._on(tree, self.X_ood, self.t_ood) if self.has_ood else None)  # fmt: skip
+            try:
+                function = compile_expr(tree, self.variables) if tree is not None else None
+            except (Exception, RecursionError):  # noqa: BLE001 - any failure is the formula's
+                function = None
+            self._nmse[key] = (self._on(function, self.X_id, self.t_id),
+                               self._on(function, self.X_ood, self.t_ood) if self.has_ood else None)  # fmt: skip
         return self._nmse[key]
 
-    def _on(self, tree: Any, X: np.ndarray, target: Target) -> float:
-        if tree is None:
+    @staticmethod
+    def _on(function: Any, X: np.ndarray, target: Target) -> float:
+        if function is None:
             return math.inf
         try:
             with np.errstate(all="ignore"):
-                values = compile_expr(tree, self.variables)(X)
+                values = function(X)
         except (Exception, RecursionError):  # noqa: BLE001 - any failure is the formula's
             return math.inf
         if not np.all(np.isfinite(values)):
