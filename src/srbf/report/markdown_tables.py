@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 
 from srbf.report.escape import md
 from srbf.report.rounding import format_fixed, format_p, format_significant, format_with, interval_decimals
@@ -209,7 +209,7 @@ def per_set(analysis, metrics) -> pd.DataFrame:
     table = table[table["budget"] == table["method"].map(budgets)].copy()
     n = table["n_problems"].astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        t = np.where(n >= 2, stats.t.ppf(0.975, np.maximum(n - 1, 1)), np.nan)
+        t = np.where(n >= 2, special.stdtrit(np.maximum(n - 1, 1), 0.975), np.nan)
         half = t * table["sd"].to_numpy(dtype=float) / np.sqrt(n)
     low, high = [], []
     for mean, h, metric in zip(table["mean"], half, table["metric"]):
