@@ -18,7 +18,7 @@ METRICS = ["nrr_validation", "log10_fvu_validation"]
 
 def report_jobs(frame, folder: Path) -> list:
     analysis = analyze(frame, METRICS, n_resamples=200)
-    files = figure_files("png,svg", 40)
+    files = figure_files("png,pdf", 40)
     jobs = [(curves_figure, (analysis.aggregates, metric),
              {"path": folder / f"curve_{metric}.png", "provenance": {}, "files": files}) for metric in METRICS]
     panels = cd_panels(analysis.ranks, "log10_fvu_validation", time_marks(analysis.aggregates, [1.0, 10.0]))
@@ -30,7 +30,7 @@ def test_workers_write_the_same_files_as_one_process(frame, tmp_path):
     alone = start_drawing(report_jobs(frame, tmp_path / "alone"), workers=1).wait()
     forked = start_drawing(report_jobs(frame, tmp_path / "forked"), workers=2).wait()
     assert [p.relative_to(tmp_path / "forked") for p in forked] == [p.relative_to(tmp_path / "alone") for p in alone]
-    assert [p.suffix for p in alone] == [".png", ".svg"] * 3  # each job's formats, jobs in order
+    assert [p.suffix for p in alone] == [".png", ".pdf"] * 3  # each job's formats, jobs in order
     for a, b in zip(alone, forked):
         assert a.read_bytes() == b.read_bytes(), a.name
 
