@@ -427,6 +427,8 @@ def test_a_method_folder_is_read_into_its_record(tmp_path):
     (TOY_METHOD + "configs: {big: {config_provenance: harness_tuned, budget: [1]}}\n",
      "toy/method.yaml: configs.big.budget: extra inputs are not permitted"),
     ("package: [\n", "toy/method.yaml: cannot read it: "),
+    (TOY_METHOD + 'python: "3.12+"\n',
+     "toy/method.yaml: python: not a Python requirement such as '>=3.12' or '>=3.11, <3.14': '3.12+'"),
 ])
 def test_a_wrong_method_file_is_one_line_naming_file_field_and_value(tmp_path, text, message):
     with pytest.raises(roster.MethodFileError) as caught:
