@@ -74,7 +74,7 @@ def py_step(label: str, code: str, package: str = "pkg==1.0") -> install.Step:
 
 
 def test_roster_names_and_pins():
-    assert roster.names() == ("bingo", "deap_gp", "eggp", "ffx", "gplearn", "hroch", "itea", "jaxsr", "operon", "pysr",
+    assert roster.names() == ("bingo", "deap_gp", "eggp", "ffx", "flash_ansr", "gplearn", "hroch", "itea", "jaxsr", "operon", "pysr",
                               "qlattice", "rils_rols", "symregg")  # fmt: skip  (one folder each, alphabetical)
     for spec in roster.ROSTER.values():
         assert spec.pinned in spec.requirements, spec.name  # the method's own package is pinned

@@ -14,6 +14,10 @@ ranking), except what the benchmark sets for every method alike:
 - **budget** = ``draws``, the number of candidate expressions sampled from the model (the
   package's own search budget, ``fit(draws=)``; its default is 1024).
 - **seed** = ``fit(seed=)``: seeds the draw and the constant refinement.
+- **emission** (option, default the package's ``fittable``): the format the model writes
+  constants in. ``fittable`` needs a checkpoint trained with the package's masking block; srbf's
+  tiny model is trained without it and runs with ``emission: constants`` (the constants spelled
+  by the model, then refined), which is what the package's own error message advises.
 - **workers** (compute, not search): the refiner's process pool; the package's default is every
   core, srbf's is 0 (serial in the worker process), as the benchmark gives each fit one core.
 
@@ -141,10 +145,13 @@ def load(options):
     global _MODEL, _MODEL_KEY
     options = _shared.with_defaults(options, OPTION_DEFAULTS)
     directory = model_directory(options)
-    key = (directory, options["workers"])
+    emission = options.get("emission")
+    key = (directory, options["workers"], emission)
     if _MODEL is None or _MODEL_KEY != key:
-        FlashANSR = importlib.import_module("flash_ansr").FlashANSR
-        _MODEL = FlashANSR.load(directory, compute={"device": "cpu", "workers": options["workers"]})
+        package = importlib.import_module("flash_ansr")
+        sampling = None if emission is None else package.SoftmaxSamplingConfig(emission=emission)
+        _MODEL = package.FlashANSR.load(directory, generation_config=sampling,
+                                        compute={"device": "cpu", "workers": options["workers"]})  # fmt: skip
         _MODEL_KEY = key
     return _MODEL
 
