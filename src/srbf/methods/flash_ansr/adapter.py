@@ -23,7 +23,10 @@ ranking), except what the benchmark sets for every method alike:
 
 **Conversion**: the best candidate's prefix tokens (constants substituted, columns ``x1..xN``)
 are written as srbf infix over the problem's variable names, constants at full precision; the
-package's own infix string is kept as ``flash_infix``. ``front`` holds every fitted candidate.
+package's own infix string is kept as ``flash_infix``. The model may name a column past the
+problem's (``x2`` on a one-variable problem): the package pads X with zero columns up to the
+model's input width and scores the formula so, so such a column is written as ``0.0`` (counted in
+``padded_columns``). ``front`` holds up to 32 fitted candidates.
 
 Worker protocol: ``fit(X, y, *, budget, seed, variables, options, report) -> dict``; only the
 standard library, NumPy, torch and flash_ansr are imported.
@@ -106,7 +109,8 @@ def to_infix(tokens, variables) -> str:
             continue
         kind, value = token_value(str(token))
         if kind == "var" and value >= len(variables):
-            raise ValueError(f"{NAME}: token {token!r} names column {value + 1} of {len(variables)}")
+            items.append(0.0)  # a column past the problem's: the package pads X with zeros up to its width
+            continue
         items.append(int(value) if kind == "var" else float(value))
 
     def arity(function: str) -> int:
@@ -117,7 +121,16 @@ def to_infix(tokens, variables) -> str:
             return _BINARY[function].format(*args)
         return _UNARY[function].format(args[0]) if function in _UNARY else f"{function}({args[0]})"
 
-    return _shared.prefix_infix(NAME, items, list(variables), arity, spell)
+    try:
+        return _shared.prefix_infix(NAME, items, list(variables), arity, spell)
+    except IndexError:  # an operator short of operands
+        raise ValueError(f"{NAME}: malformed program of {len(items)} nodes") from None
+
+
+def padded_columns(tokens, variables) -> int:
+    """How many of ``tokens`` name a column past the problem's (written as 0.0 by ``to_infix``)."""
+    leaves = [token_value(str(t)) for t in tokens if t not in ARITY]
+    return sum(1 for kind, value in leaves if kind == "var" and value >= len(variables))
 
 
 def candidate_row(candidate, variables) -> dict:
@@ -178,6 +191,7 @@ def run(X, y, *, budget, seed, variables, options, report):
         "constants": [float(c) for c in best.constants],
         "flash_infix": str(best.expression_infix),
         "prefix": [str(t) for t in best.expression_prefix],
+        "padded_columns": padded_columns(best.expression_prefix, variables),
         "fvu": float(best.fvu),
         "score": float(best.score),
         "log_prob": float(best.log_prob),
