@@ -1,5 +1,5 @@
 """The import graph between srbf's packages runs one way: core -> expr -> catalogs -> protocol -> methods ->
-store -> runs -> judge -> stats -> arena -> report -> site -> cli (README, "Layout").
+store -> runs -> judge -> stats -> arena -> distill -> report -> site -> cli (README, "Layout").
 
 Every module under src/srbf is read with ``ast`` (nothing is imported), and every import in it
 counts: module level and inside functions, absolute and relative. A package may import itself and
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
-LAYERS = ("core", "expr", "catalogs", "protocol", "methods", "store", "runs", "judge", "stats", "arena", "report",
-          "site", "cli")
+LAYERS = ("core", "expr", "catalogs", "protocol", "methods", "store", "runs", "judge", "stats", "arena", "distill",
+          "report", "site", "cli")
 RANK = {name: i for i, name in enumerate(LAYERS)}
 
 

@@ -78,3 +78,25 @@ def test_arena_score_with_repeats_measures_stab(tmp_path):
     assert linear["C"].eq(1.0).all() and linear["N"].eq(1.0).all()
     pairs = pd.read_csv(out / "judgments.csv").query("kind == 'repeats'")
     assert len(pairs) == len(stability) and pairs["reason"].notna().all()
+
+
+def test_the_axes_are_metrics_of_srbf_analyze(tmp_path):
+    """run, score, analyze --metric arena_id: the leaderboard's value is the stored axes' mean;
+    a run without out-of-range points has no OOD value in the report (undefined, not 0)."""
+    from srbf.judge import JUDGE_VERSION
+    from srbf.store import metrics_long_frame
+
+    config = tmp_path / "c.yaml"
+    config.write_text(CONFIG.format(repeats="").replace("noise: [0.0, 0.01], ood: true", "noise: [0.0], ood: false"))
+    results, report = tmp_path / "results", tmp_path / "report"
+    assert main(["run", "-c", str(config), "--results", str(results), "--workers", "2", "--quiet"]) == 0
+    assert main(["score", "--results", str(results), "--workers", "1"]) == 0
+    assert main(["analyze", "--results", str(results), "--metric", "arena_id", "--metric", "arena_ood",
+                 "--at-budget", "max", "-o", str(report)]) == 0  # fmt: skip
+    stored = metrics_long_frame(results, judge_version=JUDGE_VERSION)
+    assert stored["arena_ood"].isna().all() and stored["arena_id"].between(0, 1).all()
+    board = pd.read_csv(report / "tables" / "leaderboard.csv").set_index(["method", "metric"])
+    for method, rows in stored.groupby("method"):  # one set: the combined value is the mean over its problems
+        assert board.loc[(method, "arena_id"), "estimate"] == pytest.approx(rows["arena_id"].mean())
+        assert pd.isna(board.loc[(method, "arena_ood"), "estimate"]) and board.loc[(method, "arena_ood"), "n_problems"] == 0
+    assert "| arena_id (n) | arena_ood (n) |" in (report / "index.md").read_text()

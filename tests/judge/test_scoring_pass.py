@@ -13,7 +13,7 @@ import pytest
 from srbf.catalogs.loader import load_catalog
 from srbf.catalogs.sampling import sample_problem
 from srbf.cli import main
-from srbf.judge import JUDGE_VERSION, METRIC_KEYS
+from srbf.judge import AXIS_KEYS, JUDGE_VERSION, METRIC_KEYS
 from srbf.judge.scoring_pass import ScoringError, score_store
 from srbf.core import FitResult, TaskKey
 from srbf.store import STORE_FILENAME, ResultsStore, metrics_long_frame
@@ -363,6 +363,8 @@ def test_failure_records_match_the_judges_own(tmp_path):
     own = Judge("x1", problem_of("Nguyen-1"), variables=["x1"]).score(None)
     own.pop("judge_version")
     own["failure_reason"] = "failed: boom"
+    axes = {key: stored.pop(key) for key in AXIS_KEYS}  # the scoring pass's own addition (no OOD points here)
+    assert axes == {"arena_id": 0.0, "arena_ood": None, "arena_sym": 0.0, "arena_min": 0.0, "arena_eff": None}
     assert stored == own
 
 

@@ -29,6 +29,18 @@ def test_diagnostics_leave_failures_out():
     assert out[0] == 0.2 and np.isnan(out[1])
 
 
+def test_arena_axes_keep_the_values_the_judge_stored():
+    """A failed fit's EFF comes from its trajectory, its OOD is missing without out-of-range points:
+    neither is overwritten by the failure rule (0 for ID, SYM and MIN is stored by the judge)."""
+    success = np.array([1, 0, 0, 1])
+    eff = apply_rule(RULES["arena_eff"], np.array([0.9, 0.75, np.nan, np.nan]), success)
+    assert np.array_equal(eff, [0.9, 0.75, np.nan, np.nan], equal_nan=True)
+    assert np.isnan(apply_rule(RULES["arena_ood"], np.array([np.nan, np.nan]), np.array([1, 0]))).all()
+    assert all(RULES[f"arena_{a}"].better == "higher" for a in ("id", "ood", "sym", "min", "eff"))
+    with pytest.raises(ValueError, match="failure must be 'zero', 'omit' or 'stored'"):
+        MetricRule("x", "axis", failure="kept")
+
+
 def test_overlaps_zero_by_default_or_left_out_on_request():
     values, success = np.array([0.5, np.nan]), np.array([1, 0])
     assert apply_rule(rule_for("token_f1"), values, success).tolist() == [0.5, 0.0]

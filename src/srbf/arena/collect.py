@@ -8,8 +8,9 @@ say) over the method's time limit. The repeats of one fit (same method, configur
 condition, problem, draw and run seed; ``repeat`` of the key, 0 in a store that has none) are
 judged pairwise for STAB. Placeholders are left out, as the statistics leave them out.
 
-The result (``ArenaData``): ``runs`` (one row per prediction: the five per-run axes and what they
-came from), ``stability`` (one row per repeated fit: N, V, C and STAB, or why there is none),
+The result (``ArenaData``): ``runs`` (one row per prediction: the five per-run axes, from
+``judge.run_axes.axis_metrics``, the function whose values ``srbf score`` stores as the metrics
+``arena_id`` ... ``arena_eff``, and what they came from), ``stability`` (one row per repeated fit: N, V, C and STAB, or why there is none),
 ``judgments`` (every symbolic judgment: against the truth per run, between repeats per pair, each
 with its rule) and ``skipped`` (predictions that could not be evaluated, with the reason).
 """
@@ -17,7 +18,6 @@ with its rule) and ``skipped`` (predictions that could not be evaluated, with th
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import combinations
@@ -25,13 +25,16 @@ from typing import Any
 
 import pandas as pd
 
-from srbf.arena.axes import eff_score, min_score, quality, stab_score, sym_score
 from srbf.arena.errors import ArenaError
-from srbf.judge.checkpoints import DEFAULT_CHECKPOINTS, checkpoint_times
+from srbf.judge.axes import stab_score
+from srbf.judge.checkpoints import campaign_grid
+from srbf.judge.metric_keys import AXIS_KEYS
+from srbf.judge.run_axes import axis_metrics
 from srbf.store import parse_condition
 
 __all__ = ["ArenaData", "FIT_COLUMNS", "collect"]
 
+RUN_AXES = ("id", "ood", "sym", "min", "eff")  # runs.csv's columns for AXIS_KEYS, in that order
 # What makes runs repeats of one fit: everything of the key but the repeat index.
 FIT_COLUMNS = ("method", "config_hash", "budget", "condition", "catalog", "catalog_version", "problem_id", "draw", "seed")
 
@@ -44,33 +47,18 @@ class ArenaData:
     skipped: pd.DataFrame
 
 
-def _grids(campaigns: pd.DataFrame, where: str) -> dict[int, tuple[str | None, tuple[float, ...] | None, str]]:
-    """Per campaign: the method's label, its fits' checkpoint times (None: no time limit known)
-    and a note on the grid."""
+def _grids(campaigns: pd.DataFrame, where: str) -> dict[int, tuple[str | None, str, bool]]:
+    """Per campaign: the method's label, a note on its checkpoint grid, and whether it has one."""
     out = {}
     for row in campaigns.itertuples(index=False):
         config = row.config if isinstance(row.config, Mapping) else {}
-        run = config.get("run") if isinstance(config.get("run"), Mapping) else {}
         variant = config.get("variant") if isinstance(config.get("variant"), Mapping) else {}
-        count = run.get("checkpoints", DEFAULT_CHECKPOINTS)
-        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-            raise ArenaError(f"{where}: campaign {row.id} ({row.name}): run.checkpoints must be a positive integer, "
-                             f"got {count!r}")  # fmt: skip
-        limit = variant.get("time_limit")
         try:
-            times = checkpoint_times(float(limit), count)
-            note = f"{count} checkpoints over {float(limit):g} s"
-        except (TypeError, ValueError):
-            times, note = None, f"the campaign's config gives no usable time limit ({limit!r})"
-        out[int(row.id)] = (variant.get("label") or None, times, note)
+            times, note = campaign_grid(config)
+        except ValueError as error:
+            raise ArenaError(f"{where}: campaign {row.id} ({row.name}): {error}") from None
+        out[int(row.id)] = (variant.get("label") or None, note, times is not None)
     return out
-
-
-def _trajectories(frame: pd.DataFrame) -> dict[int, list[tuple[float | None, str]]]:
-    steps: dict[int, list] = defaultdict(list)
-    for pid, seconds, expression in zip(frame["prediction_id"], frame["seconds"], frame["expression"]):
-        steps[int(pid)].append((None if pd.isna(seconds) else float(seconds), str(expression)))
-    return steps
 
 
 def collect(results: Any = None) -> ArenaData:
@@ -93,13 +81,11 @@ def collect(results: Any = None) -> ArenaData:
         if "repeat" not in predictions.columns:  # a store from before repeats: every fit is repeat 0
             predictions["repeat"] = 0
         grids = _grids(store.campaigns_frame(), str(store.path))
-        steps = _trajectories(store.trajectories_frame())
-        works, failures = plan(store, predictions)
+        works, failures = plan(store, predictions)  # each prediction with its trajectory and checkpoint times
     finally:
         if store is not results:
             store.close()
     campaign = {int(i): int(c) for i, c in zip(predictions["id"], predictions["campaign_id"])}
-    times = {pid: grids[c][1] or () for pid, c in campaign.items()}
     by_repeat = predictions.sort_values("repeat", kind="stable")
     repeats = [tuple(int(i) for i in ids) for _, ids in by_repeat.groupby(list(FIT_COLUMNS), sort=False, dropna=False)["id"]]
     pairs_of = {ids[0]: list(combinations(ids, 2)) for ids in repeats}
@@ -108,7 +94,7 @@ def collect(results: Any = None) -> ArenaData:
     for work in works:
         ids = {p.id for p in work.predictions}
         wanted = [pair for first in ids for pair in pairs_of.get(first, ())]
-        result = evaluate_problem(work, steps, times, wanted)
+        result = evaluate_problem(work, wanted)
         evaluations.update(result.runs)
         pairs.update(result.pairs)
         skipped.extend(result.unscorable.items())
@@ -124,25 +110,21 @@ def collect(results: Any = None) -> ArenaData:
 
 
 def _runs_frame(predictions: pd.DataFrame, evaluations: dict, grids: dict, campaign: dict, ood_missing: dict) -> pd.DataFrame:
-    reporting = {grids[campaign[pid]][0] or name for pid, name in zip(predictions["id"], predictions["method"])
-                 if pid in evaluations and evaluations[pid].trajectory_steps}  # methods that report incumbents
     rows = []
     for row in predictions.itertuples(index=False):
         pid = int(row.id)
         e = evaluations.get(pid)
         if e is None:
             continue
-        label, grid, grid_note = grids[campaign[pid]]
+        label, grid_note, has_grid = grids[campaign[pid]]
         n_support, noise = parse_condition(row.condition)
         j = e.symbolic
-        if e.trajectory_steps == 0 and (label or row.method) not in reporting:
-            eff, eff_note = None, "no trajectory"
-        elif e.trajectory_steps == 0:  # a method that reports, but not in this run: q(t) = 0 throughout
-            eff, eff_note = 0.0, "no incumbent reported: every checkpoint unavailable"
-        elif grid is None:
-            eff, eff_note = None, grid_note
+        axes = axis_metrics(e)  # the values `srbf score` stores as arena_id, ..., arena_eff
+        if e.trajectory_steps == 0:
+            eff_note = "no trajectory: no incumbent reported"
+        elif not has_grid:
+            eff_note = grid_note
         else:
-            eff = eff_score(e.checkpoint_id, e.checkpoint_ood)
             unavailable = sum(1 for x in e.checkpoint_id if math.isnan(x))
             eff_note = f"{grid_note}; {unavailable} unavailable (before the first report)"
         rows.append({
@@ -153,11 +135,8 @@ def _runs_frame(predictions: pd.DataFrame, evaluations: dict, grids: dict, campa
             "seed": row.seed, "repeat": int(row.repeat), "status": row.status, "valid": e.valid,
             "nmse_id": e.nmse_id, "nmse_ood": e.nmse_ood,
             "ood_note": ood_missing.get(pid) or "",
-            "id": quality(e.nmse_id) if e.valid else 0.0,
-            "ood": (quality(e.nmse_ood) if e.valid else 0.0) if e.nmse_ood is not None else None,
-            "sym": sym_score(j.equivalent, e.valid, j.tree_similarity, j.variable_f1, j.operator_f1),
-            "min": min_score(j.size_truth, j.size_prediction, e.valid),
-            "eff": eff, "eff_note": eff_note, "trajectory_steps": e.trajectory_steps,
+            **{axis: axes[key] for axis, key in zip(RUN_AXES, AXIS_KEYS)},
+            "eff_note": eff_note, "trajectory_steps": e.trajectory_steps,
             "sym_judgment": j.judgment, "sym_reason": j.reason,
             "tree_similarity": j.tree_similarity, "variable_f1": j.variable_f1, "operator_f1": j.operator_f1,
             "size_truth": j.size_truth, "size_prediction": j.size_prediction,

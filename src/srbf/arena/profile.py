@@ -43,8 +43,11 @@ def _notes(runs: pd.DataFrame, stability: pd.DataFrame) -> list[str]:
     notes = []
     if runs["ood"].isna().all():
         notes.append(f"OOD: {runs['ood_note'].iloc[0] or 'no out-of-range points'}")
-    if runs["eff"].isna().all():
+    missing_eff = int(runs["eff"].isna().sum())
+    if missing_eff == len(runs):
         notes.append(f"EFF: {runs['eff_note'].iloc[0]}")
+    elif missing_eff:
+        notes.append(f"EFF: over {len(runs) - missing_eff} of {len(runs)} runs (the others have no trajectory)")
     if stability.empty or stability["stab"].isna().all():
         most = int(stability["repeats"].max()) if len(stability) else 0
         notes.append(f"STAB: needs 2 repeats per task (found {most})")

@@ -25,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     from srbf.cli.audit import add_audit_commands
     from srbf.cli.catalogs import add_catalog_commands
     from srbf.cli.decontamination import add_decontamination_command
+    from srbf.cli.distill import add_distill_commands
     from srbf.cli.judge import add_judge_commands
     from srbf.cli.methods import add_method_commands, add_new_command
     from srbf.cli.report import add_report_commands
@@ -47,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_decontamination_command(commands)
     add_audit_commands(commands)
     add_arena_commands(commands)
+    add_distill_commands(commands)
     return parser
 
 

@@ -1,4 +1,4 @@
-"""The catalog commands of the ``srbf`` CLI: ``catalogs list | show | validate | import`` and ``sample``.
+"""The catalog commands of the ``srbf`` CLI: ``catalogs list | show | validate | duplicates | import`` and ``sample``.
 
 Thin: the sets are ``srbf.catalogs.loader``, their admission ``srbf.catalogs.admission``, the
 reference-format importer ``srbf.catalogs.importer``, sampling ``srbf.catalogs.sampling``; each is
@@ -130,6 +130,28 @@ def _catalogs_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def _catalogs_duplicates(args: argparse.Namespace) -> int:
+    from srbf.catalogs.loader import list_catalogs
+    from srbf.distill.duplicates import RULE, duplicate_groups
+
+    names = args.catalogs or list_catalogs()
+    groups = duplicate_groups(names, limit=args.limit)
+    shared = [g for g in groups if len(g.members) > 1]
+    formulas = sum(len(g.members) for g in groups)
+    if args.json:
+        print(json.dumps({"rule": RULE, "catalogs": names, "formulas": formulas, "groups": len(groups),
+                          "duplicate_groups": [{"group": g.group, "key": g.key, "members": list(g.members)}
+                                               for g in shared]}, indent=2))  # fmt: skip
+        return 0
+    print(f"rule: {RULE}")
+    for g in shared:
+        print(f"{g.group}  {g.key}")
+        print(f"  {', '.join(g.members)}")
+    print(f"{formulas} formulas in {len(names)} set(s): {len(groups)} groups, {len(shared)} with more than one "
+          f"member ({sum(len(g.members) for g in shared)} formulas)")  # fmt: skip
+    return 0
+
+
 def _sample(args: argparse.Namespace) -> int:
     from srbf.catalogs.loader import load_catalog
     from srbf.catalogs.sampling import sample_problem, save_problem_npz
@@ -179,6 +201,12 @@ def add_catalog_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("catalogs", nargs="*", metavar="NAME|PATH", help="catalogs to check (default: all shipped)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(run=_catalogs_check)
+    p = sub.add_parser("duplicates", help="formulas that are one task up to constants and variable names, within "
+                                          "and across sets (docs/distill.md)")  # fmt: skip
+    p.add_argument("catalogs", nargs="*", metavar="SET", help="shipped names or catalog files (default: all shipped)")
+    p.add_argument("--limit", type=positive_int, metavar="N", help="only the first N problems of each set")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(run=_catalogs_duplicates)
     p = sub.add_parser("import", help="convert a catalog in the reference data layer's YAML format to srbf's")
     p.add_argument("file", help="reference-format YAML file")
     p.add_argument("-o", "--output", metavar="FILE", help="where to write (default: NAME.yaml in the current directory)")

@@ -15,6 +15,7 @@ from srbf.judge.display import format_metrics, jsonable
 from srbf.judge.fit import fvu
 from srbf.judge.from_files import judge_from_files
 from srbf.judge.metric_keys import (
+    AXIS_KEYS,
     COMPARISON_KEYS,
     FIT_KEYS,
     JUDGE_VERSION,
@@ -27,6 +28,7 @@ from srbf.judge.metric_keys import (
 from srbf.judge.scoring import Judge, score, score_many
 
 __all__ = [
+    "AXIS_KEYS",
     "COMPARISON_KEYS",
     "FIT_KEYS",
     "JUDGE_VERSION",

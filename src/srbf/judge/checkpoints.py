@@ -5,16 +5,17 @@ SymbolicArena reads a search as a series of checkpoints (one a minute over 180 m
 The value at a checkpoint is the latest incumbent the method reported at or before it; the last
 one is carried forward after the fit ended early, and a checkpoint before the first report is
 unavailable (None). Reports are read at scoring time from the stored trajectory, never inside
-the fit. Pure Python: no NumPy, no parsing.
+the fit. ``campaign_grid`` reads a campaign's stored config for its grid, the one reading the
+scoring pass and the arena share. Pure Python: no NumPy, no parsing.
 """
 
 from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
-__all__ = ["DEFAULT_CHECKPOINTS", "checkpoint_times", "incumbents_at"]
+__all__ = ["DEFAULT_CHECKPOINTS", "campaign_grid", "checkpoint_times", "incumbents_at"]
 
 DEFAULT_CHECKPOINTS = 180  # the seed's grid: one checkpoint a minute over 180 minutes
 
@@ -27,6 +28,23 @@ def checkpoint_times(time_limit: float, count: int = DEFAULT_CHECKPOINTS) -> tup
     if not (math.isfinite(limit) and limit > 0):
         raise ValueError(f"a fit's time limit must be a positive number of seconds, got {time_limit!r}")
     return tuple(k * limit / count for k in range(1, count + 1))
+
+
+def campaign_grid(config: object) -> tuple[tuple[float, ...] | None, str]:
+    """A campaign's checkpoint times from its stored config (``run.checkpoints``, 180 when it does
+    not say, over ``variant.time_limit``) and a note on the grid; None and the reason when the
+    config gives no usable time limit. ValueError (naming ``run.checkpoints``) for a bad count."""
+    config = config if isinstance(config, Mapping) else {}
+    run = config.get("run") if isinstance(config.get("run"), Mapping) else {}
+    variant = config.get("variant") if isinstance(config.get("variant"), Mapping) else {}
+    count = run.get("checkpoints", DEFAULT_CHECKPOINTS)
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise ValueError(f"run.checkpoints must be a positive integer, got {count!r}")
+    limit = variant.get("time_limit")
+    try:
+        return checkpoint_times(float(limit), count), f"{count} checkpoints over {float(limit):g} s"
+    except (TypeError, ValueError):
+        return None, f"the campaign's config gives no usable time limit ({limit!r})"
 
 
 def incumbents_at(steps: Iterable[tuple[float | None, str]], times: Sequence[float]) -> list[str | None]:

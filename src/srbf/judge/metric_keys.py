@@ -2,12 +2,16 @@
 
 ``JUDGE_VERSION`` travels with every stored metric (bump it whenever a metric's definition or
 computation changes). ``RATE_KEYS`` and ``OVERLAP_KEYS`` are the metrics a failed prediction
-counts as 0 (every other metric of a failure is None). docs/metrics.md defines every key.
+counts as 0 (every other metric of a failure is None). ``AXIS_KEYS`` are SymbolicArena's five
+per-run axes, which the scoring pass adds to each record (``judge.run_axes``: they need the
+problem's out-of-range points and the fit's trajectory, which ``Judge`` does not see).
+docs/metrics.md defines every key.
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "AXIS_KEYS",
     "COMPARISON_KEYS",
     "FIT_KEYS",
     "JUDGE_VERSION",
@@ -18,7 +22,7 @@ __all__ = [
     "SRBENCH_KEYS",
 ]
 
-JUDGE_VERSION = "1.1"  # bump whenever a metric's definition or computation changes
+JUDGE_VERSION = "1.2"  # bump whenever a metric's definition or computation changes (1.2: AXIS_KEYS)
 
 FIT_KEYS = (
     "success",
@@ -63,7 +67,8 @@ LENGTH_KEYS = (
     "nesting_difference",
 )
 SRBENCH_KEYS = ("srbench_accuracy_solution", "srbench_symbolic_solution")
-METRIC_KEYS = FIT_KEYS + COMPARISON_KEYS + LENGTH_KEYS + SRBENCH_KEYS
+AXIS_KEYS = ("arena_id", "arena_ood", "arena_sym", "arena_min", "arena_eff")  # [0, 1]; None: undefined
+METRIC_KEYS = FIT_KEYS + COMPARISON_KEYS + LENGTH_KEYS + SRBENCH_KEYS + AXIS_KEYS
 
 # Indicators averaged into rates: a failed prediction counts 0.
 RATE_KEYS = frozenset(

@@ -3,8 +3,10 @@
 A ``DrawnProblem`` is one catalog entry, seed, draw and condition with its stored predictions
 (``StoredPrediction``). ``score_problem`` regenerates its points through the runner's
 ``ProblemSource`` (the one place points are drawn), checks them against each prediction's stored
-hashes, and scores the predictions with one ``Judge``; a fit that did not end ``ok``, a
-placeholder, or a text its parse hints cannot read gets ``Judge.failure_record``. Each outcome is
+hashes, and scores the predictions with one ``Judge``; a fit that did not end ``ok`` (also one
+the driver recorded without running it, ``never_ran``), a placeholder, or a text its parse hints
+cannot read gets ``Judge.failure_record``. ``run_axes.add_axes`` then adds SymbolicArena's five
+per-run axes to every record but a placeholder's. Each outcome is
 (prediction id, metrics or None, reason it could not be scored or None). Runs in the worker
 processes of the pass (and in the parent with one worker): the loaded catalogs, samplers and the
 SymPy worker are kept per process.
@@ -22,7 +24,8 @@ from srbf.judge.score_summary import TARGETS_DIFFER
 from srbf.judge.scoring import Judge
 from srbf.runs.problems import ProblemSource
 
-__all__ = ["DrawnProblem", "Outcome", "StoredPrediction", "clear_cache", "close_pool", "init_worker", "load_catalog", "score_chunk", "unscored"]
+__all__ = ["DrawnProblem", "Outcome", "StoredPrediction", "clear_cache", "close_pool", "init_worker", "load_catalog",
+           "never_ran", "refusal", "score_chunk", "unscored"]
 
 HINT_KEYS = ("one_based", "by_index", "notation")  # internals["parse"]: what srbf.expr.parse accepts
 
@@ -39,6 +42,8 @@ class StoredPrediction:
     data_hash: str
     inputs_hash: str  # "" when the store has none (recorded by an older srbf)
     hints: Any  # internals["parse"], or None
+    steps: tuple[tuple[float | None, str], ...] = ()  # reported incumbents (seconds, expression): EFF
+    checkpoints: tuple[float, ...] = ()  # its fit's checkpoint times in seconds; () when none is known
 
 
 @dataclass(frozen=True)
@@ -140,12 +145,19 @@ def _read_prediction(prediction: StoredPrediction, variables: tuple[str, ...]) -
         return None, f"does not parse: {error}"
 
 
-def _refusal(p: StoredPrediction, problem: Any) -> str | None:
+def never_ran(p: StoredPrediction) -> bool:
+    """A fit the driver recorded without running it (its method's workers could not start or were
+    stopped): it did not end ``ok`` and stored no hash, since no points were drawn for it. The
+    scoring pass and the arena both count it as a failed fit of its problem."""
+    return p.status not in ("ok", "placeholder") and not p.data_hash and not p.inputs_hash
+
+
+def refusal(p: StoredPrediction, problem: Any) -> str | None:
     """Why ``p`` cannot be scored on the regenerated ``problem``, or None when it can. Inputs are
     drawn bitwise identically on every machine, targets go through the platform's math library:
     the same inputs under another data hash are the points the method saw, targets rounded
-    differently."""
-    if p.data_hash == problem.data_hash or p.inputs_hash == problem.inputs_hash:
+    differently. A fit that never ran is scored as the failure it is (``never_ran``)."""
+    if p.data_hash == problem.data_hash or p.inputs_hash == problem.inputs_hash or never_ran(p):
         return None
     if p.inputs_hash:
         return (
@@ -166,6 +178,7 @@ def _score_problem(work: DrawnProblem, srbench: bool) -> list[Outcome]:
     the rest scored on the regenerated points when their hashes allow it."""
     from srbf.catalogs.admission import parse_entry  # the tree the sampler parsed: not parsed twice
     from srbf.judge.data import JudgeInputError, positive_variables
+    from srbf.judge.run_axes import add_axes  # the five arena axes, added to every record below
 
     out: list[Outcome] = []
     real = [p for p in work.predictions if p.status != "placeholder"]
@@ -198,7 +211,7 @@ def _score_problem(work: DrawnProblem, srbench: bool) -> list[Outcome]:
 
     to_judge: list[tuple[StoredPrediction, Any]] = []
     for p in real:
-        refused = _refusal(p, problem)
+        refused = refusal(p, problem)
         if refused is not None:
             out.append((p.id, None, f"{work.where}: {refused}"))
         elif p.status != "ok":
@@ -211,12 +224,12 @@ def _score_problem(work: DrawnProblem, srbench: bool) -> list[Outcome]:
             else:
                 to_judge.append((p, given))
     if not to_judge:
-        return out
+        return add_axes(work, problem, None, out)
     try:
         judge = Judge(parse_entry(entry), problem, variables=entry.variable_names, srbench=srbench, pool=_pool(srbench),
                       target=entry.target, positive=positive_variables(entry.variables))  # fmt: skip
     except JudgeInputError as error:
-        return out + [(p.id, None, f"{work.where}: {error}") for p, _ in to_judge]
+        return add_axes(work, problem, None, out) + [(p.id, None, f"{work.where}: {error}") for p, _ in to_judge]
     try:
         records = judge.score_many([given for _, given in to_judge])
     except Exception:  # noqa: BLE001 - a judge bug on one prediction must not lose the others
@@ -231,7 +244,7 @@ def _score_problem(work: DrawnProblem, srbench: bool) -> list[Outcome]:
             out.append((p.id, None, f"{work.where}: the judge failed: {type(record).__name__}: {record}"))
         else:
             out.append(scored(p, record))
-    return out
+    return add_axes(work, problem, judge, out)
 
 
 def score_chunk(chunk: list[DrawnProblem], srbench: bool) -> list[Outcome]:

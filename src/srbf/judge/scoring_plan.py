@@ -2,7 +2,8 @@
 
 ``plan`` reads, per campaign, the catalog references and sampling settings its config ran with,
 resolves each prediction's catalog (the campaign's file, else the shipped set of that name and
-version), reads its condition and parse hints, and groups the predictions by drawn problem;
+version), reads its condition, parse hints, trajectory and checkpoint grid (for the arena axes,
+``run_axes.axis_inputs``), and groups the predictions by drawn problem;
 those that cannot be scored at all get a ``ScoreFailure`` with the reason. ``chunks`` cuts the
 problems into the pieces the worker processes take.
 """
@@ -16,6 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from srbf.judge.problem_scoring import DrawnProblem, StoredPrediction, load_catalog
+from srbf.judge.run_axes import axis_inputs
 from srbf.judge.score_summary import ScoreFailure
 from srbf.store import parse_condition
 
@@ -86,6 +88,7 @@ def plan(store: ResultsStore, todo: pd.DataFrame) -> tuple[list[DrawnProblem], l
     """The unscored predictions grouped by drawn problem, in problem order; and those that cannot
     be scored at all (catalog or condition problems), each with its reason."""
     settings = _campaign_settings(store)
+    steps, grids = axis_inputs(store, todo)  # for EFF: trajectories and checkpoint grids
     groups: dict[tuple, list[StoredPrediction]] = defaultdict(list)
     failures: list[ScoreFailure] = []
     refs_ok: dict[tuple, str | ValueError] = {}
@@ -115,9 +118,13 @@ def plan(store: ResultsStore, todo: pd.DataFrame) -> tuple[list[DrawnProblem], l
             continue
         internals = internals if isinstance(internals, Mapping) else {}
         inputs_hash = row.inputs_hash if isinstance(row.inputs_hash, str) else ""  # NULL reads as None or NaN
+        grid = grids.get(int(row.campaign_id), ())
+        if isinstance(grid, str):  # a bad run.checkpoints in a hand-made store
+            failures.append(ScoreFailure(int(row.id), grid))
+            continue
         prediction = StoredPrediction(
             int(row.id), str(row.status), row.expression, row.error, str(row.data_hash or ""), inputs_hash,
-            internals.get("parse"),
+            internals.get("parse"), steps.get(int(row.id), ()), grid,
         )
         key = (ref, catalog, version, str(row.problem_id), int(row.seed), int(row.draw), str(row.condition),
                n_support, noise, n_validation, ood)  # fmt: skip

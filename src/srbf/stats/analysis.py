@@ -31,7 +31,7 @@ from srbf.stats.multiple import benjamini_hochberg, holm
 from srbf.stats.paired import compare_arrays, draw_summary, sign_matrix, verdict
 from srbf.stats.ranks import friedman_nemenyi
 from srbf.stats.rules import RULES, MetricRule, apply_rule, mean_eligible, rule_for
-from srbf.stats.timeaxis import DECLARED_TIMES, blend, ladder_times, time_weights
+from srbf.stats.timeaxis import DECLARED_TIMES, blend, first_half, half_fraction, ladder_times, time_weights
 
 
 @dataclass
@@ -112,7 +112,7 @@ class _Setup:
     seconds: np.ndarray  # (M, B) time coordinate of each budget
     finished: np.ndarray  # (M, B, P) the problem has at least one finished draw
     complete: np.ndarray  # (M, B) every problem of every selected set is finished
-    marks: list  # (axis, x, lo, hi, fraction, status): where each method stands at each mark
+    marks: list  # (axis, x, lo, hi, fraction, status, shift): where each method stands at each mark
     signs: tuple
     is_confirmatory: Callable[[str, str], bool]
     statistic: str
@@ -131,6 +131,7 @@ class _AtMark:
     mean: np.ndarray  # (M, P)
     median: np.ndarray  # (M, P)
     noise: np.ndarray  # (M, P)
+    time_noise: np.ndarray  # (M, P) value moved by the time axis of one half of the draws vs the other
     done: np.ndarray  # (M,) both bracketing budgets complete
 
     def place(self) -> dict:
@@ -226,14 +227,24 @@ def _setup(cube: Cube, times: list[float], compare_at: str, time_axis, confirmat
     else:
         seconds = np.full((M, B), np.nan)
     finished = cube.present.any(-1)
+    halves = None  # each half of the draws' own time axis: how far timing noise moves a time mark
+    if time_axis is None and "seconds" in cube.columns:
+        first = first_half(cube.present)
+        halves = [ladder_times(np.where(half, cube.columns["seconds"], np.nan), cube.columns.get("success"))
+                  for half in (first, cube.present & ~first)]
     marks = []
     for t in times:
-        placed = [time_weights(seconds[m], t) for m in range(M)]
-        marks.append(("time", t, *map(np.array, zip(*placed))))
+        lo, hi, fraction, status = map(np.array, zip(*[time_weights(seconds[m], t) for m in range(M)]))
+        shift = np.zeros(M)
+        for m in np.flatnonzero((status == "interpolated") & (halves is not None)):
+            shift[m] = np.nan_to_num(half_fraction(halves[0][m], lo[m], hi[m], t)
+                                     - half_fraction(halves[1][m], lo[m], hi[m], t))
+        marks.append(("time", t, lo, hi, fraction, status, shift))
     if compare_at == "budget":
         for b in range(B):
             status = np.where(finished[:, b].any(-1), "measured", "n/a")
-            marks.append(("budget", float(cube.budgets[b]), np.full(M, b), np.full(M, b), np.zeros(M), status))
+            marks.append(("budget", float(cube.budgets[b]), np.full(M, b), np.full(M, b), np.zeros(M), status,
+                          np.zeros(M)))
     signs = (sign_matrix(n_resamples, P, seed), sign_matrix(n_resamples, P, seed + 1))
     return _Setup(cube, seconds, finished, finished.all(-1), marks, signs, _confirmatory_test(confirmatory),
                   statistic, alpha, n_resamples, seed)
@@ -241,7 +252,7 @@ def _setup(cube: Cube, times: list[float], compare_at: str, time_axis, confirmat
 
 def _values_at(setup: _Setup, values: _Metric, mark) -> _AtMark:
     """Each method's per-problem values at a mark, blended between its bracketing budgets."""
-    axis, x, lo, hi, fraction, status = mark
+    axis, x, lo, hi, fraction, status, shift = mark
     ok = status != "n/a"
     m = np.arange(len(status))
     lo, hi = np.where(ok, lo, 0), np.where(ok, hi, 0)
@@ -249,8 +260,11 @@ def _values_at(setup: _Setup, values: _Metric, mark) -> _AtMark:
     def at(array):
         return np.where(ok[:, None], blend(array[m, lo], array[m, hi], fraction[:, None]), np.nan)
 
+    with np.errstate(invalid="ignore"):
+        slope = values.mean[m, hi] - values.mean[m, lo]
+        moved = np.where(ok[:, None] & (shift[:, None] != 0), shift[:, None] * slope, 0.0)
     done = ok & setup.complete[m, lo] & setup.complete[m, hi]
-    return _AtMark(axis, x, status, at(values.mean), at(values.median), at(values.noise), done)
+    return _AtMark(axis, x, status, at(values.mean), at(values.median), at(values.noise), moved, done)
 
 
 def _budget_aggregates(setup: _Setup, rule: MetricRule, values: _Metric, rows: list, set_rows: list) -> None:
@@ -292,7 +306,8 @@ def _comparisons(setup: _Setup, rule: MetricRule, at: _AtMark, rows: list) -> No
     if live:
         I, J = np.array(live).T
         result = compare_arrays(at.mean[I], at.mean[J], at.noise[I], at.noise[J], cube.set_codes, cube.n_sets,
-                                rate=rule.kind == "rate", alpha=setup.alpha, signs=setup.signs)
+                                rate=rule.kind == "rate", alpha=setup.alpha, seed=setup.seed, signs=setup.signs,
+                                time_noise=(at.time_noise[I], at.time_noise[J]))
     for i, j in pairs:
         a, b = cube.methods[i], cube.methods[j]
         row = {**at.place(), "metric": rule.name, "method_a": a, "method_b": b, "status_a": at.status[i],
@@ -305,7 +320,7 @@ def _comparisons(setup: _Setup, rule: MetricRule, at: _AtMark, rows: list) -> No
         else:
             row.update({key: value[k] for key, value in result.items()})
             call, note = verdict(row["ci_low"], row["ci_high"], row["margin"], rule.higher_is_better,
-                                 at.status[i] == "max_tested", at.status[j] == "max_tested")
+                                 at.status[i] == "max_tested", at.status[j] == "max_tested", row["identical"])
             if row["n_pairs"] == 0:  # no problem valued on both sides: a side returned no usable formula
                 call, note = "undecided", "n = 0"
             row.update(verdict=call, verdict_note=note)

@@ -33,6 +33,11 @@ DISPLAY_NAMES: dict[str, str] = {
     "constant_count_truth": "constants in the truth",
     "nesting_difference": "extra nesting (prediction - truth)",
     "seconds": "fit time (seconds)",
+    "arena_id": "ID axis: in-range quality phi(NMSE)",
+    "arena_ood": "OOD axis: out-of-range quality phi(NMSE)",
+    "arena_sym": "SYM axis: symbolic quality",
+    "arena_min": "MIN axis: parsimony (truth size / prediction size, at most 1)",
+    "arena_eff": "EFF axis: search efficiency over the checkpoints",
     **{f"{group}_{part}": f"{group} {'F1' if part == 'f1' else part}"
        for group in ("token", "variable") for part in ("precision", "recall", "f1")},
     **{name: text for points in _POINTS for name, text in (

@@ -9,6 +9,10 @@ interval with the measurement-noise margin m of the pair:
 - equivalent: the interval lies entirely inside [-m, +m];
 - undecided: neither.
 
+Identical outputs (every paired difference exactly 0) are "equivalent" with the note "identical
+outputs", whatever the margin: Delta is exactly 0 with a zero-width interval, and a margin of 0
+(neither side's value moves between draws) is a measured 0, not a missing one.
+
 The margin is measured, never chosen: each method's draws of a problem are split into two halves
 (alternate draws; with two draws, one draw each), and the difference between the halves is what the
 problem's value moves by between two half-size runs of the same method. Flipping the signs of those
@@ -18,7 +22,9 @@ the margin m is the 95th percentile of its absolute value (1,000 seeded sign dra
 halves drawn independently. A half-size run is noisier than the full averages Delta compares, so m
 is about twice the draw-noise part of Delta's interval: two methods that differ only by draw noise
 come out "equivalent" about 95 % of the time, and "better" needs a difference beyond what rerunning
-either method could produce.
+either method could produce. At a time mark, each side's time axis measured on either half of its
+draws places the mark differently; that shift moves every problem of the side together and enters
+the null with one random sign per side (srbf.stats.analysis computes it).
 
 MDE80, the smallest true difference the verdict would catch 80 % of the time, is
 m + (t_{0.975} + t_{0.80}) * se, with se and the t degrees of freedom those of Delta's interval.
@@ -71,16 +77,20 @@ def draw_summary(draws) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def verdict(ci_low: float, ci_high: float, margin: float, higher_is_better: bool = True,
-            max_tested_a: bool = False, max_tested_b: bool = False) -> tuple[str, str]:
+            max_tested_a: bool = False, max_tested_b: bool = False, identical: bool = False) -> tuple[str, str]:
     """The verdict on A from Delta's interval and the margin, and a note ('' or why it was downgraded).
 
-    A max-tested side's value is a lower bound (more compute could only help it): a verdict it could
-    overturn by improving (against it, or "equivalent") becomes "undecided" with the note
-    "max-tested limit".
+    ``identical``: every paired difference is exactly 0, so the two sides are "equivalent" (note
+    "identical outputs") whether or not a margin could be measured. A max-tested side's value is a
+    lower bound (more compute could only help it): a verdict it could overturn by improving
+    (against it, or "equivalent") becomes "undecided" with the note "max-tested limit".
     """
-    if not (np.isfinite(ci_low) and np.isfinite(ci_high) and np.isfinite(margin)):
+    note = ""
+    if identical:
+        call, note = "equivalent", "identical outputs"
+    elif not (np.isfinite(ci_low) and np.isfinite(ci_high) and np.isfinite(margin)):
         return "undecided", "no interval" if np.isfinite(margin) else "no noise margin"
-    if ci_low > margin:
+    elif ci_low > margin:
         call = "better" if higher_is_better else "worse"
     elif ci_high < -margin:
         call = "worse" if higher_is_better else "better"
@@ -93,7 +103,7 @@ def verdict(ci_low: float, ci_high: float, margin: float, higher_is_better: bool
         or (call == "worse" and max_tested_a)
         or (call == "equivalent" and (max_tested_a or max_tested_b))
     )
-    return ("undecided", "max-tested limit") if overturnable else (call, "")
+    return ("undecided", "max-tested limit") if overturnable else (call, note)
 
 
 def mde80(margin, se, df, alpha: float = 0.05, power: float = 0.80):
@@ -112,13 +122,17 @@ def sign_matrix(n_resamples: int, n_problems: int, seed: int) -> np.ndarray:
 
 
 def compare_arrays(va, vb, noise_a, noise_b, set_codes, n_sets: int, *, rate: bool, alpha: float = 0.05,
-                   n_resamples: int = 1000, seed: int = 0, signs=None) -> dict[str, np.ndarray]:
+                   n_resamples: int = 1000, seed: int = 0, signs=None, time_noise=None) -> dict[str, np.ndarray]:
     """Batch of comparisons: rows of per-problem values (R, P) for A and B with their noise.
 
     NaN marks a problem without a value; only problems where both have one are paired. Returns arrays
     of shape (R,): delta, ci_low, ci_high, se, df, margin, p_value, mde80, n_pairs, n_a_only,
-    n_b_only, noise_problems, wins_a, wins_b, ties (the last three for rates; NaN otherwise).
+    n_b_only, noise_problems, wins_a, wins_b, ties (the last three for rates; NaN otherwise) and
+    identical (every paired difference exactly 0: Delta, its interval and se are then exactly 0).
     ``signs`` (two sign matrices, n_resamples x P) may be passed to reuse them across batches.
+    ``time_noise`` (A's and B's, (R, P) each): how far each problem's value at a time mark moves
+    when the side's time axis is measured on one half of its draws rather than the other. It shifts
+    every problem of a side together, so it enters the null with one random sign per side.
     """
     va = np.atleast_2d(np.asarray(va, dtype=float))
     vb = np.atleast_2d(np.asarray(vb, dtype=float))
@@ -130,6 +144,9 @@ def compare_arrays(va, vb, noise_a, noise_b, set_codes, n_sets: int, *, rate: bo
     d = np.where(joint, va - vb, np.nan)
     mean, var, count = set_summaries(d, codes, n_sets)
     combined = combine_summaries(mean, var, count, scale="identity", alpha=alpha)
+    identical = joint.any(-1) & ~(joint & (d != 0)).any(-1)
+    for key in ("estimate", "ci_low", "ci_high", "se"):  # exactly 0, not the variance floor's +-1e-145
+        combined[key] = np.where(identical, 0.0, combined[key])
 
     with np.errstate(invalid="ignore", divide="ignore"):
         omega = np.where(joint, combined["weights"][:, codes] / count[:, codes], 0.0)
@@ -139,6 +156,11 @@ def compare_arrays(va, vb, noise_a, noise_b, set_codes, n_sets: int, *, rate: bo
     # float32 products: the margin is a percentile of 1,000 draws, far coarser than float32 rounding
     null = signs[0] @ (omega * np.nan_to_num(na)).T.astype(np.float32)
     null += signs[1] @ (omega * np.nan_to_num(nb)).T.astype(np.float32)
+    if time_noise is not None:
+        side = sign_matrix(signs[0].shape[0], 2, seed + 2)  # one sign per side and resample
+        for k, moved in enumerate(time_noise):
+            shift = (omega * np.nan_to_num(np.atleast_2d(np.asarray(moved, dtype=float)))).sum(-1)
+            null += side[:, k : k + 1] * shift.astype(np.float32)
     margin = np.quantile(np.abs(null.astype(np.float64)), 0.95, axis=0)
     noise_problems = (joint & ~np.isnan(na) & ~np.isnan(nb)).sum(-1)
     margin = np.where(noise_problems > 0, margin, np.nan)  # no split halves: no margin, no verdict
@@ -173,6 +195,7 @@ def compare_arrays(va, vb, noise_a, noise_b, set_codes, n_sets: int, *, rate: bo
         "wins_a": wins_a,
         "wins_b": wins_b,
         "ties": ties,
+        "identical": identical,
     }
 
 
@@ -229,7 +252,8 @@ def paired_comparison(a: Mapping, b: Mapping, *, rate: bool = False, higher_is_b
     out = compare_arrays(mean_a, mean_b, noise_a, noise_b, codes, len(sets), rate=rate, alpha=alpha,
                          n_resamples=n_resamples, seed=seed)
     record = {key: value[0].item() for key, value in out.items()}
-    call, note = verdict(record["ci_low"], record["ci_high"], record["margin"], higher_is_better, *max_tested)
+    call, note = verdict(record["ci_low"], record["ci_high"], record["margin"], higher_is_better, *max_tested,
+                         identical=record["identical"])
     record.update(
         verdict=call,
         verdict_note=note,

@@ -27,10 +27,11 @@ SCALES = ("identity", "logit", "log")
 class MetricRule:
     """The aggregation rule of one metric.
 
-    name: the metric column. kind: rate | overlap | fit | diagnostic | property | time.
+    name: the metric column. kind: rate | overlap | fit | diagnostic | property | time | axis.
     scale: identity | logit | log (the scale the sets are combined on). better: "higher",
     "lower" or None (a target value such as ratio 1 or difference 0: no verdicts, no ranks).
-    failure: "zero" (a failed prediction counts as 0) or "omit" (it has no value).
+    failure: "zero" (a failed prediction counts as 0), "omit" (it has no value) or "stored" (its
+    value as the judge stored it: the arena axes apply their own rule, and None stays missing).
     mean_omits: values the mean leaves out (+inf, -inf); the median keeps them (as the worst).
     floor: values below it (including -inf) are raised to it. primary: "mean" or "median".
     rank: "quality" (failures rank last), "property" (only problems every method solved) or None.
@@ -51,8 +52,8 @@ class MetricRule:
             raise ValueError(f"rule {self.name!r}: scale must be one of {SCALES}, got {self.scale!r}")
         if self.better not in ("higher", "lower", None):
             raise ValueError(f"rule {self.name!r}: better must be 'higher', 'lower' or None, got {self.better!r}")
-        if self.failure not in ("zero", "omit"):
-            raise ValueError(f"rule {self.name!r}: failure must be 'zero' or 'omit', got {self.failure!r}")
+        if self.failure not in ("zero", "omit", "stored"):
+            raise ValueError(f"rule {self.name!r}: failure must be 'zero', 'omit' or 'stored', got {self.failure!r}")
         if self.primary not in ("mean", "median"):
             raise ValueError(f"rule {self.name!r}: primary must be 'mean' or 'median', got {self.primary!r}")
         if self.rank not in ("quality", "property", None):
@@ -115,6 +116,13 @@ def _table() -> dict[str, MetricRule]:
         MetricRule("token_count_truth", "property"),
         MetricRule("constant_count_truth", "property"),
         MetricRule("seconds", "time", better="lower"),
+        # SymbolicArena's per-run axes on [0, 1] (docs/arena.md): the judge stored a failed fit's
+        # values (0, or EFF from its trajectory); OOD and EFF may be undefined for every method
+        # of a problem, so they rank only over the problems where each method has a value.
+        *(MetricRule(f"arena_{axis}", "axis", better="higher", failure="stored", rank="quality")
+          for axis in ("id", "sym", "min")),
+        *(MetricRule(f"arena_{axis}", "axis", better="higher", failure="stored", rank="property")
+          for axis in ("ood", "eff")),
     ]
     return {rule.name: rule for rule in rules}
 
@@ -142,11 +150,11 @@ def apply_rule(rule: MetricRule, values, success=None) -> np.ndarray:
 
     ``success`` (same shape, 1/0 or True/False; NaN where there is no prediction at all) marks the
     usable predictions. With rule.failure == "zero" a failed prediction counts as 0; with "omit"
-    its value is NaN. A NaN value of a usable prediction (an undecided check) stays NaN. Without
+    its value is NaN; with "stored" it keeps its stored value. A NaN value of a usable prediction (an undecided check) stays NaN. Without
     ``success`` every present row counts as usable. Values are not transformed to the log scale here.
     """
     x = np.array(values, dtype=float, copy=True)
-    if success is not None:
+    if success is not None and rule.failure != "stored":
         s = np.asarray(success, dtype=float)
         failed = s == 0
         x[failed] = 0.0 if rule.failure == "zero" else np.nan

@@ -47,6 +47,22 @@ def time_weights(times, t: float) -> tuple[int, int, float, str]:
     return int(lo), int(hi), float(fraction), "interpolated"
 
 
+def first_half(present):
+    """The first of two halves of each problem's draws (last axis): its 1st, 3rd, ... available
+    draw, the split srbf.stats.paired.draw_summary makes for the noise margin."""
+    present = np.asarray(present, dtype=bool)
+    return present & (np.cumsum(present, axis=-1) % 2 == 1)
+
+
+def half_fraction(times, lo: int, hi: int, t: float) -> float:
+    """The interpolation fraction at ``t`` between budgets ``lo`` and ``hi`` on another time axis
+    (one half's), clipped to [0, 1]; NaN when that axis does not time both budgets in order."""
+    low, high = float(times[lo]), float(times[hi])
+    if not (np.isfinite(low) and np.isfinite(high) and 0 < low < high):
+        return float("nan")
+    return float(np.clip((np.log(t) - np.log(low)) / (np.log(high) - np.log(low)), 0.0, 1.0))
+
+
 def interpolate_at_time(times, values, t: float) -> tuple[np.ndarray, str]:
     """Per-problem ``values`` (..., B; one column per budget) at ``t`` seconds, and the status.
 

@@ -1,5 +1,9 @@
 """The six axes of SymbolicArena (its Sections 3.3 and E), per run and per task, on [0, 1].
 
+The formulas live in the judge because two passes use them: ``srbf score`` stores the five
+per-run axes of every prediction as metrics (``judge.run_axes``), and ``srbf arena score``
+aggregates them with STAB (``srbf.arena``). One definition of each, here.
+
 - ``phi``: the bounded log-error map of an NMSE: r = clip(log10(max(x, eps)), l_min, l_max),
   phi = (l_max - r) / (l_max - l_min), with l_min = -12, l_max = 2, eps = 1e-12; an invalid or
   unevaluable output (None, NaN, inf) has quality 0.

@@ -1,4 +1,4 @@
-"""Each axis of SymbolicArena's Section E on hand-computed values (srbf.arena.axes)."""
+"""Each axis of SymbolicArena's Section E on hand-computed values (srbf.judge.axes)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from srbf.arena.axes import eff_score, min_score, phi, quality, stab_score, sym_score
+from srbf.judge.axes import eff_score, min_score, phi, quality, stab_score, sym_score
 
 
 @pytest.mark.parametrize(
