@@ -43,6 +43,8 @@ def test_a_column_past_the_problems_is_the_zero_the_package_pads_with():
 def test_a_malformed_candidate_is_a_clear_error():
     with pytest.raises(ValueError, match="no srbf spelling for token 'erf'"):
         flash.to_infix(["erf", "x1"], ["u"])
+    with pytest.raises(ValueError, match="no srbf spelling for token 'rootn'"):  # signed odd roots: none in srbf
+        flash.to_infix(["rootn", "x1", "3"], ["u"])
     with pytest.raises(ValueError, match="malformed program"):
         flash.to_infix(["+", "x1"], ["u"])
 

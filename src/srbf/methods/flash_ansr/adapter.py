@@ -53,9 +53,9 @@ MAX_FRONT = 32  # fitted candidates kept in ``front``
 
 ARITY = {"+": 2, "-": 2, "*": 2, "/": 2, "pow": 2, "**": 2, "neg": 1, "inv": 1, "abs": 1, "sin": 1, "cos": 1,
          "tan": 1, "asin": 1, "acos": 1, "atan": 1, "sinh": 1, "cosh": 1, "tanh": 1, "asinh": 1, "acosh": 1,
-         "atanh": 1, "exp": 1, "log": 1, "rootn": 2}  # fmt: skip
-_BINARY = {"+": "({} + {})", "-": "({} - {})", "*": "({}*{})", "/": "({}/{})", "pow": "({}**{})", "**": "({}**{})",
-           "rootn": "root({}, {})"}  # fmt: skip
+         "atanh": 1, "exp": 1, "log": 1}  # fmt: skip
+# (simplipy's rootn, an n-th root signed for odd n, has no srbf spelling: a candidate using it fails)
+_BINARY = {"+": "({} + {})", "-": "({} - {})", "*": "({}*{})", "/": "({}/{})", "pow": "({}**{})", "**": "({}**{})"}
 _UNARY = {"neg": "(-{})", "inv": "(1/{})"}
 NAMED = {"np.pi": math.pi, "np.e": math.e, "pi": math.pi, "e": math.e, "(-1)": -1.0}
 
