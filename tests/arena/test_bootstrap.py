@@ -52,3 +52,18 @@ def test_every_method_is_resampled_with_the_same_task_draws():
     again = profile(ArenaData(runs, stability, pd.DataFrame(), pd.DataFrame()), replicates=300, seed=5)
     pd.testing.assert_frame_equal(again.set_index("method"), table)
     assert "STAB: needs 2 repeats per task (found 0)" in table.loc["a", "notes"]
+
+
+def test_stab_of_a_method_that_takes_no_seed_says_so():
+    # eggp's method.yaml says reproducible: false; the built-in linear takes its seed (trivially)
+    tasks = ["set/P0", "set/P1"]
+    runs = pd.concat([_runs("eggp", [0.5, 0.5], tasks), _runs("linear", [0.5, 0.5], tasks)], ignore_index=True)
+    runs["method_name"] = runs["method"]
+    stability = pd.DataFrame({
+        "method": ["eggp", "eggp", "linear", "linear"], "budget": 1.0, "condition": "n_support=8;noise=0",
+        "task": tasks * 2, "stab": 1.0, "repeats": 3,
+    })  # fmt: skip
+    table = profile(ArenaData(runs, stability, pd.DataFrame(), pd.DataFrame()), replicates=50, seed=1).set_index("method")
+    assert table.loc["eggp", "stab"] == pytest.approx(100.0)
+    assert "STAB: the method takes no seed" in table.loc["eggp", "notes"]
+    assert "STAB" not in table.loc["linear", "notes"]

@@ -51,7 +51,20 @@ def _notes(runs: pd.DataFrame, stability: pd.DataFrame) -> list[str]:
     if stability.empty or stability["stab"].isna().all():
         most = int(stability["repeats"].max()) if len(stability) else 0
         notes.append(f"STAB: needs 2 repeats per task (found {most})")
+    elif not _takes_seed(str(runs["method_name"].iloc[0])):
+        notes.append("STAB: the method takes no seed, so its repeats differ only by its own randomness")
     return notes
+
+
+def _takes_seed(method: str) -> bool:
+    """False for a roster method whose method.yaml says ``reproducible: false`` (it ignores the
+    seed srbf gives it): its STAB says how repeatable its runs are, not how stable across seeds."""
+    from srbf.methods.roster import UnknownMethod, get
+
+    try:
+        return get(method).reproducible
+    except UnknownMethod:
+        return True
 
 
 def profile(data: ArenaData, *, replicates: int = DEFAULT_REPLICATES, seed: int = DEFAULT_SEED) -> pd.DataFrame:

@@ -1,10 +1,13 @@
 """``LocalExecutor``: the ``Executor`` (see ``executor``) that runs fits on this machine.
 
 It runs N slot processes on this machine (default: one per core; ``slot``), each fed by a thread
-of the parent that sends it one fit order at a time and receives the finished result: the slot
-draws the points and runs the fit in the method worker it keeps alive across problems, so the
-parent only plans, hands out orders and records results, and drawing and talking to the method
-use as many cores as there are slots. A worker that times out or dies is restarted by the next
+of the parent that sends it a batch of fit orders at a time and receives each finished result as
+it comes: the slot draws the points and runs the fits in the method worker it keeps alive across
+problems, so the parent only plans, hands out orders and records results, and drawing and talking
+to the method use as many cores as there are slots. A batch holds as many consecutive fits of one
+method as its last fits suggest take a quarter of a second (one fit to begin with, and for slow
+methods; never more than a share of what is left, so the slots end together): cheap fits cost no
+round trip each, and a slow method is handed out fit by fit as before. A worker that times out or dies is restarted by the next
 fit (``srbf.methods.Worker``); after ``max_restarts + 1`` abnormal ends in a row (5 by default:
 timeouts, crashes, failed restarts) without a completed fit between them, that slot stops running
 the method, with a note saying why, and leaves its remaining fits to the other slots. When no slot
@@ -33,6 +36,8 @@ from srbf.runs.worker_spec import WorkerSpec
 __all__ = ["DEFAULT_MAX_RESTARTS", "LocalExecutor"]
 
 _JOIN_SECONDS = 10.0
+MAX_BATCH = 64  # fits sent to a slot in one message, at most
+BATCH_SECONDS = 0.25  # what a batch should take, judged by the method's last one
 
 
 class _Message:
@@ -77,6 +82,7 @@ class LocalExecutor(Executor):
         self._pending: OrderedDict[WorkerSpec, deque[PlannedFit]] = OrderedDict()
         self._retired: dict[WorkerSpec, set[int]] = {}
         self._last_error: dict[WorkerSpec, str] = {}
+        self._pace: dict[WorkerSpec, float] = {}  # seconds per fit of the method's last batch
         self._live: set[int] = set()
         self._threads: list[threading.Thread] = []
         self._results: queue.Queue = queue.Queue()
@@ -128,27 +134,31 @@ class LocalExecutor(Executor):
     # ------------------------------------------------------------------ the queue of fits
 
     def _take(self, slot: int, prefer: WorkerSpec | None) -> list[PlannedFit]:
-        """The next fits for slot ``slot``: of the method it runs if any are left, else the first
-        method's; with the fits of the same draw that follow it in the plan (the rungs of a ladder,
-        the repeats), so that one slot draws those points once."""
+        """The next fits for slot ``slot``, consecutive in the plan and of one method: of the
+        method it runs if any are left, else the first method's. As many as the method's recent
+        fits suggest take ``BATCH_SECONDS`` (one while none has finished; at most ``MAX_BATCH``, at
+        most a share of what is left, so that the slots end together), then the fits of the same
+        draw that follow (the rungs of a ladder, the repeats), so that one slot draws those points once."""
         with self._lock:
             if self._stop.is_set():
                 return []
             retired = {spec for spec, slots in self._retired.items() if slot in slots}
             if prefer is not None and prefer not in retired and self._pending.get(prefer):
-                fits = self._pending[prefer]
+                spec, fits = prefer, self._pending[prefer]
             else:
-                fits = next((f for spec, f in self._pending.items() if f and spec not in retired), None)
+                spec, fits = next(((s, f) for s, f in self._pending.items() if f and s not in retired), (None, None))
                 if fits is None:
                     return []
-            taken = [fits.popleft()]
-            while fits and _same_draw(fits[0], taken[0]):
+            pace = self._pace.get(spec)
+            size = 1 if not pace else int(min(MAX_BATCH, BATCH_SECONDS / pace, len(fits) / (2 * len(self._live or (0,)))))
+            taken = [fits.popleft() for _ in range(max(1, size))]
+            while fits and _same_draw(fits[0], taken[-1]):
                 taken.append(fits.popleft())
             return taken
 
-    def _give_back(self, fit: PlannedFit) -> None:
+    def _give_back(self, fits: list[PlannedFit]) -> None:
         with self._lock:
-            self._pending[fit.spec].appendleft(fit)
+            self._pending[fits[0].spec].extendleft(reversed(fits))
 
     def _orphans(self) -> list[Completed]:
         """Under the lock: the fits of specs that every live thread has stopped running."""
@@ -171,20 +181,16 @@ class LocalExecutor(Executor):
     # ------------------------------------------------------------------ one thread per slot
 
     def _serve(self, slot: int, order: Order) -> None:
-        """Hand slot ``slot`` one order at a time and queue what comes back."""
+        """Hand slot ``slot`` batches of orders and queue the results as they come back."""
         current: WorkerSpec | None = None
-        taken: deque[PlannedFit] = deque()
         try:
             while not self._stop.is_set():
-                taken = taken or deque(self._take(slot, current))
+                taken = self._take(slot, current)
                 if not taken:
                     break
-                fit = taken.popleft()
-                current = fit.spec
-                abnormal, error = self._fit_one(slot, fit, order(fit))
+                current = taken[0].spec
+                abnormal, error = self._fit_batch(slot, taken, order)
                 if abnormal > self.max_restarts and not self._stop.is_set():
-                    while taken:  # this draw's other fits: to the other slots
-                        self._give_back(taken.pop())
                     self._retire(slot, current, abnormal, error)
                     current = None
         except SlotGone:
@@ -201,29 +207,38 @@ class LocalExecutor(Executor):
             for item in orphans:
                 self._results.put(item)
 
-    def _fit_one(self, slot: int, fit: PlannedFit, order: FitOrder) -> tuple[int, str]:
-        """Run one fit in the slot and queue its result; a fit whose worker cannot start goes back
-        to the queue. Returns the method's abnormal ends in a row in this slot, and the last one."""
+    def _fit_batch(self, slot: int, fits: list[PlannedFit], order: Order) -> tuple[int, str]:
+        """Run ``fits`` (of one method) in the slot and queue each result as it arrives. Fits
+        the slot did not run (its worker could not start, or the method was stopped there) go
+        back to the queue, in plan order. Returns the method's abnormal ends in a row in this
+        slot, and the last one."""
+        spec = fits[0].spec
+        abnormal, last_error, done = 0, "", 0
+        started = time.monotonic()
         with self._lock:
             self._busy.add(slot)
         try:
-            outcome = self._slot_process(slot).request("fit", order)
+            for outcome in self._slot_process(slot).fits([order(fit) for fit in fits]):
+                if self._stop.is_set():
+                    return 0, ""  # cancelled: the fits in flight were killed, their results are not kept
+                abnormal, last_error = outcome.abnormal, outcome.last_error
+                if last_error:
+                    with self._lock:
+                        self._last_error[spec] = last_error
+                self._results.put(Completed(fits[done], outcome.result, outcome.data_hash, outcome.inputs_hash))
+                done += 1
         except WorkerStartError as exc:
+            abnormal, last_error = exc.abnormal, exc.last_error
             with self._lock:
-                self._last_error[fit.spec] = exc.last_error
-            if not self._stop.is_set():
-                self._give_back(fit)  # another slot (or this one, after a restart) runs it
-            return exc.abnormal, exc.last_error
+                self._last_error[spec] = last_error
         finally:
             with self._lock:
                 self._busy.discard(slot)
-        if self._stop.is_set():
-            return 0, ""  # cancelled: the fit in flight was killed, its result is not kept
-        if outcome.last_error:
-            with self._lock:
-                self._last_error[fit.spec] = outcome.last_error
-        self._results.put(Completed(fit, outcome.result, outcome.data_hash, outcome.inputs_hash))
-        return outcome.abnormal, outcome.last_error
+                if done:
+                    self._pace[spec] = (time.monotonic() - started) / done
+        if done < len(fits) and not self._stop.is_set():
+            self._give_back(fits[done:])  # another slot (or this one, after a restart) runs them
+        return abnormal, last_error
 
     def _retire(self, slot: int, spec: WorkerSpec, abnormal: int, last_error: str) -> None:
         self._slot_process(slot).request("close", spec)

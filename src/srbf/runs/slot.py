@@ -8,8 +8,9 @@ never the truth (except for an oracle). It counts each method's abnormal ends in
 crashes, failed restarts): past ``max_restarts`` its owner stops giving it that method.
 
 A slot runs in its own process on this machine (``SlotProcess``, for the ``LocalExecutor``: the
-parent sends orders and receives finished results over a pipe, so drawing points and talking to
-the method run on as many cores as there are slots, not on the parent's one interpreter), or in
+parent sends batches of orders and receives each finished result over a pipe as soon as it is
+known, so drawing points and talking to the method run on as many cores as there are slots, not
+on the parent's one interpreter, and a cheap fit costs no round trip of its own), or in
 a Dask worker's thread (``dask_slot``). Slot processes are spawned: they start clean (no copy of
 the parent's threads or store connection) and import only what drawing and the worker need.
 """
@@ -21,6 +22,7 @@ import os
 import signal
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Iterator
 
 from srbf.core import FitResult
 from srbf.methods import isolation
@@ -147,6 +149,12 @@ class Slot:
 # ---------------------------------------------------------------- a slot in a process of its own
 
 
+def _start_error(message: str, abnormal: int, last_error: str) -> WorkerStartError:
+    error = WorkerStartError(message)
+    error.abnormal, error.last_error = abnormal, last_error
+    return error
+
+
 class _Stopped(BaseException):
     """SIGTERM in a slot process: the parent cancels; the fit in flight is killed on the way out."""
 
@@ -156,9 +164,11 @@ def _stop(signum, frame):  # noqa: ARG001 - signal handler signature
 
 
 def slot_main(conn, settings: SlotSettings, parent: int) -> None:
-    """A slot process's loop: ("start", spec), ("fit", order) and ("close", spec) requests, each
-    answered with ("ok", value) or ("start_error", message); ("stop",) or EOF ends it. SIGTERM
-    ends it too, killing the fit in flight; it is sent when the parent dies, even by SIGKILL."""
+    """A slot process's loop: ("start", spec) and ("close", spec) requests, each answered with
+    ("ok", value) or ("start_error", message, abnormal, last_error); ("fits", orders), answered
+    with one ("outcome", outcome) per order run and then ("end", ...) (``_run_orders``);
+    ("stop",) or EOF ends it. SIGTERM ends it too, killing the fit in flight; it is sent when the
+    parent dies, even by SIGKILL."""
     from srbf.methods.worker_guard import PR_SET_PDEATHSIG, prctl
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it cancels the run
@@ -175,21 +185,43 @@ def slot_main(conn, settings: SlotSettings, parent: int) -> None:
                 return
             if request[0] == "stop":
                 return
+            if request[0] == "fits":
+                _run_orders(slot, request[1], conn)
+                continue
             try:
                 if request[0] == "start":
                     reply = ("ok", slot.start(request[1]))
-                elif request[0] == "fit":
-                    reply = ("ok", slot.run(request[1]))
                 else:  # "close"
                     reply = ("ok", slot.close(request[1]))
             except WorkerStartError as exc:
-                reply = ("start_error", str(exc), *slot.abnormal(request[1].spec if request[0] == "fit" else request[1]))
+                reply = ("start_error", str(exc), *slot.abnormal(request[1]))
             conn.send(reply)
     except (_Stopped, BrokenPipeError, ConnectionResetError):
         pass
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # closing the workers is not interrupted
         slot.close()
+
+
+def _run_orders(slot: Slot, orders: list[FitOrder], conn) -> None:
+    """Run a batch of orders (all of one method), sending each outcome as soon as it is known,
+    then ("end", run, start_error, abnormal, last_error): ``run`` is how many orders were run
+    (their outcomes sent), ``start_error`` the message of a worker that could not be (re)started
+    for order number ``run`` (None otherwise). The batch stops there, or after a fit that makes
+    the method's abnormal ends in a row exceed ``max_restarts``: the owner retires the method
+    from this slot and gives the orders not run to other slots."""
+    run, error = 0, None
+    for order in orders:
+        try:
+            outcome = slot.run(order)
+        except WorkerStartError as exc:
+            error = str(exc)
+            break
+        conn.send(("outcome", outcome))
+        run += 1
+        if outcome.abnormal > slot.settings.max_restarts:
+            break
+    conn.send(("end", run, error, *slot.abnormal(orders[0].spec)))
 
 
 class SlotGone(RuntimeError):
@@ -212,19 +244,43 @@ class SlotProcess:
     def alive(self) -> bool:
         return self.process.is_alive()
 
+    def _send(self, message) -> None:
+        try:
+            self._conn.send(message)
+        except OSError as exc:
+            raise SlotGone(f"the slot process ended (exit code {self.process.exitcode})") from exc
+
+    def _receive(self):
+        try:
+            return self._conn.recv()
+        except (EOFError, OSError) as exc:
+            raise SlotGone(f"the slot process ended (exit code {self.process.exitcode})") from exc
+
     def request(self, *message):
         """Send a request and wait for its reply: the value, or WorkerStartError (with the
         method's abnormal ends in a row as ``abnormal``). SlotGone if the process ends first."""
-        try:
-            self._conn.send(message)
-            reply = self._conn.recv()
-        except (EOFError, OSError) as exc:
-            raise SlotGone(f"the slot process ended (exit code {self.process.exitcode})") from exc
+        self._send(message)
+        reply = self._receive()
         if reply[0] == "start_error":
-            error = WorkerStartError(reply[1])
-            error.abnormal, error.last_error = reply[2], reply[3]
-            raise error
+            raise _start_error(reply[1], reply[2], reply[3])
         return reply[1]
+
+    def fits(self, orders: list[FitOrder]) -> Iterator[SlotOutcome]:
+        """Send a batch of orders of one method in one message and yield their outcomes as the
+        slot finishes them, in order. The batch can end early (the slot process's ``_run_orders``):
+        the orders whose outcome was not yielded were not run. If that is because the method's
+        worker could not be (re)started, WorkerStartError is raised at the end (with the method's
+        abnormal ends in a row as ``abnormal``). SlotGone if the process ends first."""
+        self._send(("fits", orders))
+        while True:
+            reply = self._receive()
+            if reply[0] == "outcome":
+                yield reply[1]
+                continue
+            _, _, error, abnormal, last_error = reply  # "end"
+            if error is not None:
+                raise _start_error(error, abnormal, last_error)
+            return
 
     def cancel(self) -> None:
         """Kill the fit in flight and end the process (from any thread)."""
