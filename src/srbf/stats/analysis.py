@@ -125,7 +125,7 @@ class _Setup:
         """The two sign matrices every batch of comparisons shares, drawn on first use: a report of
         one method compares nothing, and drawing them is a visible share of its time."""
         n_problems = self.cube.shape[2]
-        return sign_matrix(self.n_resamples, n_problems, self.seed), sign_matrix(self.n_resamples, n_problems, self.seed + 1)
+        return tuple(sign_matrix(self.n_resamples, n_problems, self.seed + i) for i in (0, 1))
 
 
 @dataclass
