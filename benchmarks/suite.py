@@ -12,8 +12,9 @@ Each step is the ``srbf`` command a user types, in a fresh process, on a fresh s
 
 For each it prints the wall time, the CPU time of the whole process tree (user + system, of the
 command and every descendant it waited for), the peak memory of that tree (the sum of their
-resident sets, sampled every 20 ms from /proc), the fits (or predictions) per second, and the
-2-worker speed-up over 1 worker. The machine's load average is printed before and after: on a
+proportional set sizes, PSS, sampled every 20 ms from /proc: a page that forked processes share
+counts once, where summing resident sets would count it in each), the fits (or predictions)
+per second, and the 2-worker speed-up over 1 worker. The machine's load average is printed before and after: on a
 shared machine the wall times move with it, the CPU times and the ratios much less. Before the
 timed steps, the same commands run once untimed on a few problems, so that Python's bytecode is
 compiled and the files are in the page cache, as on a machine that has run srbf before (the
@@ -37,28 +38,37 @@ import threading
 import time
 from pathlib import Path
 
-PAGE = os.sysconf("SC_PAGE_SIZE")
+
+def _pss(pid: int) -> int:
+    """Proportional set size of ``pid`` in bytes: its private pages plus its share of pages it
+    shares (forked workers share most of their parent's), so a tree's sum counts each page once."""
+    with open(f"/proc/{pid}/smaps_rollup") as handle:
+        for line in handle:
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    return 0
 
 
-def tree_rss(root: int) -> int:
-    """Bytes resident in process ``root`` and all its descendants now (Linux /proc)."""
+def tree_pss(root: int) -> int:
+    """Bytes of memory held by process ``root`` and all its descendants now (Linux /proc; PSS,
+    not the sum of resident sets, which would count a page shared by forked processes in each)."""
     children: dict[int, list[int]] = {}
-    rss: dict[int, int] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/stat") as handle:
                 fields = handle.read().rsplit(")", 1)[1].split()
-            with open(f"/proc/{entry}/statm") as handle:
-                rss[int(entry)] = int(handle.read().split()[1]) * PAGE
-        except (OSError, IndexError, ValueError):
+        except (OSError, IndexError):
             continue  # gone meanwhile
         children.setdefault(int(fields[1]), []).append(int(entry))
     total, todo = 0, [root]
     while todo:
         pid = todo.pop()
-        total += rss.get(pid, 0)
+        try:
+            total += _pss(pid)
+        except (OSError, ValueError):
+            pass  # gone meanwhile
         todo.extend(children.get(pid, []))
     return total
 
@@ -73,7 +83,7 @@ def children_cpu() -> float:
 
 def timed(command: list[str]) -> tuple[float, float, int]:
     """Run ``command``; return its wall time, the CPU time of its process tree and the peak
-    resident memory of that tree."""
+    memory (PSS) of that tree."""
     cpu = children_cpu()
     started = time.perf_counter()
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ENV)
@@ -83,7 +93,7 @@ def timed(command: list[str]) -> tuple[float, float, int]:
     def sample() -> None:
         nonlocal peak
         while not done.is_set():
-            peak = max(peak, tree_rss(proc.pid))
+            peak = max(peak, tree_pss(proc.pid))
             done.wait(0.02)
 
     sampler = threading.Thread(target=sample, daemon=True)
