@@ -207,6 +207,7 @@ class ResultsStore:
             doing += f" and {len(rows) - 1} more fit(s)"
         ids: list[int] = []
         duplicates: list[tuple[TaskKey, int]] = []
+        trajectories: list[tuple] = []  # every fit's steps, inserted in one statement
         with self._writing(doing) as conn:
             provenance_of: dict[int, str] = {}
             for fit, (values, row, steps) in zip(fits, rows):
@@ -225,11 +226,11 @@ class ResultsStore:
                     ids.append(existing)
                     continue
                 prediction_id = int(cursor.lastrowid)
-                conn.executemany(
-                    "INSERT INTO trajectories (prediction_id, step, seconds, expression) VALUES (?, ?, ?, ?)",
-                    [(prediction_id, *step) for step in steps],
-                )
+                trajectories.extend((prediction_id, *step) for step in steps)
                 ids.append(prediction_id)
+            conn.executemany(
+                "INSERT INTO trajectories (prediction_id, step, seconds, expression) VALUES (?, ?, ?, ?)", trajectories
+            )
         for key, existing in duplicates:
             warnings.warn(
                 f"{self.path}: {key} is already stored as prediction {existing}; the new result was not written",
