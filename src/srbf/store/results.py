@@ -197,7 +197,8 @@ class ResultsStore:
     def record_many(self, fits: Sequence[Fit]) -> list[int]:
         """Store several fits in ONE transaction (one sync to disk instead of one each); return
         their prediction ids in order. All or none are written."""
-        rows = [fit_rows(fit) for fit in fits]  # every check before anything is written
+        created_at = now_text()
+        rows = [fit_rows(fit, created_at) for fit in fits]  # every check before anything is written
         if not rows:
             return []
         first = fits[0].key
