@@ -17,6 +17,7 @@ import pandas as pd
 import srbf
 from srbf.report import markdown_tables as T
 from srbf.report.cd import cd_figure
+from srbf.report.drawing import start_drawing
 from srbf.report.data import (ReportInputError, check_metrics, confirmatory_pairs, label_note, metric_columns,
                               provenance_labels, require_scores)
 from srbf.report.escape import md
@@ -151,26 +152,32 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
         frames[name].to_csv(path, index=False)
         written[name] = path
 
-    figures, sections = [], {}
+    jobs, sections = [], {}  # each figure: its function, arguments and path (a keyword of every one)
     for metric in metrics:
-        figures += curves_figure(analysis.aggregates, metric, out / "figures" / f"curve_{metric}.png",
-                                 provenance, times=[m.x for m in shown if m.axis == "time"],
-                                 show_incomplete=show_incomplete, files=files)
+        jobs.append((curves_figure, (analysis.aggregates, metric),
+                     {"path": out / "figures" / f"curve_{metric}.png", "provenance": provenance,
+                      "times": [m.x for m in shown if m.axis == "time"], "show_incomplete": show_incomplete}))
     for metric in (m for m in metrics if comparable(m)):
         if not verdicts.empty and (verdicts["metric"] == metric).any():
-            figures += verdict_figure(verdicts, metric, shown, methods, out / "figures" / f"verdicts_{metric}.png",
-                                      files=files)
+            jobs.append((verdict_figure, (verdicts, metric, shown, methods),
+                         {"path": out / "figures" / f"verdicts_{metric}.png"}))
             sections.setdefault("verdicts", []).append(metric)
     for metric in _rank_order(m for m in metrics if ranked(m)):
         panels = cd_panels(ranks, metric, shown) if not ranks.empty else []
         if panels:
-            figures += cd_figure(panels, out / "figures" / f"cd_{metric}.png", title=f"{display_name(metric)}: mean ranks",
-                                 files=files)
+            jobs.append((cd_figure, (panels,), {"path": out / "figures" / f"cd_{metric}.png",
+                                                "title": f"{display_name(metric)}: mean ranks"}))
             sections.setdefault("ranks", []).append(metric)
+    jobs = [(function, args, {**options, "files": files}) for function, args, options in jobs]
 
+    drawing = start_drawing(jobs)  # in worker processes while index.md is written here
+    figures = [target for _, _, options in jobs for target in files.targets(options["path"])]
     report = Report(out, out / "index.md", figures, written, analysis, metrics, shown, headline, notes, files)
-    text = _index(report, frame, board, sets, verdicts, ranks, methods, sections, statistic, show_incomplete, source,
-                  frames.get("stack"))
+    try:
+        text = _index(report, frame, board, sets, verdicts, ranks, methods, sections, statistic, show_incomplete,
+                      source, frames.get("stack"))
+    finally:
+        report.figures = drawing.wait()
     report.index.write_text(text, encoding="utf-8")
     return report
 

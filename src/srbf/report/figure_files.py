@@ -35,11 +35,14 @@ class FigureFiles:
         """The format index.md embeds."""
         return next(f for f in EMBED_ORDER if f in self.formats)
 
+    def targets(self, path: str | Path) -> list[Path]:
+        """The files a figure saved as ``path`` is written to: one per format, in order."""
+        return [Path(path).with_suffix(f".{fmt}") for fmt in self.formats]
+
     def save(self, fig: Figure, path: str | Path, default_dpi: int, **options) -> list[Path]:
         """``fig`` written as ``path`` with each format's suffix; the paths written."""
         written = []
-        for fmt in self.formats:
-            target = Path(path).with_suffix(f".{fmt}")
+        for fmt, target in zip(self.formats, self.targets(path)):
             target.parent.mkdir(parents=True, exist_ok=True)
             metadata = _NO_DATE.get(fmt)  # no timestamp: the same figure, the same bytes
             with rc_context(_EDITABLE_TEXT):

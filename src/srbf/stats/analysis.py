@@ -15,6 +15,7 @@ success, and metric columns named as srbf.judge names them) and returns an :clas
 
 from __future__ import annotations
 
+import functools
 import itertools
 import string
 from collections.abc import Callable, Iterable
@@ -113,12 +114,18 @@ class _Setup:
     finished: np.ndarray  # (M, B, P) the problem has at least one finished draw
     complete: np.ndarray  # (M, B) every problem of every selected set is finished
     marks: list  # (axis, x, lo, hi, fraction, status, shift): where each method stands at each mark
-    signs: tuple
     is_confirmatory: Callable[[str, str], bool]
     statistic: str
     alpha: float
     n_resamples: int
     seed: int
+
+    @functools.cached_property
+    def signs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The two sign matrices every batch of comparisons shares, drawn on first use: a report of
+        one method compares nothing, and drawing them is a visible share of its time."""
+        n_problems = self.cube.shape[2]
+        return tuple(sign_matrix(self.n_resamples, n_problems, self.seed + i) for i in (0, 1))
 
 
 @dataclass
@@ -214,7 +221,7 @@ def analyze(frame: pd.DataFrame, metrics: Iterable[str] | None = None, *, times:
 
 def _setup(cube: Cube, times: list[float], compare_at: str, time_axis, confirmatory, statistic: str, alpha: float,
            n_resamples: int, seed: int) -> _Setup:
-    M, B, P, _ = cube.shape
+    M, B, _, _ = cube.shape
     if time_axis is not None:
         seconds = np.full((M, B), np.nan)
         m_index = {m: i for i, m in enumerate(cube.methods)}
@@ -245,8 +252,7 @@ def _setup(cube: Cube, times: list[float], compare_at: str, time_axis, confirmat
             status = np.where(finished[:, b].any(-1), "measured", "n/a")
             marks.append(("budget", float(cube.budgets[b]), np.full(M, b), np.full(M, b), np.zeros(M), status,
                           np.zeros(M)))
-    signs = (sign_matrix(n_resamples, P, seed), sign_matrix(n_resamples, P, seed + 1))
-    return _Setup(cube, seconds, finished, finished.all(-1), marks, signs, _confirmatory_test(confirmatory),
+    return _Setup(cube, seconds, finished, finished.all(-1), marks, _confirmatory_test(confirmatory),
                   statistic, alpha, n_resamples, seed)
 
 

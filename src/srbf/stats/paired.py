@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 from srbf.stats.meta import combine_summaries, set_summaries
 from srbf.stats.pvalues import mcnemar_exact, wilcoxon_pratt
@@ -111,7 +111,7 @@ def mde80(margin, se, df, alpha: float = 0.05, power: float = 0.80):
     df = np.asarray(df, dtype=float)
     with np.errstate(invalid="ignore"):
         safe = np.maximum(df, 1)
-        crit = np.where(df > 0, stats.t.ppf(1 - alpha / 2, safe) + stats.t.ppf(power, safe), np.nan)
+        crit = np.where(df > 0, special.stdtrit(safe, 1 - alpha / 2) + special.stdtrit(safe, power), np.nan)
     return np.asarray(margin, dtype=float) + crit * np.asarray(se, dtype=float)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 from itertools import product
 
 import numpy as np
-from scipy import stats
 
 _EXACT_MAX = 50  # exact null distribution without ties or zeros up to this many differences
 _ENUMERATE_MAX = 13  # with ties or zeros: every sign assignment is enumerated up to this many
@@ -18,6 +17,8 @@ _ENUMERATE_MAX = 13  # with ties or zeros: every sign assignment is enumerated u
 def binomial_two_sided(k, n) -> np.ndarray:
     """Two-sided exact p-value of k successes in n trials at p = 1/2 (vectorised): twice the
     smaller tail, capped at 1; 1 when n = 0."""
+    from scipy import stats  # on first use: importing scipy.stats costs more than most reports
+
     k = np.asarray(k, dtype=float)
     n = np.asarray(n, dtype=float)
     low = stats.binom.cdf(k, n, 0.5)
@@ -127,5 +128,7 @@ def wilcoxon_pratt(d, method: str = "auto") -> dict:
         tolerance = 1e-12 * max(1.0, abs(r_plus))
         p = 2 * min(np.mean(null <= r_plus + tolerance), np.mean(null >= r_plus - tolerance))
     else:
+        from scipy import stats
+
         p = 2 * stats.norm.sf(abs(z))
     return {**out, "p_value": float(min(1.0, p)), "z": float(z)}

@@ -13,7 +13,6 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from scipy import stats
 
 
 def rank_rows(scores, higher_is_better: bool = True) -> np.ndarray:
@@ -21,6 +20,8 @@ def rank_rows(scores, higher_is_better: bool = True) -> np.ndarray:
 
     NaN is a failure: it ranks after every value, failures sharing their average placing.
     """
+    from scipy import stats  # on first use: importing scipy.stats costs more than most reports
+
     x = np.asarray(scores, dtype=float)
     if x.ndim != 2:
         raise ValueError(f"scores must be a 2-D array (problems x methods), got shape {x.shape}")
@@ -53,6 +54,8 @@ def friedman(ranks) -> dict:
     correction = 1 - ties / (n * k * (k * k - 1))
     if correction <= 0:  # every problem a complete tie: no evidence of any difference
         return {"statistic": 0.0, "p_value": 1.0, "df": k - 1}
+    from scipy import stats
+
     statistic = chi2 / correction
     return {"statistic": float(statistic), "p_value": float(stats.chi2.sf(statistic, k - 1)), "df": k - 1}
 
@@ -62,6 +65,8 @@ def nemenyi_q(k: int, alpha: float = 0.05) -> float:
     """q_alpha of the Nemenyi test: the studentized range quantile (k groups, infinite df) / sqrt 2."""
     if k < 2:
         raise ValueError(f"the Nemenyi test needs at least two methods, got {k}")
+    from scipy import stats
+
     return float(stats.studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2))
 
 

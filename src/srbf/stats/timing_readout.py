@@ -28,7 +28,6 @@ import numpy as np
 import pandas as pd
 
 from srbf.runs.timing_machine import machine_identity
-from srbf.runs.timing_run import TIMING_KEY
 from srbf.runs.timing_subset import MANIFEST, Subset, TimingError, load_subset
 from srbf.stats.median import set_weighted_median
 from srbf.stats.meta import combine_sets
@@ -156,6 +155,8 @@ def _one_machine(campaigns: pd.DataFrame, subset: Subset, path: Path) -> dict[st
 
 def _method_facts(campaigns: pd.DataFrame, predictions: pd.DataFrame, labels: dict[int, str]) -> pd.DataFrame:
     """Per method label: load average before its first recorded fit and after its last, first and last fit."""
+    from srbf.runs.timing_run import TIMING_KEY  # here: timing_run loads the run driver, which analyze rarely needs
+
     rows = []
     for c in campaigns.itertuples():
         own = predictions[predictions["campaign_id"] == c.id]
