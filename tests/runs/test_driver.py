@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import multiprocessing
 import pickle
 
 import numpy as np
@@ -105,6 +106,7 @@ def test_a_small_run_records_every_fit_and_resumes(tmp_path):
 
     again = run_config(config, progress=False)
     assert again.recorded == 0 and again.skipped == 6 and not again.campaigns
+    assert not multiprocessing.active_children()  # the slot processes started while planning are gone
     assert len(rows(tmp_path / "results")) == 6
     with pytest.raises(RunError, match="already stored"):
         run_config(config, progress=False, resume=False)

@@ -3,6 +3,7 @@ whatever the fits before it did, and a batch that cannot go on says where it sto
 
 from __future__ import annotations
 
+import signal
 import threading
 
 import pytest
@@ -90,3 +91,9 @@ def test_batches_follow_the_methods_pace_and_leave_a_share_for_every_slot(tmp_pa
         executor._pending[spec].popleft()
     share = executor._take(1, spec)  # 20 left for 2 slots: a quarter of them, rounded to whole draws
     assert len(share) == 6 and len({(f.key.problem_id) for f in share}) == 3
+
+
+def test_a_slot_process_never_sent_anything_is_killed_at_close_without_waiting_for_it():
+    process = SlotProcess(SlotSettings())  # spawned before a plan exists (LocalExecutor.prestart)
+    process.close()
+    assert not process.alive and process.process.exitcode == -signal.SIGKILL

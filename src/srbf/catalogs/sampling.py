@@ -68,12 +68,22 @@ _ARRAY_FIELDS = ("X_support", "y_support", "X_validation", "y_validation", "X_oo
 
 def _hash_arrays(pairs: Iterable[tuple[str, np.ndarray]]) -> str:
     """SHA-256 over ``name:shape;`` headers (shape like ``512x3``) and little-endian float64 bytes."""
-    h = hashlib.sha256()
+    return _hash_data_and_inputs(pairs)[0]
+
+
+def _hash_data_and_inputs(pairs: Iterable[tuple[str, np.ndarray]]) -> tuple[str, str]:
+    """The hash of every array and that of the X arrays alone, as ``_hash_arrays`` makes each, in
+    one pass (each array converted once: a new problem needs both)."""
+    data, inputs = hashlib.sha256(), hashlib.sha256()
     for name, array in pairs:
         array = np.ascontiguousarray(array, dtype="<f8")
-        h.update(f"{name}:{'x'.join(map(str, array.shape))};".encode("ascii"))
-        h.update(array)
-    return h.hexdigest()
+        header = f"{name}:{'x'.join(map(str, array.shape))};".encode("ascii")
+        data.update(header)
+        data.update(array)
+        if name.startswith("X"):
+            inputs.update(header)
+            inputs.update(array)
+    return data.hexdigest(), inputs.hexdigest()
 
 
 @dataclass(frozen=True, eq=False)
@@ -134,7 +144,10 @@ def _frozen(a: np.ndarray) -> np.ndarray:
 def _make_problem(ident: dict[str, Any], arrays: dict[str, np.ndarray], **extra: Any) -> Problem:
     for a in arrays.values():
         a.setflags(write=False)
-    return Problem(**ident, **arrays, data_hash=_hash_arrays(arrays.items()), **extra)
+    data_hash, inputs_hash = _hash_data_and_inputs((k, arrays[k]) for k in _ARRAY_FIELDS if k in arrays)
+    problem = Problem(**ident, **arrays, data_hash=data_hash, **extra)
+    problem.__dict__["inputs_hash"] = inputs_hash  # the cached property, known already
+    return problem
 
 
 

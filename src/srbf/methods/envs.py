@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from srbf.core import SrbfError
-from srbf.methods.roster import ROSTER
 
 ENV_PREFIX = "env:"
 MANIFEST = "srbf-manifest.json"
@@ -115,6 +114,8 @@ def resolve_python(spec: str) -> str:
     """
     if not is_env_spec(spec):
         return spec
+    from srbf.methods.roster import ROSTER  # here: a plain interpreter path needs no roster (slots start faster)
+
     name = env_name(spec)
     python = env_python(name)
     on_roster = name in ROSTER

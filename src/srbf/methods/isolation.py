@@ -33,7 +33,7 @@ import signal
 import subprocess
 import tempfile
 import threading
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -294,7 +294,7 @@ def method_seed(secret: bytes, key: TaskKey) -> int:
     it the run seed that srbf's sampler drew its points with; stable, so a rerun gets the same.
     The repeat index is part of the key, so each repeat of a fit gets its own seed; repeat 0 is
     hashed without it, so a fit keeps the seed it had before keys had repeats."""
-    fields = astuple(key)
-    message = json.dumps(fields if key.repeat else fields[:-1], separators=(",", ":")).encode()
+    values = tuple(getattr(key, f.name) for f in fields(key))  # astuple's values, without its deep copies
+    message = json.dumps(values if key.repeat else values[:-1], separators=(",", ":")).encode()
     digest = hmac.new(secret, message, hashlib.sha256).digest()
     return int.from_bytes(digest[:4], "little") & 0x7FFFFFFF

@@ -184,7 +184,7 @@ def run_config(
     refuses to run when some of the fits are already stored (srbf never overwrites a result).
     ``executor`` defaults to ``make_executor(config.workers, sandbox)`` (made only when there is
     something to run, closed at the end; ``sandbox`` is None unless the config asks for it), by
-    default a ``LocalExecutor``. ``progress`` shows the bar (default:
+    default a ``LocalExecutor``, made before planning so that its slot processes start meanwhile. ``progress`` shows the bar (default:
     when stderr is a terminal); ``log`` receives notes (default: stderr). Raises RunError when a
     method cannot start, the sandbox cannot run or another run holds the store, StoreError when
     the store cannot be written; nothing is recorded then.
@@ -213,7 +213,15 @@ def run_config(
     summary = RunSummary(config.experiment, store.path.resolve(), resume_hint=resume_hint or RunSummary.resume_hint)
     own_executor = executor is None
     bar = None
+
+    def new_executor() -> Executor:
+        sandbox = sandbox_for(config, store.path, secret_file if shard else None) if config.sandbox else None
+        return (make_executor or _local_executor)(config.workers, sandbox)
+
     try:
+        if executor is None and make_executor is None:  # local slots: they start while the plan is made
+            executor = new_executor()
+            executor.prestart()
         plan = make_plan(config, done=_stored_keys(store, variants), variants=variants, catalogs=load_catalogs(config))
         for name, dropped in plan.excluded.items():  # config.exclude: listed, never silently dropped
             log(f"exclude: {len(dropped)} problem(s) of {name} not run: {', '.join(dropped)}")
@@ -233,8 +241,7 @@ def run_config(
         if not plan.fits:
             return summary
         if executor is None:
-            sandbox = sandbox_for(config, store.path, secret_file if shard else None) if config.sandbox else None
-            executor = (make_executor or _local_executor)(config.workers, sandbox)
+            executor = new_executor()
         summary.workers = executor.workers
         notes: list[str] = []
 

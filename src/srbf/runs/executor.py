@@ -110,6 +110,9 @@ class Executor(ABC):
         """Run ``fits``; yield lists of ``Completed`` (what has arrived; empty after ``idle``
         seconds without a result), in completion order, one ``Completed`` per fit in all."""
 
+    def prestart(self) -> None:
+        """Start what needs no plan yet, so that it starts while the driver plans (optional)."""
+
     @abstractmethod
     def cancel(self) -> None:
         """Stop as soon as possible: kill the fits in flight and drop their results. Thread-safe."""

@@ -95,6 +95,12 @@ class LocalExecutor(Executor):
             process = self._slots[slot] = SlotProcess(self.settings)
         return process
 
+    def prestart(self) -> None:
+        """Spawn every slot process now (no method worker yet): their imports overlap the driver's
+        planning. A slot never used is killed at ``close``."""
+        for slot in range(self.workers):
+            self._slot_process(slot)
+
     def start(self, specs: Sequence[WorkerSpec]) -> None:
         """Start the slot processes and, in them, the workers of ``specs``, in parallel, before any
         fit: a method that cannot start stops the run here. The k-th spec listed starts in slot

@@ -239,12 +239,14 @@ class SlotProcess:
                                        daemon=True)  # fmt: skip
         self.process.start()
         child.close()
+        self._used = False  # nothing sent yet: no method worker to end, so close() need not ask
 
     @property
     def alive(self) -> bool:
         return self.process.is_alive()
 
     def _send(self, message) -> None:
+        self._used = True
         try:
             self._conn.send(message)
         except OSError as exc:
@@ -291,8 +293,12 @@ class SlotProcess:
                 pass
 
     def close(self, timeout: float = 10.0) -> None:
-        """Ask the process to end its workers and exit; kill it if it does not in time."""
-        if self.alive:
+        """Ask the process to end its workers and exit; kill it if it does not in time (or at
+        once if it was never sent anything: it may still be importing, and holds no worker)."""
+        if not self._used:
+            self.process.kill()
+            self.process.join(timeout)
+        elif self.alive:
             try:
                 self._conn.send(("stop",))
             except OSError:

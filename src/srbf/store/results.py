@@ -197,7 +197,8 @@ class ResultsStore:
     def record_many(self, fits: Sequence[Fit]) -> list[int]:
         """Store several fits in ONE transaction (one sync to disk instead of one each); return
         their prediction ids in order. All or none are written."""
-        rows = [fit_rows(fit) for fit in fits]  # every check before anything is written
+        created_at = now_text()
+        rows = [fit_rows(fit, created_at) for fit in fits]  # every check before anything is written
         if not rows:
             return []
         first = fits[0].key
@@ -207,6 +208,7 @@ class ResultsStore:
             doing += f" and {len(rows) - 1} more fit(s)"
         ids: list[int] = []
         duplicates: list[tuple[TaskKey, int]] = []
+        trajectories: list[tuple] = []  # every fit's steps, inserted in one statement
         with self._writing(doing) as conn:
             provenance_of: dict[int, str] = {}
             for fit, (values, row, steps) in zip(fits, rows):
@@ -225,11 +227,11 @@ class ResultsStore:
                     ids.append(existing)
                     continue
                 prediction_id = int(cursor.lastrowid)
-                conn.executemany(
-                    "INSERT INTO trajectories (prediction_id, step, seconds, expression) VALUES (?, ?, ?, ?)",
-                    [(prediction_id, *step) for step in steps],
-                )
+                trajectories.extend((prediction_id, *step) for step in steps)
                 ids.append(prediction_id)
+            conn.executemany(
+                "INSERT INTO trajectories (prediction_id, step, seconds, expression) VALUES (?, ?, ?, ?)", trajectories
+            )
         for key, existing in duplicates:
             warnings.warn(
                 f"{self.path}: {key} is already stored as prediction {existing}; the new result was not written",

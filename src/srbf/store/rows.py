@@ -85,8 +85,9 @@ class Fit(NamedTuple):
     inputs_hash: str | None = None
 
 
-def fit_rows(fit: Fit) -> tuple[tuple, tuple, list[tuple]]:
-    """Check one fit and turn it into its key values, its prediction columns and trajectory rows."""
+def fit_rows(fit: Fit, created_at: str | None = None) -> tuple[tuple, tuple, list[tuple]]:
+    """Check one fit and turn it into its key values, its prediction columns and trajectory rows;
+    ``created_at`` is its time of recording (default: now; the fits of one transaction share it)."""
     key, result = fit.key, fit.result
     values = key_values(key)
     if result.status not in STATUSES:
@@ -100,7 +101,10 @@ def fit_rows(fit: Fit) -> tuple[tuple, tuple, list[tuple]]:
     for name in ("expression", "error"):
         if not isinstance(getattr(result, name), (str, type(None))):
             raise TypeError(f"FitResult.{name} must be a string or None, got {getattr(result, name)!r:.80}")
-    internals = dumps(dict(result.internals), f"internals of {key}")
+    try:  # the key named only on failure: formatting it for every fit costs more than the JSON
+        internals = dumps(dict(result.internals), "internals")
+    except TypeError as exc:
+        raise TypeError(f"internals of {key}{str(exc).removeprefix('internals')}") from None
     row = (
         result.status,
         result.expression,
@@ -111,7 +115,7 @@ def fit_rows(fit: Fit) -> tuple[tuple, tuple, list[tuple]]:
         fit.data_hash,
         internals,
         result.stderr_tail or "",
-        now_text(),
+        created_at or now_text(),
         fit.inputs_hash or None,
     )
     steps = [(step, real_or_null(seconds), str(expression)) for step, (seconds, expression) in enumerate(result.trajectory)]
