@@ -18,7 +18,7 @@ from srbf.methods.roster import names as roster_names
 # incumbents reported while the search runs, several per fit
 DURING_SEARCH = ("bingo", "deap_gp", "gplearn", "operon", "pysr", "qlattice", "rils_rols")
 # the package shows nothing while it runs: the result is reported once, when the fit ends
-AT_THE_END = ("eggp", "jaxsr", "symregg")
+AT_THE_END = ("eggp", "flash_ansr", "jaxsr", "symregg")
 NONE = ("ffx", "hroch", "itea")  # no search to report on, or no way to see it
 # the last incumbent is the returned expression, character for character
 ENDS_ON_THE_ANSWER = ("deap_gp", "gplearn", "operon")

@@ -18,13 +18,15 @@ import pytest
 
 from recorded.adapter_checks import TOLERANCE, HERE, adapter, check_case, check_imports, comparable, recording
 from srbf.methods import roster
+from srbf.methods.interpreters import admits
 from srbf.methods.options import option_problems
 from srbf.runs.config import config_from_dict
 
 NAMES = roster.names()
 RECORDED = [name for name in NAMES if (HERE / f"{name}.json").is_file()]
 # modules an adapter imports besides its package's own
-ALSO_IMPORTS = {"jaxsr": ("jax",), "qlattice": ("pandas",)}  # JAX's float64 switch; feyn takes a DataFrame
+# JAX's float64 switch; feyn takes a DataFrame; flash_ansr's train_tiny.py sets torch's threads
+ALSO_IMPORTS = {"jaxsr": ("jax",), "qlattice": ("pandas",), "flash_ansr": ("torch",)}
 
 
 def recorded_cases() -> list:
@@ -48,7 +50,7 @@ def test_the_folder_holds_its_adapter_method_file_and_locks(name):
     spec = roster.get(name)
     assert spec.folder == Path(roster.__file__).parent / name and spec.adapter_path.is_file()
     assert callable(adapter(name).fit) and adapter(name).NAME == name
-    for python in ("3.11", "3.12", "3.13"):
+    for python in [v for v in ("3.11", "3.12", "3.13") if not spec.python or admits(spec.python, v)]:
         assert spec.lock_path(python).is_file(), f"run `srbf methods lock {name} --python-version {python}`"
 
 
@@ -81,7 +83,7 @@ def test_a_ladder_for_the_whole_run_replaces_the_roster_ladders_and_a_methods_ow
 # what each method runs by default: its ladder and its options (a change here changes the benchmark)
 SHIPPED = {
     "bingo": ([10, 20, 40, 80, 160, 320], {}), "itea": ({"powers_of_two": [2, 7]}, {}),
-    "deap_gp": ({"powers_of_two": [0, 6]}, {}), "eggp": ({"powers_of_two": [0, 8]}, {}), "ffx": ([1], {}),
+    "deap_gp": ({"powers_of_two": [0, 6]}, {}), "flash_ansr": ({"powers_of_two": [4, 10]}, {}), "eggp": ({"powers_of_two": [0, 8]}, {}), "ffx": ([1], {}),
     "gplearn": ({"powers_of_two": [0, 5]}, {}), "hroch": ({"powers_of_two": [8, 18]}, {}),
     "jaxsr": ([1, 2, 3, 4, 5, 6, 7, 8], {"x64": True}), "operon": ({"powers_of_two": [0, 10]}, {}),
     "pysr": ({"powers_of_two": [0, 7]}, {}), "qlattice": ({"powers_of_two": [0, 5]}, {}),

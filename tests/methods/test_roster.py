@@ -74,7 +74,7 @@ def py_step(label: str, code: str, package: str = "pkg==1.0") -> install.Step:
 
 
 def test_roster_names_and_pins():
-    assert roster.names() == ("bingo", "deap_gp", "eggp", "ffx", "gplearn", "hroch", "itea", "jaxsr", "operon", "pysr",
+    assert roster.names() == ("bingo", "deap_gp", "eggp", "ffx", "flash_ansr", "gplearn", "hroch", "itea", "jaxsr", "operon", "pysr",
                               "qlattice", "rils_rols", "symregg")  # fmt: skip  (one folder each, alphabetical)
     for spec in roster.ROSTER.values():
         assert spec.pinned in spec.requirements, spec.name  # the method's own package is pinned
@@ -427,6 +427,8 @@ def test_a_method_folder_is_read_into_its_record(tmp_path):
     (TOY_METHOD + "configs: {big: {config_provenance: harness_tuned, budget: [1]}}\n",
      "toy/method.yaml: configs.big.budget: extra inputs are not permitted"),
     ("package: [\n", "toy/method.yaml: cannot read it: "),
+    (TOY_METHOD + 'python: "3.12+"\n',
+     "toy/method.yaml: python: not a Python requirement such as '>=3.12' or '>=3.11, <3.14': '3.12+'"),
 ])
 def test_a_wrong_method_file_is_one_line_naming_file_field_and_value(tmp_path, text, message):
     with pytest.raises(roster.MethodFileError) as caught:

@@ -125,13 +125,17 @@ def _lock(args: argparse.Namespace) -> int:
     if uv is None:
         raise UserError("srbf methods lock needs uv on PATH (pip cannot write a lock with hashes); "
                           "install it with `pip install uv`")  # fmt: skip
-    pythons = args.python_version or [f"{sys.version_info[0]}.{sys.version_info[1]}"]
-    for python in pythons:
+    from srbf.methods.interpreters import admits
+
+    for python in args.python_version or []:
         if not re.fullmatch(r"3\.\d+", python):
             raise UserError(f"--python-version {python!r}: write a Python version as X.Y, e.g. 3.12")
     failed = []
     for spec in _select(args.name):
-        for python in pythons:
+        for python in args.python_version or [_lock_python(spec)]:
+            if spec.python and not admits(spec.python, python):
+                print(f"{spec.name}: no lock for Python {python}: it needs Python {spec.python} (its method.yaml)")
+                continue
             path = spec.lock_path(python)
             try:
                 text = lockfile.compile_lock(spec, python, uv)
@@ -158,6 +162,16 @@ def _lock(args: argparse.Namespace) -> int:
     if failed:
         print(f"could not lock: {', '.join(failed)}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _lock_python(spec) -> str:
+    """The Python a lock is made for by default: srbf's own, or the lowest the method admits above it."""
+    from srbf.methods.interpreters import admits
+
+    own = sys.version_info[1]
+    if not spec.python:
+        return f"3.{own}"
+    return next((f"3.{minor}" for minor in range(own, own + 10) if admits(spec.python, f"3.{minor}")), f"3.{own}")
 
 
 def _doctor(args: argparse.Namespace) -> int:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from srbf.core import SrbfError
-from srbf.methods import lockfile
+from srbf.methods import interpreters, lockfile
 from srbf.methods.envs import MANIFEST, env_dir, env_python, read_manifest, run_captured
 from srbf.methods.roster import MethodSpec
 
@@ -280,21 +280,25 @@ def install(
     ignoring the lock, and reports the changes); an unfinished one (no manifest) is rebuilt.
     Raises LicenceNotAccepted (before touching anything) when the method's licence needs
     ``accept_licence``, InstallError naming the failed step and package otherwise.
-    ``base_python`` creates the venv (default: the interpreter running srbf).
+    ``base_python`` creates the venv (default: the interpreter running srbf, or, when the method
+    needs another Python, the interpreter ``base_interpreter`` finds).
     """
     if spec.licence and not accept_licence:
         raise LicenceNotAccepted(f"{spec.name}: {spec.licence}")
+    base = base_python or sys.executable
     root = env_dir(spec.name)
     existing = read_manifest(spec.name)
     if existing is not None and env_python(spec.name).exists() and not (force or latest):
         echo(f"[{spec.name}] already installed in {root} ({spec.package} "
              f"{existing.get('installed_version')}); --force reinstalls")  # fmt: skip
         return existing
+    uv = lockfile.find_uv()
+    if spec.python:
+        base = base_interpreter(spec, base_python, uv, echo)
     if root.exists():
         echo(f"[{spec.name}] removing {'the old' if existing else 'an unfinished'} environment {root}")
         shutil.rmtree(root)
     root.parent.mkdir(parents=True, exist_ok=True)
-    uv = lockfile.find_uv()
     if uv is None:
         echo(f"[{spec.name}] note: uv not found (or SRBF_INSTALLER=pip): installing with pip, which is slower")
     if spec.size_hint:
@@ -304,7 +308,7 @@ def install(
     log = root.parent / f"{spec.name}.{INSTALL_LOG}"  # beside the env until it exists
     log.write_text(f"srbf install of {spec.name} ({spec.pinned}), {datetime.now().isoformat()}\n")
     env = dict(os.environ, PIP_NO_INPUT="1", PIP_DISABLE_PIP_VERSION_CHECK="1", UV_PYTHON_DOWNLOADS="never")
-    create = venv_step(base_python or sys.executable, root, uv)
+    create = venv_step(base, root, uv)
     echo(f"[{spec.name}] {create.label}")
     done = [{"step": create.label, "seconds": round(_run_step(create, log, echo, spec.name, env=env), 2)}]
     shutil.move(str(log), str(root / INSTALL_LOG))  # the env exists: keep the log inside it
@@ -343,6 +347,25 @@ def install(
     echo(f"[{spec.name}] installed {spec.package} {manifest['installed_version']} {how} in "
          f"{manifest['install_seconds']:.0f} s, {format_bytes(manifest['disk_bytes'])}, at {root}")  # fmt: skip
     return manifest
+
+
+def base_interpreter(spec: MethodSpec, base_python: str | None, uv: str | None, echo: Echo) -> str:
+    """The interpreter to make ``spec``'s environment from when its method.yaml names the Python it
+    needs: ``base_python`` if it fits (InstallError if not), else one ``interpreters.find_python``
+    finds (InstallError naming what it needs and where it looked when there is none)."""
+    if base_python:
+        version = interpreters.interpreter_version(base_python)
+        if version is None or not interpreters.admits(spec.python, version):
+            raise InstallError(f"{spec.name} needs Python {spec.python} (its method.yaml, field python); "
+                               f"--python {base_python} is {version or 'not an interpreter that runs'}", step="python")
+        return base_python
+    try:
+        python, version = interpreters.find_python(spec.name, spec.python, uv=uv)
+    except interpreters.PythonNotFound as exc:
+        raise InstallError(str(exc), step="python") from None
+    if python != sys.executable:
+        echo(f"[{spec.name}] needs Python {spec.python}: using {python} ({version})")
+    return python
 
 
 def check_installed(name: str, lock_text: str, installed: dict[str, str]) -> None:

@@ -40,6 +40,7 @@ class _MethodFile(BaseModel):
     version: str = Field(min_length=1)
     import_name: str | None = None
     requirements: list[str] | None = None
+    python: str | None = None  # the Python the package needs, e.g. ">=3.12" (srbf.methods.interpreters)
     budget_knob: str = Field(min_length=1)
     trajectory: str = Field(min_length=1)
     paradigm: Literal[PARADIGMS]  # type: ignore[valid-type]  # required: probe selection groups by it
@@ -77,6 +78,18 @@ def _config_problems(name: str, model: _MethodFile) -> list[str]:
     return problems
 
 
+def _python_problems(model: _MethodFile) -> list[str]:
+    from srbf.methods.interpreters import PythonSpecError, parse_requirement
+
+    if model.python is None:
+        return []
+    try:
+        parse_requirement(model.python)
+    except PythonSpecError as exc:
+        return [f"python: {exc}"]
+    return []
+
+
 def _frozen(value: Any) -> Any:
     if isinstance(value, dict):
         return MappingProxyType({k: _frozen(v) for k, v in value.items()})
@@ -110,7 +123,7 @@ def read_method_file(path: Path, spec_type: type) -> Any:
             lines.append(f"{path}: {where}: {problem['msg'].lower()}, got {problem.get('input')!r}")
         raise MethodFileError("\n".join(lines)) from None
     name = path.parent.name
-    problems = constraint_problems(name, model.options) or _config_problems(name, model)
+    problems = constraint_problems(name, model.options) or _config_problems(name, model) or _python_problems(model)
     if problems:
         raise MethodFileError("\n".join(f"{path}: {problem}" for problem in problems))
     return spec_type(
@@ -119,6 +132,7 @@ def read_method_file(path: Path, spec_type: type) -> Any:
         version=model.version,
         import_name=model.import_name or model.package.replace("-", "_"),
         requirements=tuple(model.requirements or (f"{model.package}=={model.version}",)),
+        python=model.python or "",
         budget_knob=model.budget_knob,
         trajectory=model.trajectory,
         paradigm=model.paradigm,

@@ -42,7 +42,8 @@ class MethodSpec:
     (``author_blessed``, ...), each laid over ``run`` when a config's entry says ``config: NAME``.
     ``paradigm`` is its primary search paradigm in SymbolicArena's grouping (structured_search,
     evolutionary, neural_policy, hybrid, transformer, llm_assisted), which probe selection uses.
-    ``options`` holds the constraints of each option its adapter takes.
+    ``options`` holds the constraints of each option its adapter takes. ``python`` is the Python
+    its package needs (``>=3.12``), which ``install`` finds an interpreter for.
     """
 
     name: str
@@ -54,6 +55,7 @@ class MethodSpec:
     trajectory: str  # what the adapter reports during search, "none" if nothing
     paradigm: str  # its primary search paradigm (method_file.PARADIGMS: seed 002's grouping)
     folder: Path = field(default=METHODS_DIR)  # srbf/methods/NAME/
+    python: str = ""  # the Python the package needs (">=3.12"); "" for any (srbf.methods.interpreters)
     pre_install: tuple[tuple[str, ...], ...] = ()
     pip_flags: tuple[str, ...] = ()
     needs: tuple[str, ...] = ()  # external programs, e.g. ("julia",)
