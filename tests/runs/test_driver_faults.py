@@ -120,3 +120,22 @@ def test_a_method_environment_that_is_not_installed_stops_the_run_before_any_fit
         run_config(load_config(path), progress=False)
     assert str(error.value) == "gplearn is not installed: run srbf methods install gplearn"
     assert not (tmp_path / "results").exists()  # the pre-checks come before the store
+
+
+@pytest.mark.parametrize("user_error", [True, False])
+def test_a_setup_error_marked_as_the_users_is_one_line_without_a_traceback(tmp_path, user_error):
+    write_catalog(tmp_path, 1)
+    source = (
+        "class BadOption(ValueError):\n"
+        f"    user_error = {user_error}\n"
+        "def setup(options):\n"
+        "    raise BadOption('m: options.model: /nowhere is not a directory')\n"
+        "def fit(X, y, **kwargs):\n"
+        "    return '0'\n"
+    )
+    bad = write_method(tmp_path, source, name="bad.py")
+    path = write_config(tmp_path, catalogs=[str(tmp_path / "faults.yaml")],
+                        method={"name": "bad", "adapter": {"type": "file", "path": str(bad)}})  # fmt: skip
+    with pytest.raises(RunError, match=r"failed to start: BadOption: m: options.model: /nowhere is not a directory") as info:
+        run_config(load_config(path), progress=False, log=lambda text: None)
+    assert ("Traceback" in str(info.value)) is not user_error

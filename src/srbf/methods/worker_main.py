@@ -471,7 +471,9 @@ def main(argv=None):
         if setup is not None:
             setup(start.get("options") or {})
     except BaseException as exc:
-        channel.send({"type": "start_error", "error": describe_exception(exc), "traceback": _traceback()})
+        # an adapter marks an error the user fixes in the config (user_error = True): one line, no traceback
+        trace = "" if getattr(exc, "user_error", False) is True else _traceback()
+        channel.send({"type": "start_error", "error": describe_exception(exc), "traceback": trace})
         return 1
     _flush_stdio()
     channel.send({

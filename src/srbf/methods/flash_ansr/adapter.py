@@ -66,6 +66,8 @@ _MODEL_KEY = None
 class ModelDirectoryError(ValueError):
     """``options.model`` is missing or names no model directory; the message says which file is absent."""
 
+    user_error = True  # srbf shows the message alone: the config is wrong, not the adapter
+
 
 def model_directory(options) -> str:
     """The absolute model directory ``options['model']`` names; ModelDirectoryError otherwise."""
