@@ -459,3 +459,21 @@ def test_canonical_form_does_not_depend_on_the_hash_seed():
         env = {**os.environ, "PYTHONHASHSEED": seed}
         outputs.add(subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True).stdout)
     assert len(outputs) == 1
+
+
+@pytest.mark.parametrize("text", [
+    "2.5*x**2 + 3*x**3 - sin(1.5*y) / x", "sqrt(x*y) + log(x*y)", "x**0.5 * 2 + 0*y", "-(x - 1)**-2 + pi",
+    "max(x, 2.0) - min(3, y) * exp(-x**2)",
+])  # fmt: skip
+def test_masked_levels_are_canonicalize_and_both_masks(text):
+    from srbf.expr.canonical import clear_cache
+    from srbf.expr.masking import mask, masked_levels
+
+    expr = parse(text, ["x", "y"])
+    for positive in ((), ("x",)):
+        clear_cache()
+        form, exponents, structure = masked_levels(expr, positive=positive)
+        clear_cache()  # the separate calls compute from scratch, not from what masked_levels cached
+        assert form == canonicalize(expr, positive=positive)
+        assert exponents == mask(expr, "exponents", positive=positive)
+        assert structure == mask(expr, "structure", positive=positive)

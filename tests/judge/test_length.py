@@ -13,7 +13,6 @@ from srbf.judge.length import (
     nesting,
     number_bits,
     prefix_tokens,
-    raw_exponent_skeleton,
     vocabulary_size,
 )
 
@@ -88,6 +87,7 @@ def test_description_length_hand_value():
 
 def test_raw_exponent_skeleton_keeps_only_exponents():
     from srbf.expr import MASK
+    from srbf.expr.masking import raw_skeleton
 
-    tree = raw_exponent_skeleton(parse("2.5*x**2 + pi", V))
+    tree = raw_skeleton(parse("2.5*x**2 + pi", V), "exponents")
     assert tree == Call("add", (Call("mul", (MASK, Call("pow", (Var("x"), parse("2"))))), MASK))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import shutil
 import sqlite3
@@ -14,6 +15,7 @@ from srbf.catalogs.loader import load_catalog
 from srbf.catalogs.sampling import sample_problem
 from srbf.cli import main
 from srbf.judge import AXIS_KEYS, JUDGE_VERSION, METRIC_KEYS
+from srbf.judge.checkpoints import checkpoint_times
 from srbf.judge.scoring_pass import ScoringError, score_store
 from srbf.core import FitResult, TaskKey
 from srbf.store import STORE_FILENAME, ResultsStore, metrics_long_frame
@@ -63,9 +65,11 @@ def problem_of(problem_id, draw=0, catalog="nguyen", seed=0, n_support=64, n_val
                           draw=draw, n_support=n_support, n_validation=n_validation)  # fmt: skip
 
 
-def write_store(root, fits, *, sampling=SAMPLING, catalogs=("nguyen",)):
-    """Record ``fits``: (method, problem_id, draw, FitResult[, data_hash][, catalog_version]) tuples."""
+def write_store(root, fits, *, sampling=SAMPLING, catalogs=("nguyen",), time_limit=None):
+    """Record ``fits``: (method, problem_id, draw, FitResult[, data_hash][, catalog_version]) tuples;
+    ``time_limit`` (seconds) gives the campaigns a checkpoint grid (EFF)."""
     config = {"run": {"catalogs": list(catalogs), "seed": 0, "sampling": sampling}}
+    variant = {} if time_limit is None else {"time_limit": time_limit}
     ids = {}
     with ResultsStore(root) as store:
         campaigns = {}
@@ -75,7 +79,7 @@ def write_store(root, fits, *, sampling=SAMPLING, catalogs=("nguyen",)):
             version = fit[5] if len(fit) > 5 else 1
             if method not in campaigns:
                 campaigns[method] = store.start_campaign(
-                    "direct", {**config, "variant": {"label": method}}, f"hash-{method}", "harness_tuned", git=None
+                    "direct", {**config, "variant": {"label": method, **variant}}, f"hash-{method}", "harness_tuned", git=None
                 )
             key = TaskKey(method, f"hash-{method}", "nguyen", version, problem_id, draw, 1.0, CONDITION, 0)
             ids[(method, problem_id, draw)] = store.record(key, result, campaign_id=campaigns[method], data_hash=data_hash)
@@ -463,3 +467,56 @@ def test_the_cli_prints_the_summary_as_json(tmp_path, capsys):
     assert main(["score", "--results", str(bad), "--json"]) == 1
     summary = json.loads(capsys.readouterr().out)
     assert not summary["ok"] and len(summary["failed"]) == 1 and "nguyen/Nguyen-2" in next(iter(summary["reasons"]))
+
+
+def test_shared_readings_give_the_metrics_of_a_fresh_judge_per_prediction(tmp_path):
+    """The pass reads each text once per problem and hands the judge's tree, function and facts to
+    the arena axes; every stored row must equal the one a fresh judge and fresh caches give."""
+    from srbf.catalogs.admission import parse_entry
+    from srbf.expr.canonical import clear_cache as clear_canonical_cache
+    from srbf.judge import formula_facts
+    from srbf.judge.data import positive_variables
+    from srbf.judge.problem_scoring import StoredPrediction, _read_prediction
+    from srbf.judge.run_axes import ProblemPoints, axis_metrics, evaluate_run
+    from srbf.judge.scoring import Judge
+
+    exact, scaled = "sin(x1) + sin(x2**2)", "sin(x1) + 0.9*sin(x2**2)"
+    fits = [
+        ("a", "Nguyen-9", 0, FitResult("ok", exact, trajectory=[(0.1, "x1"), (0.5, exact)])),
+        ("b", "Nguyen-9", 0, FitResult("ok", exact)),  # the same text: read once, same row
+        ("c", "Nguyen-9", 0, FitResult("ok", scaled, trajectory=[(0.2, scaled), (0.9, exact)])),
+        ("d", "Nguyen-9", 0, FitResult("ok", "0.5*x1 + x2 + 0*x1")),
+        ("e", "Nguyen-9", 0, FitResult("ok", "sin(x0) + sin(x1**2)", internals={"parse": {"by_index": True}})),
+        ("f", "Nguyen-9", 0, FitResult("ok", "y = " + scaled)),  # the target's name on the left
+        ("a", "Nguyen-1", 0, FitResult("ok", "x1**3 + x1**2 + x1")),
+        ("b", "Nguyen-1", 0, FitResult("ok", "x1**3 + 1.01*x1**2 + x1 + log(x1 - 5)")),  # NaN: a failure
+    ]
+    root = tmp_path / "results"
+    ids = write_store(root, fits, time_limit=1.0)
+    assert score_store(root, workers=1, progress=False).ok
+    conn = sqlite3.connect(root / STORE_FILENAME)
+    stored = {pid: json.loads(text) for pid, text in conn.execute("SELECT prediction_id, metrics FROM metrics")}
+    conn.close()
+    grid = checkpoint_times(1.0)
+    catalog = load_catalog("nguyen")
+    for method, problem_id, draw, result in fits:
+        entry, problem = catalog.entry(problem_id), problem_of(problem_id, draw)
+
+        def fresh():
+            return Judge(parse_entry(entry), problem, variables=entry.variable_names, target=entry.target,
+                         positive=positive_variables(entry.variables))  # fmt: skip
+
+        formula_facts.clear_cache()
+        clear_canonical_cache()
+        hints = (result.internals or {}).get("parse")
+        p = StoredPrediction(0, "ok", result.expression, None, problem.data_hash, "", hints,
+                             tuple(result.trajectory), grid)  # fmt: skip
+        given, bad = _read_prediction(p, entry.variable_names)
+        assert bad is None
+        record = fresh().score(given)
+        record.pop("judge_version")
+        points = ProblemPoints(problem, tuple(entry.variable_names), entry.target)
+        record.update(axis_metrics(evaluate_run(p, record, fresh(), points)[0]))
+        assert stored[ids[(method, problem_id, draw)]] == record, (method, problem_id)
+    assert stored[ids[("a", "Nguyen-9", 0)]]["arena_eff"] is not None
+    assert stored[ids[("b", "Nguyen-1", 0)]]["success"] == 0

@@ -42,7 +42,7 @@ from srbf.expr.canonical import (
 from srbf.expr.canonical_nodes import CALL, MINUS_ONE, NUM, RAW, SYM, factor_key, from_expr, to_expr
 from srbf.expr.tree import Call, Const, Expr, Num, rebuild, walk
 
-__all__ = ["LEVELS", "MASK", "drop_zeros", "mask", "masked_form", "raw_skeleton"]
+__all__ = ["LEVELS", "MASK", "drop_zeros", "mask", "masked_form", "masked_levels", "raw_skeleton"]
 
 MASK_NAME = "<constant>"
 MASK = Const(MASK_NAME)
@@ -142,6 +142,23 @@ def masked_form(expr: Expr, level: str, *, time_limit: float = DEFAULT_TIME_LIMI
     if key is not None and form.complete:
         _CACHE.put(key, result)
     return result
+
+
+def masked_levels(expr: Expr, *, time_limit: float = DEFAULT_TIME_LIMIT, positive=()) -> tuple[CanonicalForm, Expr, Expr]:
+    """The canonical form of ``expr`` and its "exponents" and "structure" masks, as ``canonicalize``
+    and ``mask`` give them, from one canonicalisation and one exponents masking (the judge needs
+    all three of every formula)."""
+    positive = positive_set(positive)
+    form, node = canonical_node(expr, time_limit, positive)
+    if form.complete:
+        try:
+            exponents = _mask_node(node, keep_exponents=True)
+            return form, to_expr(exponents), to_expr(_mask_node(exponents, keep_exponents=False))
+        except RecursionError:
+            pass
+    # cut short by the time limit (each level canonicalises again, as mask does) or too deep
+    return (form, mask(expr, "exponents", time_limit=time_limit, positive=positive),
+            mask(expr, "structure", time_limit=time_limit, positive=positive))  # fmt: skip
 
 
 def mask(expr: Expr, level: str, *, time_limit: float = DEFAULT_TIME_LIMIT, positive=()) -> Expr:

@@ -10,11 +10,10 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from srbf.expr.canonical import canonicalize
-from srbf.expr.masking import mask, raw_skeleton
+from srbf.expr.masking import drop_zeros, masked_levels, raw_skeleton
 from srbf.expr.tree import Expr, variables_of
 from srbf.judge.distances import PreparedTree
-from srbf.judge.length import count_constants, description_length, nesting, node_label, prefix_tokens, raw_exponent_skeleton
+from srbf.judge.length import count_constants, description_length, nesting, node_label, prefix_tokens
 
 __all__ = ["FormulaFacts", "clear_cache", "describe"]
 
@@ -75,18 +74,17 @@ def describe(expr: Expr, n_variables: int, time_limit: float, positive: frozense
 
 
 def _build(expr: Expr, n_variables: int, time_limit: float, positive: frozenset[str]) -> FormulaFacts:
-    form = canonicalize(expr, time_limit=time_limit, positive=positive)
+    form, exponents, structure = masked_levels(expr, time_limit=time_limit, positive=positive)
     canonical = form.expr
-    structure = mask(expr, "structure", time_limit=time_limit, positive=positive)
-    exponents = mask(expr, "exponents", time_limit=time_limit, positive=positive)
     tokens = tuple(prefix_tokens(exponents))
+    written = drop_zeros(expr)  # once for both raw skeletons
     return FormulaFacts(
         canonical=canonical,
         complete=bool(form.complete),
         structure=structure,
         exponents=exponents,
-        raw_structure=raw_skeleton(expr),
-        raw_exponents=raw_exponent_skeleton(expr),
+        raw_structure=raw_skeleton(written, "structure", drop=False),
+        raw_exponents=raw_skeleton(written, "exponents", drop=False),
         tokens=tokens,
         token_set=frozenset(tokens),
         variables=frozenset(variables_of(canonical)),

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 
-from srbf.expr.masking import raw_skeleton
 from srbf.expr.operators import CONSTANTS, OPERATORS
 from srbf.expr.printer import format_number
 from srbf.expr.tree import Call, Const, Expr, Num, Var, rebuild
@@ -99,13 +98,6 @@ def count_constants(canonical: Expr) -> int:
                 args = args[1:]
             stack.extend(args)
     return total
-
-
-def raw_exponent_skeleton(expr: Expr) -> Expr:
-    """The formula as written with every number masked except the exponents of powers (a number
-    standing as the second argument of ``pow``); named constants are masked like numbers, and
-    literal zeros are worked out first (``srbf.expr.masking.raw_skeleton``)."""
-    return raw_skeleton(expr, "exponents")
 
 
 def _is_function(node: Expr) -> bool:

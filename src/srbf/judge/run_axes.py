@@ -66,9 +66,10 @@ class RunEvaluation:
 class ProblemPoints:
     """A drawn problem's evaluation sets, and each expression text's tree and NMSE on them, computed once."""
 
-    def __init__(self, problem: Any, variables: tuple[str, ...], target: str | None):
+    def __init__(self, problem: Any, variables: tuple[str, ...], target: str | None, t_id: Target | None = None):
+        """``t_id``: the validation targets already prepared (the judge's), else prepared here."""
         self.variables, self.target = variables, target
-        self.X_id, self.t_id = problem.X_validation, Target(problem.y_validation)
+        self.X_id, self.t_id = problem.X_validation, t_id if t_id is not None else Target(problem.y_validation)
         X_ood = getattr(problem, "X_ood", None)
         self.has_ood = X_ood is not None and len(X_ood) > 0
         self.X_ood = X_ood if self.has_ood else None
@@ -76,7 +77,15 @@ class ProblemPoints:
         self.ood_missing = None if self.has_ood else (getattr(problem, "ood_reason", None)
                                                       or "the run drew no out-of-range points")  # fmt: skip
         self._trees: dict[tuple, Any] = {}
+        self._functions: dict[tuple, Any] = {}
         self._nmse: dict[tuple, tuple[float, float | None]] = {}
+
+    def remember(self, text: str, hints: Any, tree: Any, function: Any) -> None:
+        """``text``'s tree and compiled function as the judge read them (the same parse), so that
+        they are not parsed and compiled again here."""
+        key = (text, _hint_key(hints))
+        self._trees.setdefault(key, tree)
+        self._functions.setdefault(key, function)
 
     def tree(self, text: str, hints: Any) -> Any:
         """The parsed tree of ``text`` (with the method's parse hints), or None when it does not parse."""
@@ -95,11 +104,13 @@ class ProblemPoints:
             return math.inf, (math.inf if self.has_ood else None)
         key = (text, _hint_key(hints))
         if key not in self._nmse:
-            tree = self.tree(text, hints)
-            try:
-                function = compile_expr(tree, self.variables) if tree is not None else None
-            except (Exception, RecursionError):  # noqa: BLE001 - any failure is the formula's
-                function = None
+            function = self._functions.get(key)
+            if function is None:
+                tree = self.tree(text, hints)
+                try:
+                    function = compile_expr(tree, self.variables) if tree is not None else None
+                except (Exception, RecursionError):  # noqa: BLE001 - any failure is the formula's
+                    function = None
             self._nmse[key] = (self._on(function, self.X_id, self.t_id),
                                self._on(function, self.X_ood, self.t_ood) if self.has_ood else None)  # fmt: skip
         return self._nmse[key]
@@ -148,9 +159,16 @@ def evaluate_run(
     """``p`` read for the axes, given the judge's ``record`` of it (``judge`` may be None when the
     record is a failure); with the final formula's (tree, facts) when it is valid, else None."""
     text = p.expression if p.status == "ok" else None
+    # the judge read this text the same way (no parse hints: parsed with the entry's target)
+    known = judge.reading(text) if judge is not None and text is not None and p.hints in (None, {}) else None
+    if known is not None and record.get("success"):
+        points.remember(text, p.hints, known.tree, known.function)
     tree = points.tree(text, p.hints) if text is not None and record.get("success") else None
     valid = tree is not None and judge is not None
-    facts = describe(tree, len(points.variables), judge.canonical_time_limit, judge.positive) if valid else None
+    facts = None
+    if valid:
+        facts = known.facts if known is not None and known.facts is not None else describe(
+            tree, len(points.variables), judge.canonical_time_limit, judge.positive)  # fmt: skip
     nmse_id, nmse_ood = points.nmse(text, p.hints) if valid else (math.inf, math.inf if points.has_ood else None)
     incumbents = incumbents_at(p.steps, p.checkpoints) if p.steps else []
     reached = {e: points.nmse(e, p.hints) for e in set(incumbents) if e is not None}
@@ -189,7 +207,8 @@ def add_axes(work: DrawnProblem, problem: Any, judge: Judge | None, outcomes: li
     each metrics record (placeholders and unscorable predictions as they are). A failure here makes
     that prediction unscorable, with the reason, as a failure of the judge does."""
     runs = {p.id: p for p in work.predictions if p.status != "placeholder"}
-    points = ProblemPoints(problem, tuple(work.entry.variable_names), work.entry.target)
+    points = ProblemPoints(problem, tuple(work.entry.variable_names), work.entry.target,
+                           judge.validation_target if judge is not None else None)  # fmt: skip
     out: list[Outcome] = []
     for pid, metrics, reason in outcomes:
         if metrics is not None and pid in runs:

@@ -12,7 +12,7 @@ None. ``Judge.failure_record`` is that record without a problem, for a fit that 
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -54,6 +54,16 @@ def _overlap(predicted: frozenset, true: frozenset) -> tuple[float, float, float
     recall = common / len(true) if true else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
     return precision, recall, f1
+
+
+class Reading(NamedTuple):
+    """One prediction text as a judge read it: its tree, compiled function, facts (None when the
+    comparison was not made) and the record it scored (before any SRBench symbolic check)."""
+
+    tree: Expr
+    function: Any
+    facts: FormulaFacts | None
+    record: dict[str, Any]
 
 
 def _is_tree(value: Any) -> bool:
@@ -111,6 +121,17 @@ class Judge:
         self._n_support = self.data.X_support.shape[0]
         self._target_support = fit.Target(self.data.y_support)
         self._target_validation = fit.Target(self.data.y_validation)
+        self._readings: dict[str, Reading] = {}  # each prediction text read once per problem
+
+    @property
+    def validation_target(self) -> fit.Target:
+        """The validation targets prepared for FVU (the arena axes' ID set is the same points)."""
+        return self._target_validation
+
+    def reading(self, text: str) -> Reading | None:
+        """The tree, compiled function and facts of a prediction text this judge has scored, or
+        None (not scored, or it failed): the arena axes reuse them instead of reading it again."""
+        return self._readings.get(text)
 
     # -- preparation -------------------------------------------------------------------------
 
@@ -222,9 +243,10 @@ class Judge:
             return prediction, binarize(prediction)
         raise _Failure(f"not a formula: got {type(prediction).__name__}")
 
-    def _evaluate(self, expr: Expr) -> tuple[np.ndarray, np.ndarray]:
+    def _evaluate(self, expr: Expr) -> tuple[Any, tuple[np.ndarray, np.ndarray]]:
         try:
-            values = compile_expr(expr, self.variables)(self._X_all)
+            function = compile_expr(expr, self.variables)
+            values = function(self._X_all)
         except (Exception, RecursionError) as error:  # noqa: BLE001 - any failure is the prediction's
             raise _Failure(f"does not evaluate: {type(error).__name__}: {error}") from None
         finite = np.isfinite(values)
@@ -235,12 +257,15 @@ class Judge:
                 f"non-finite values (NaN or inf) at {support_bad} of {self._n_support} support and "
                 f"{validation_bad} of {values.size - self._n_support} validation points"
             )
-        return values[: self._n_support], values[self._n_support :]
+        return function, (values[: self._n_support], values[self._n_support :])
 
     def _score_one(self, prediction: Any) -> tuple[dict[str, Any], Expr | None]:
+        known = self._readings.get(prediction) if isinstance(prediction, str) else None
+        if known is not None:  # the same text again (another method, budget or repeat): same metrics
+            return dict(known.record), known.tree
         try:
             expr, binary = self._read_prediction(prediction)
-            y_support, y_validation = self._evaluate(binary)
+            function, (y_support, y_validation) = self._evaluate(binary)
         except _Failure as failure:
             return self.failure_record(str(failure), srbench=self.srbench, numeric_only=self.numeric_only), None
 
@@ -259,16 +284,20 @@ class Judge:
             nrr_validation=int(fit.numeric_recovery(fvu_v)),
             srbench_accuracy_solution=int(1.0 - fvu_v > fit.ACCURACY_SOLUTION_R2),
         )
+        facts = None
         if not self.numeric_only:
             try:
-                self._compare(expr, result, y_validation)
+                facts = self._compare(expr, result, y_validation)
             except RecursionError:  # nested beyond what the tree code can walk: leave them missing
                 for key in COMPARISON_KEYS + LENGTH_KEYS:
                     result[key] = None
                 result["canonical_complete"] = False
+        if isinstance(prediction, str):
+            self._readings[prediction] = Reading(expr, function, facts, dict(result))
         return result, expr
 
-    def _compare(self, expr: Expr, result: dict[str, Any], y_validation: np.ndarray) -> None:
+    def _compare(self, expr: Expr, result: dict[str, Any], y_validation: np.ndarray) -> FormulaFacts:
+        """Fill ``result``'s comparison and length metrics; the prediction's facts."""
         truth = self.truth_formula
         pred = describe(expr, len(self.variables), self.canonical_time_limit, self.positive)
         result["canonical_complete"] = truth.complete and pred.complete
@@ -318,6 +347,7 @@ class Judge:
             constant_count_difference=pred.constants - truth.constants,
             nesting_difference=pred.nesting - truth.nesting,
         )
+        return pred
 
     def _pruned_matches(self, pred: FormulaFacts, y_validation: np.ndarray, structure: bool) -> tuple[bool, bool]:
         """Whether the pruned prediction (judge/pruning.py) matches the truth's structure and
