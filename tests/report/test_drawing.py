@@ -1,15 +1,19 @@
 """Figures drawn in forked workers: the same files as drawn in-process, in the jobs' order, and a
-figure that fails fails the report."""
+figure that fails fails the report. A Painter (a drawing process started before the analysis)
+draws the same files, and the report's process never imports matplotlib."""
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from srbf.report.cd import cd_figure
-from srbf.report.drawing import start_drawing
+from srbf.report.drawing import Painter, start_drawing
 from srbf.report.figure_files import figure_files
-from srbf.report.figures import cd_panels, curves_figure
+from srbf.report.figure_jobs import cd_panels
+from srbf.report.figures import curves_figure
 from srbf.report.markdown_tables import time_marks
 from srbf.stats import analyze
 
@@ -53,3 +57,45 @@ def broken_figure() -> list[Path]:
 def test_a_failing_figure_raises_its_error(workers):
     with pytest.raises(ValueError, match="cannot be drawn"):
         start_drawing([(process_id, (), {}), (broken_figure, (), {})], workers=workers).wait()
+
+
+def test_a_painter_draws_the_same_files_in_another_process(frame, tmp_path):
+    alone = start_drawing(report_jobs(frame, tmp_path / "alone"), workers=1).wait()
+    with Painter(workers=2) as painter:
+        painted = painter.start(report_jobs(frame, tmp_path / "painted")).wait()
+    assert [p.relative_to(tmp_path / "painted") for p in painted] == [p.relative_to(tmp_path / "alone") for p in alone]
+    for a, b in zip(alone, painted):
+        assert a.read_bytes() == b.read_bytes(), a.name
+    with Painter(workers=2) as painter:
+        assert Path(str(os.getpid())) not in painter.start([(process_id, (), {})]).wait()
+
+
+def test_a_job_may_name_its_function_and_a_painter_may_go_unused(frame, tmp_path):
+    jobs = report_jobs(frame, tmp_path / "object")
+    named = [(f"{function.__module__}:{function.__name__}", args, {**options, "path": tmp_path / "named" / "f.png"})
+             for function, args, options in jobs[:1]]
+    assert named[0][0] == "srbf.report.figures:curves_figure"
+    [a, _], [b, _] = start_drawing(jobs[:1], workers=1).wait(), start_drawing(named, workers=1).wait()
+    assert a.read_bytes() == b.read_bytes()
+    with Painter(workers=2):
+        pass  # never given figures: leaving stops its process
+    with Painter(workers=2) as painter:
+        assert painter.start([]).wait() == []
+
+
+def test_a_painter_passes_on_a_failing_figure():
+    with Painter(workers=2) as painter:
+        drawing = painter.start([(process_id, (), {}), (broken_figure, (), {})])
+        with pytest.raises(ValueError, match="cannot be drawn"):
+            drawing.wait()
+
+
+def test_building_a_report_leaves_matplotlib_to_the_drawing_process(tmp_path):
+    code = ("import sys; sys.path.insert(0, 'tests/report'); from report_helpers import long_frame; "
+            "from srbf.report.build import build_report; from srbf.report.drawing import Painter; "
+            f"painter = Painter(workers=2); build_report(long_frame(), {str(tmp_path / 'r')!r}, "
+            "metrics=['nrr_validation'], n_resamples=50, painter=painter); "
+            "print('matplotlib' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
+    assert (tmp_path / "r" / "figures" / "curve_nrr_validation.png").stat().st_size > 0

@@ -1,7 +1,7 @@
 """The analysis commands of the ``srbf`` CLI (analyze, compare, ranks).
 
-Thin: ``srbf.report`` (and with it pandas, matplotlib and ``srbf.stats``) is imported inside each
-command, so building the parser loads none of them.
+Thin: ``srbf.report`` (and with it pandas and ``srbf.stats``) is imported inside each command, so
+building the parser loads none of them; matplotlib is imported by the drawing process only.
 """
 
 from __future__ import annotations
@@ -106,18 +106,20 @@ def _analyze(args: argparse.Namespace) -> int:
     import sys
 
     from srbf.report.build import build_report
+    from srbf.report.drawing import Painter
     from srbf.report.figure_files import figure_files
     from srbf.stats import DECLARED_TIMES
 
     files = figure_files(args.format, args.dpi)  # checked before the store is read
     if args.at_budget is not None and args.at_seconds:
         raise UserError("--at-budget and --at-seconds exclude each other: values are read at one or the other")
-    frame = _frame(args)
-    report = build_report(frame, args.output, metrics=args.metric, times=args.at_seconds or DECLARED_TIMES,
-                          statistic=args.statistic, show_incomplete=args.show_incomplete,
-                          source=str(args.results or DEFAULT_RESULTS), confirmatory=_confirmatory(args, frame),
-                          stack=_stack(args), files=files, at_budget=args.at_budget,
-                          timing=_timing(args))
+    with Painter() as painter:  # imports matplotlib in its own process while the store is read here
+        frame = _frame(args)
+        report = build_report(frame, args.output, metrics=args.metric, times=args.at_seconds or DECLARED_TIMES,
+                              statistic=args.statistic, show_incomplete=args.show_incomplete,
+                              source=str(args.results or DEFAULT_RESULTS), confirmatory=_confirmatory(args, frame),
+                              stack=_stack(args), files=files, at_budget=args.at_budget,
+                              timing=_timing(args), painter=painter)
     for note in report.notes:
         print(f"srbf: note: {note}", file=sys.stderr)
     where = f" (leaderboard at {report.headline.label})" if report.headline is not None else ""

@@ -16,13 +16,12 @@ import pandas as pd
 
 import srbf
 from srbf.report import markdown_tables as T
-from srbf.report.cd import cd_figure
-from srbf.report.drawing import start_drawing
+from srbf.report.drawing import Painter, start_drawing
 from srbf.report.data import (ReportInputError, check_metrics, confirmatory_pairs, label_note, metric_columns,
                               provenance_labels, require_scores)
 from srbf.report.escape import md
 from srbf.report.figure_files import FigureFiles
-from srbf.report.figures import cd_panels, curves_figure, verdict_figure
+from srbf.report.figure_jobs import cd_job, cd_panels, curve_job, verdict_job
 from srbf.report.marks import AT_BUDGETS, at_largest_budgets, collapse_repeated
 from srbf.report.stack import stack_markdown
 from srbf.stats import DECLARED_TIMES, Analysis, analyze, display_name, rule_for
@@ -103,7 +102,7 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
                  statistic: str = "meta", show_incomplete: bool = False, source: str = "",
                  confirmatory=(), seed: int = 0, n_resamples: int = 1000,
                  stack: pd.DataFrame | None = None, files: FigureFiles = FigureFiles(),
-                 at_budget: str | None = None, timing=None) -> Report:
+                 at_budget: str | None = None, timing=None, painter: Painter | None = None) -> Report:
     """Analyse ``frame`` and write the report into directory ``out``.
 
     metrics: the metrics to show (default: the headline metrics, nrr_validation first). times: the
@@ -118,6 +117,8 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
     values all equal the previous mark's is folded into it in index.md and the figures
     (``Report.notes`` says so); the CSV tables keep every mark. timing: a timing readout's time
     axis (``srbf.stats.timing_readout.TimeAxisSource``) in place of the measured times; a note says so.
+    painter: a :class:`srbf.report.drawing.Painter` started before the frame was read, to draw the
+    figures (default: worker processes forked when the figures are ready).
     """
     frame = require_scores(frame, source or "the frame")
     metrics = choose_metrics(frame, metrics)
@@ -152,25 +153,22 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
         frames[name].to_csv(path, index=False)
         written[name] = path
 
-    jobs, sections = [], {}  # each figure: its function, arguments and path (a keyword of every one)
-    for metric in metrics:
-        jobs.append((curves_figure, (analysis.aggregates, metric),
-                     {"path": out / "figures" / f"curve_{metric}.png", "provenance": provenance,
-                      "times": [m.x for m in shown if m.axis == "time"], "show_incomplete": show_incomplete}))
+    folder, times = out / "figures", [m.x for m in shown if m.axis == "time"]
+    jobs = [curve_job(analysis.aggregates, metric, folder, files, provenance=provenance, times=times,
+                      show_incomplete=show_incomplete) for metric in metrics]
+    sections = {}
     for metric in (m for m in metrics if comparable(m)):
         if not verdicts.empty and (verdicts["metric"] == metric).any():
-            jobs.append((verdict_figure, (verdicts, metric, shown, methods),
-                         {"path": out / "figures" / f"verdicts_{metric}.png"}))
+            jobs.append(verdict_job(verdicts, metric, shown, methods, folder, files))
             sections.setdefault("verdicts", []).append(metric)
     for metric in _rank_order(m for m in metrics if ranked(m)):
         panels = cd_panels(ranks, metric, shown) if not ranks.empty else []
         if panels:
-            jobs.append((cd_figure, (panels,), {"path": out / "figures" / f"cd_{metric}.png",
-                                                "title": f"{display_name(metric)}: mean ranks"}))
+            jobs.append(cd_job(panels, metric, f"{display_name(metric)}: mean ranks", folder, files))
             sections.setdefault("ranks", []).append(metric)
-    jobs = [(function, args, {**options, "files": files}) for function, args, options in jobs]
 
-    drawing = start_drawing(jobs)  # in worker processes while index.md is written here
+    # in other processes while index.md is written here
+    drawing = painter.start(jobs) if painter is not None else start_drawing(jobs)
     figures = [target for _, _, options in jobs for target in files.targets(options["path"])]
     report = Report(out, out / "index.md", figures, written, analysis, metrics, shown, headline, notes, files)
     try:

@@ -1,15 +1,21 @@
-"""Rendering the report's figures side by side.
+"""Rendering the report's figures side by side, in processes of their own.
 
 Each figure is drawn and saved on its own (a fresh matplotlib ``Figure``, no shared state), and
 rendering them is most of a report's CPU time, so :func:`start_drawing` hands them to worker
-processes forked from this one: they inherit the imported matplotlib and the analysis, so a worker
-costs a fork, not an interpreter and its imports. The parent meanwhile writes index.md, then
-collects the paths with :meth:`Drawing.wait`. One core, one figure, or no ``fork`` on this
+processes forked from this one: they inherit what is imported and the analysis, so a worker
+costs a fork, not an interpreter and its imports. One core, one figure, or no ``fork`` on this
 platform: the figures are drawn here, one after the other, with the same results.
+
+A job names its figure function as a function or as ``"module:function"`` text, imported where
+the figure is drawn: the report's own process need not import matplotlib at all. A
+:class:`Painter` goes further: forked before the store is read, it imports matplotlib and the
+figure code while this process reads and analyses, then draws the figures (forking its own
+workers) while this process writes index.md. The parent never pays matplotlib's import.
 """
 
 from __future__ import annotations
 
+import importlib
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
@@ -17,7 +23,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-Job = tuple[Callable[..., list[Path]], tuple, dict[str, Any]]  # a figure function, its arguments
+Job = tuple[Callable[..., list[Path]] | str, tuple, dict[str, Any]]  # a figure function, its arguments
+DRAWING_MODULES = ("srbf.report.figures", "srbf.report.cd")  # what a Painter imports ahead of its jobs
 
 
 def usable_cores() -> int:
@@ -26,6 +33,18 @@ def usable_cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # macOS, Windows
         return os.cpu_count() or 1
+
+
+def _can_fork() -> bool:
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _run(function: Callable[..., list[Path]] | str, args: tuple, kwargs: dict[str, Any]) -> list[Path]:
+    """Call a job's function, importing it first when the job names it as ``"module:function"``."""
+    if isinstance(function, str):
+        module, _, name = function.partition(":")
+        function = getattr(importlib.import_module(module), name)
+    return function(*args, **kwargs)
 
 
 class Drawing:
@@ -48,7 +67,50 @@ def start_drawing(jobs: Sequence[Job], workers: int | None = None) -> Drawing:
     """Start drawing ``jobs`` (at most ``workers`` processes; default: the usable cores)."""
     jobs = list(jobs)
     workers = min(workers or usable_cores(), len(jobs))
-    if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return Drawing(done=[function(*args, **kwargs) for function, args, kwargs in jobs])
+    if workers < 2 or not _can_fork():
+        return Drawing(done=[_run(*job) for job in jobs])
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"))
-    return Drawing([pool.submit(function, *args, **kwargs) for function, args, kwargs in jobs], pool=pool)
+    return Drawing([pool.submit(_run, *job) for job in jobs], pool=pool)
+
+
+def _import_drawing() -> None:
+    for module in DRAWING_MODULES:
+        importlib.import_module(module)
+
+
+def _draw_all(jobs: list[Job], workers: int) -> list[Path]:
+    return start_drawing(jobs, workers).wait()
+
+
+class Painter:
+    """A drawing process started ahead of its figures (see the module's docstring); with one
+    usable core or no ``fork``, :meth:`start` draws as :func:`start_drawing` does. A context
+    manager: leaving it stops a process that was never given its figures."""
+
+    def __init__(self, workers: int | None = None):
+        self.workers = workers or usable_cores()
+        self._pool: ProcessPoolExecutor | None = None
+        if self.workers >= 2 and _can_fork():
+            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
+            self._pool.submit(_import_drawing)  # forks now; a failed import fails the drawing itself
+
+    def start(self, jobs: Sequence[Job]) -> Drawing:
+        """Start drawing ``jobs`` in the drawing process (its own workers draw them side by side)."""
+        jobs = list(jobs)
+        pool, self._pool = self._pool, None
+        if pool is None or not jobs:
+            if pool is not None:
+                pool.shutdown(cancel_futures=True)
+            return start_drawing(jobs, self.workers)
+        return Drawing([pool.submit(_draw_all, jobs, self.workers)], pool=pool)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self) -> Painter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-
-from matplotlib import rc_context
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING
 
 from srbf.report.data import ReportInputError
+
+if TYPE_CHECKING:  # matplotlib is imported where figures are drawn only (srbf.report.drawing)
+    from matplotlib.figure import Figure
 
 FORMATS = ("png", "pdf", "svg")
 EMBED_ORDER = ("png", "svg", "pdf")  # what index.md shows: a bitmap first, a PDF only as a link
@@ -41,6 +42,8 @@ class FigureFiles:
 
     def save(self, fig: Figure, path: str | Path, default_dpi: int, **options) -> list[Path]:
         """``fig`` written as ``path`` with each format's suffix; the paths written."""
+        from matplotlib import rc_context
+
         written = []
         for fmt, target in zip(self.formats, self.targets(path)):
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -16,7 +16,7 @@ from matplotlib.ticker import FuncFormatter
 
 from srbf.report.escape import mathtext
 from srbf.report.rounding import format_fixed, interval_decimals
-from srbf.report.markdown_tables import Mark, oriented
+from srbf.report.markdown_tables import oriented
 from srbf.report.figure_files import FigureFiles
 from srbf.stats import display_name, rule_for
 
@@ -190,26 +190,3 @@ def verdict_figure(table: pd.DataFrame, metric: str, marks, methods, path: str |
 def _rgb(color: str) -> tuple[float, float, float]:
     color = color.lstrip("#")
     return tuple(int(color[i:i + 2], 16) / 255 for i in (0, 2, 4))
-
-
-def cd_panels(ranks: pd.DataFrame, metric: str, marks: list[Mark]) -> list[dict]:
-    """The CD diagram's panels for ``metric``, one per mark that has ranks."""
-    panels = []
-    for mark in marks:
-        rows = mark.select(ranks) if not ranks.empty else ranks
-        if rows.empty:
-            continue
-        rows = rows[rows["metric"] == metric]
-        if rows.empty:
-            continue
-        first = rows.iloc[0]
-        panels.append({
-            "names": list(rows["method"]),
-            "mean_ranks": rows["mean_rank"].to_numpy(dtype=float),
-            "cd": float(first["cd"]),
-            "significant": bool(first["significant"]),
-            "p_value": float(first["p_value"]),
-            "hollow": set(rows.loc[rows["status"] == "max_tested", "method"]),
-            "title": f"at {mark.label}: N = {int(first['n_problems'])} problems ({first['population']})",
-        })
-    return panels
