@@ -127,6 +127,42 @@ def predictions(
     return frame
 
 
+SCORED_COLUMNS = (
+    "id",
+    "campaign_id",
+    *KEY_COLUMNS,
+    "provenance",
+    "status",
+    "expression",
+    "wall_seconds",
+    "cpu_seconds",
+    "method_seconds",
+)
+
+
+def scored_predictions(
+    conn: sqlite3.Connection, judge_version: str, filters: Mapping[str, Any], flag: str
+) -> tuple[pd.DataFrame, list[str], int]:
+    """What the long frame is made of, in one pass over the store: the selected predictions that
+    have metrics of ``judge_version`` (in insertion order, the columns of ``SCORED_COLUMNS`` and
+    ``flagged``: whether their internals hold the key ``flag``), their metrics as JSON texts (not
+    decoded: the caller decodes them in one go), and how many predictions the filters select."""
+    clauses, params = _where(filters, "p.")
+    where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+    total = conn.execute(f"SELECT count(*) FROM predictions p{where}", params).fetchone()[0]
+    present = {row[1] for row in conn.execute("PRAGMA table_info(predictions)")}
+    flagged = "instr(p.internals, ?) > 0" if "internals" in present else "0 AND ?"
+    rows = conn.execute(
+        f"SELECT {column_list(conn, 'predictions', SCORED_COLUMNS, 'p.')}, {flagged}, m.metrics "
+        f"FROM predictions p JOIN metrics m ON m.prediction_id = p.id AND m.judge_version = ?{where} ORDER BY p.id",
+        [f'"{flag}"', judge_version, *params],
+    ).fetchall()
+    texts = [row[-1] for row in rows]
+    frame = _frame([row[:-1] for row in rows], (*SCORED_COLUMNS, "flagged"))
+    frame["flagged"] = frame["flagged"].fillna(0).astype(bool)
+    return frame, texts, total
+
+
 def trajectories(conn: sqlite3.Connection, filters: Mapping[str, Any]) -> pd.DataFrame:
     """Trajectory steps of the selected predictions, ordered by prediction and step."""
     filters = dict(filters)

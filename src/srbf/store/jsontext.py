@@ -64,3 +64,21 @@ def loads(text: str | None) -> Any:
     if '"NaN"' in text or 'Infinity"' in text:
         value = _nonfinite_back(value)
     return value
+
+
+def loads_many(texts: list[str]) -> list[Any]:
+    """``[loads(text) for text in texts]`` for many JSON objects, none of them NULL, parsed in one
+    go (one parser call instead of one per text: the long frame's metrics are thousands). Texts
+    that are not one object each are parsed one by one, so a broken one fails as with ``loads``."""
+    if not all(text.startswith("{") and text.endswith("}") for text in texts):
+        return [loads(text) for text in texts]
+    try:
+        values = json.loads("[" + ",".join(texts) + "]")
+    except ValueError:
+        values = None
+    if values is None or len(values) != len(texts) or not all(isinstance(v, dict) for v in values):
+        return [loads(text) for text in texts]
+    for i, text in enumerate(texts):
+        if '"NaN"' in text or 'Infinity"' in text:
+            values[i] = _nonfinite_back(values[i])
+    return values

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from srbf.methods.own_predictions import MISMATCH_KEY
+from srbf.store.jsontext import loads_many
 from srbf.store.results import ResultsStore
 
 if TYPE_CHECKING:
@@ -68,8 +69,7 @@ def metrics_long_frame(results: Any = None, *, judge_version: str, **filters: An
 
     store = results if isinstance(results, ResultsStore) else ResultsStore.open_readonly(results)
     try:
-        predictions = store.predictions_frame(decode_json=False, **filters)
-        scored = store.metrics_frame(str(judge_version), expand=False, **filters)
+        frame, texts, selected = store.scored_predictions(str(judge_version), MISMATCH_KEY, **filters)
         campaigns = store.campaigns_frame()
     finally:
         if store is not results:
@@ -80,16 +80,15 @@ def metrics_long_frame(results: Any = None, *, judge_version: str, **filters: An
         label = variant.get("label") if isinstance(variant, Mapping) else None
         labels[int(row.id)] = str(label) if label else None
         names[int(row.id)] = row.name
-    metrics = {int(i): m for i, m in zip(scored["prediction_id"], scored["metrics"])}
-    unscored = int((~predictions["id"].isin(list(metrics))).sum())
+    unscored = selected - len(frame)
     if unscored:
         warnings.warn(
-            f"{store.path}: {unscored} of {len(predictions)} prediction(s) have no metrics of judge {judge_version} "
+            f"{store.path}: {unscored} of {selected} prediction(s) have no metrics of judge {judge_version} "
             "and are left out: run `srbf score` first",
             stacklevel=2,
         )
-    frame = predictions[predictions["id"].isin(list(metrics))].reset_index(drop=True)
-    conditions = [parse_condition(text) for text in frame["condition"]] if len(frame) else []
+    parsed = {text: parse_condition(text) for text in dict.fromkeys(frame["condition"])}
+    conditions = [parsed[text] for text in frame["condition"]]
     campaign = frame["campaign_id"].astype(int)
     out = pd.DataFrame({
         "prediction_id": frame["id"].astype("int64"),
@@ -115,9 +114,9 @@ def metrics_long_frame(results: Any = None, *, judge_version: str, **filters: An
         "cpu_seconds": frame["cpu_seconds"],
         "method_seconds": frame["method_seconds"],
         "expression": frame["expression"],
-        "model_string_mismatch": frame["internals"].fillna("").str.contains(f'"{MISMATCH_KEY}"', regex=False),
+        "model_string_mismatch": frame["flagged"],
     })  # fmt: skip
-    records = [metrics[int(i)] for i in frame["id"]]
+    records = loads_many(texts)
     values = pd.DataFrame.from_records(records) if records else pd.DataFrame()
     clash = sorted(set(values.columns) & set(out.columns))
     if clash:

@@ -353,6 +353,11 @@ class ResultsStore:
             "reading unscored predictions", "predictions", filters, unscored_by=str(judge_version)
         )
 
+    def scored_predictions(self, judge_version: str, flag: str, **filters: Any) -> tuple[pd.DataFrame, list[str], int]:
+        """The selected predictions scored by ``judge_version``, their metrics' JSON texts and the
+        number selected (``srbf.store.frames.scored_predictions``; the long frame's one read)."""
+        return self._read("reading scored predictions", "scored_predictions", str(judge_version), filters, flag)
+
     def trajectories_frame(self, **filters: Any) -> pd.DataFrame:
         """Trajectory steps (prediction_id, step, seconds, expression) in order; filter by
         ``prediction_id=`` or any predictions filter."""
