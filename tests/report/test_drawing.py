@@ -62,12 +62,19 @@ def test_a_failing_figure_raises_its_error(workers):
 def test_a_painter_draws_the_same_files_in_another_process(frame, tmp_path):
     alone = start_drawing(report_jobs(frame, tmp_path / "alone"), workers=1).wait()
     with Painter(workers=2) as painter:
-        painted = painter.start(report_jobs(frame, tmp_path / "painted")).wait()
+        jobs = report_jobs(frame, tmp_path / "painted")
+        painter.draw(jobs[:2])  # in two batches: the paths come in the order of the jobs
+        painter.draw(jobs[2:])
+        painted = painter.wait()
     assert [p.relative_to(tmp_path / "painted") for p in painted] == [p.relative_to(tmp_path / "alone") for p in alone]
     for a, b in zip(alone, painted):
         assert a.read_bytes() == b.read_bytes(), a.name
     with Painter(workers=2) as painter:
-        assert Path(str(os.getpid())) not in painter.start([(process_id, (), {})]).wait()
+        painter.draw([(process_id, (), {})])
+        assert Path(str(os.getpid())) not in painter.wait()
+    with Painter(workers=1) as painter:  # one core: drawn here, as it is handed over
+        painter.draw([(process_id, (), {})])
+        assert painter.wait() == [Path(str(os.getpid()))]
 
 
 def test_a_job_may_name_its_function_and_a_painter_may_go_unused(frame, tmp_path):
@@ -80,14 +87,15 @@ def test_a_job_may_name_its_function_and_a_painter_may_go_unused(frame, tmp_path
     with Painter(workers=2):
         pass  # never given figures: leaving stops its process
     with Painter(workers=2) as painter:
-        assert painter.start([]).wait() == []
+        painter.draw([])
+        assert painter.wait() == []
 
 
 def test_a_painter_passes_on_a_failing_figure():
     with Painter(workers=2) as painter:
-        drawing = painter.start([(process_id, (), {}), (broken_figure, (), {})])
+        painter.draw([(process_id, (), {}), (broken_figure, (), {})])
         with pytest.raises(ValueError, match="cannot be drawn"):
-            drawing.wait()
+            painter.wait()
 
 
 def test_building_a_report_leaves_matplotlib_to_the_drawing_process(tmp_path):

@@ -16,7 +16,7 @@ import pandas as pd
 
 import srbf
 from srbf.report import markdown_tables as T
-from srbf.report.drawing import Painter, start_drawing
+from srbf.report.drawing import Painter
 from srbf.report.data import (ReportInputError, check_metrics, confirmatory_pairs, label_note, metric_columns,
                               provenance_labels, require_scores)
 from srbf.report.escape import md
@@ -118,7 +118,7 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
     (``Report.notes`` says so); the CSV tables keep every mark. timing: a timing readout's time
     axis (``srbf.stats.timing_readout.TimeAxisSource``) in place of the measured times; a note says so.
     painter: a :class:`srbf.report.drawing.Painter` started before the frame was read, to draw the
-    figures (default: worker processes forked when the figures are ready).
+    figures (default: one started here).
     """
     frame = require_scores(frame, source or "the frame")
     metrics = choose_metrics(frame, metrics)
@@ -132,50 +132,51 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
     if timing is not None:
         notes = [timing.note, *notes]
     out = Path(out)
-    (out / "figures").mkdir(parents=True, exist_ok=True)
+    folder = out / "figures"
+    folder.mkdir(parents=True, exist_ok=True)
     (out / "tables").mkdir(parents=True, exist_ok=True)
-    methods = sorted(frame["method"].astype(str).unique())
+    with painter or Painter() as painter:  # its processes draw while the tables and index.md are written here
+        times_shown = [m.x for m in shown if m.axis == "time"]
+        curves = [curve_job(analysis.aggregates, metric, folder, files, provenance=provenance, times=times_shown,
+                            show_incomplete=show_incomplete) for metric in metrics]
+        painter.draw(curves)  # they need the aggregates only
+        methods = sorted(frame["method"].astype(str).unique())
 
-    boards = [T.leaderboard(analysis.aggregates, metrics, mark, provenance) for mark in marks]
-    board = pd.concat(boards, ignore_index=True) if boards else pd.DataFrame()
-    sets = T.per_set(analysis, metrics)
-    verdicts = T.verdicts(analysis.comparisons, [m for m in metrics if comparable(m)], marks)
-    ranks = analysis.ranks
-    if not ranks.empty:
-        ranks = pd.concat([m.select(ranks) for m in marks] or [ranks.iloc[:0]], ignore_index=True)
-    frames = {"aggregates": analysis.aggregates, "leaderboard": board, "per_set": sets, "comparisons": verdicts,
-              "ranks": ranks, "time_axis": analysis.time_axis}
-    if stack is not None:
-        frames["stack"] = stack[stack["method"].astype(str).isin(methods)]
-    written = {}
-    for name in (*TABLES, *(("stack",) if stack is not None else ())):
-        path = out / "tables" / f"{name}.csv"
-        frames[name].to_csv(path, index=False)
-        written[name] = path
+        boards = [T.leaderboard(analysis.aggregates, metrics, mark, provenance) for mark in marks]
+        board = pd.concat(boards, ignore_index=True) if boards else pd.DataFrame()
+        sets = T.per_set(analysis, metrics)
+        verdicts = T.verdicts(analysis.comparisons, [m for m in metrics if comparable(m)], marks)
+        ranks = analysis.ranks
+        if not ranks.empty:
+            ranks = pd.concat([m.select(ranks) for m in marks] or [ranks.iloc[:0]], ignore_index=True)
+        frames = {"aggregates": analysis.aggregates, "leaderboard": board, "per_set": sets, "comparisons": verdicts,
+                  "ranks": ranks, "time_axis": analysis.time_axis}
+        if stack is not None:
+            frames["stack"] = stack[stack["method"].astype(str).isin(methods)]
+        written = {}
+        for name in (*TABLES, *(("stack",) if stack is not None else ())):
+            path = out / "tables" / f"{name}.csv"
+            frames[name].to_csv(path, index=False)
+            written[name] = path
 
-    folder, times = out / "figures", [m.x for m in shown if m.axis == "time"]
-    jobs = [curve_job(analysis.aggregates, metric, folder, files, provenance=provenance, times=times,
-                      show_incomplete=show_incomplete) for metric in metrics]
-    sections = {}
-    for metric in (m for m in metrics if comparable(m)):
-        if not verdicts.empty and (verdicts["metric"] == metric).any():
-            jobs.append(verdict_job(verdicts, metric, shown, methods, folder, files))
-            sections.setdefault("verdicts", []).append(metric)
-    for metric in _rank_order(m for m in metrics if ranked(m)):
-        panels = cd_panels(ranks, metric, shown) if not ranks.empty else []
-        if panels:
-            jobs.append(cd_job(panels, metric, f"{display_name(metric)}: mean ranks", folder, files))
-            sections.setdefault("ranks", []).append(metric)
-
-    # in other processes while index.md is written here
-    drawing = painter.start(jobs) if painter is not None else start_drawing(jobs)
-    figures = [target for _, _, options in jobs for target in files.targets(options["path"])]
-    report = Report(out, out / "index.md", figures, written, analysis, metrics, shown, headline, notes, files)
-    try:
-        text = _index(report, frame, board, sets, verdicts, ranks, methods, sections, statistic, show_incomplete,
-                      source, frames.get("stack"))
-    finally:
-        report.figures = drawing.wait()
+        jobs, sections = [], {}
+        for metric in (m for m in metrics if comparable(m)):
+            if not verdicts.empty and (verdicts["metric"] == metric).any():
+                jobs.append(verdict_job(verdicts, metric, shown, methods, folder, files))
+                sections.setdefault("verdicts", []).append(metric)
+        for metric in _rank_order(m for m in metrics if ranked(m)):
+            panels = cd_panels(ranks, metric, shown) if not ranks.empty else []
+            if panels:
+                jobs.append(cd_job(panels, metric, f"{display_name(metric)}: mean ranks", folder, files))
+                sections.setdefault("ranks", []).append(metric)
+        painter.draw(jobs)
+        figures = [target for _, _, options in (*curves, *jobs) for target in files.targets(options["path"])]
+        report = Report(out, out / "index.md", figures, written, analysis, metrics, shown, headline, notes, files)
+        try:
+            text = _index(report, frame, board, sets, verdicts, ranks, methods, sections, statistic, show_incomplete,
+                          source, frames.get("stack"))
+        finally:
+            report.figures = painter.wait()
     report.index.write_text(text, encoding="utf-8")
     return report
 

@@ -9,8 +9,8 @@ platform: the figures are drawn here, one after the other, with the same results
 A job names its figure function as a function or as ``"module:function"`` text, imported where
 the figure is drawn: the report's own process need not import matplotlib at all. A
 :class:`Painter` goes further: forked before the store is read, it imports matplotlib and the
-figure code while this process reads and analyses, then draws the figures (forking its own
-workers) while this process writes index.md. The parent never pays matplotlib's import.
+figure code (and warms matplotlib's caches) while this process reads and analyses, then draws
+the figures (forking its own workers) while this process writes the tables and index.md.
 """
 
 from __future__ import annotations
@@ -73,9 +73,12 @@ def start_drawing(jobs: Sequence[Job], workers: int | None = None) -> Drawing:
     return Drawing([pool.submit(_run, *job) for job in jobs], pool=pool)
 
 
-def _import_drawing() -> None:
+def _warm_up() -> None:
+    """Import the figure code and draw a throwaway figure: the workers forked to draw inherit
+    matplotlib's caches (fonts, text layout, math text) instead of each filling its own."""
     for module in DRAWING_MODULES:
         importlib.import_module(module)
+    importlib.import_module("srbf.report.figures").warm_up()
 
 
 def _draw_all(jobs: list[Job], workers: int) -> list[Path]:
@@ -83,26 +86,37 @@ def _draw_all(jobs: list[Job], workers: int) -> list[Path]:
 
 
 class Painter:
-    """A drawing process started ahead of its figures (see the module's docstring); with one
-    usable core or no ``fork``, :meth:`start` draws as :func:`start_drawing` does. A context
-    manager: leaving it stops a process that was never given its figures."""
+    """A drawing process started ahead of its figures (see the module's docstring). :meth:`draw`
+    hands it a batch of jobs (the figures of one batch are drawn side by side, batches one after
+    the other); :meth:`wait` returns every path, in the order of the batches and their jobs. With
+    one usable core or no ``fork``, :meth:`draw` draws here and then. A context manager: leaving
+    it stops the process."""
 
     def __init__(self, workers: int | None = None):
         self.workers = workers or usable_cores()
         self._pool: ProcessPoolExecutor | None = None
+        self._batches: list[Future | list[Path]] = []
         if self.workers >= 2 and _can_fork():
             self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
-            self._pool.submit(_import_drawing)  # forks now; a failed import fails the drawing itself
+            self._pool.submit(_warm_up)  # forks now; a failure shows in the batches' results
 
-    def start(self, jobs: Sequence[Job]) -> Drawing:
-        """Start drawing ``jobs`` in the drawing process (its own workers draw them side by side)."""
+    def draw(self, jobs: Sequence[Job]) -> None:
+        """Start drawing ``jobs``."""
         jobs = list(jobs)
-        pool, self._pool = self._pool, None
-        if pool is None or not jobs:
-            if pool is not None:
-                pool.shutdown(cancel_futures=True)
-            return start_drawing(jobs, self.workers)
-        return Drawing([pool.submit(_draw_all, jobs, self.workers)], pool=pool)
+        if not jobs:
+            return
+        if self._pool is None:
+            self._batches.append(start_drawing(jobs, self.workers).wait())
+        else:
+            self._batches.append(self._pool.submit(_draw_all, jobs, self.workers))
+
+    def wait(self) -> list[Path]:
+        """Every path written, once every batch is drawn (the first failure is raised); then :meth:`close`."""
+        try:
+            results = [batch.result() if isinstance(batch, Future) else batch for batch in self._batches]
+        finally:
+            self.close()
+        return [path for paths in results for path in paths]
 
     def close(self) -> None:
         if self._pool is not None:
