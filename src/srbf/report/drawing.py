@@ -10,7 +10,7 @@ A job names its figure function as a function or as ``"module:function"`` text, 
 the figure is drawn: the report's own process need not import matplotlib at all. A
 :class:`Painter` goes further: forked before the store is read, it imports matplotlib and the
 figure code (and warms matplotlib's caches) while this process reads and analyses, then draws
-the figures (forking its own workers) while this process writes the tables and index.md.
+the figures (with workers forked from it) while this process writes the tables and index.md.
 """
 
 from __future__ import annotations
@@ -82,7 +82,18 @@ def _warm_up() -> None:
 
 
 def _draw_all(jobs: list[Job], workers: int) -> list[Path]:
-    return start_drawing(jobs, workers).wait()
+    """``jobs`` drawn here and in ``workers - 1`` processes forked from here (every ``workers``-th
+    job here, the others shared among them); the paths in the order of the jobs."""
+    workers = min(workers, len(jobs))
+    if workers < 2:
+        return [path for job in jobs for path in _run(*job)]
+    pool = ProcessPoolExecutor(max_workers=workers - 1, mp_context=multiprocessing.get_context("fork"))
+    try:
+        theirs = {i: pool.submit(_run, *job) for i, job in enumerate(jobs) if i % workers}
+        mine = {i: _run(*job) for i, job in enumerate(jobs) if not i % workers}
+        return [path for i in range(len(jobs)) for path in (mine[i] if i in mine else theirs[i].result())]
+    finally:
+        pool.shutdown(cancel_futures=True)
 
 
 class Painter:

@@ -78,8 +78,10 @@ def paule_mandel(y: np.ndarray, v: np.ndarray) -> np.ndarray:
         for _ in range(_BISECTIONS):
             mid = 0.5 * (low + high)
             above = excess(mid) > 0
-            low = np.where(above, mid, low)
-            high = np.where(above, high, mid)
+            new_low, new_high = np.where(above, mid, low), np.where(above, high, mid)
+            if np.array_equal(new_low[positive], low[positive]) and np.array_equal(new_high[positive], high[positive]):
+                break  # a fixed point (the bracket is one float wide): more steps change no root we return
+            low, high = new_low, new_high
     tau2 = np.where(positive, 0.5 * (low + high), 0.0)
     return np.where(k >= 2, tau2, np.nan)
 
