@@ -290,3 +290,37 @@ def test_a_set_whose_problems_all_agree_takes_the_pooled_variance():
     assert out["estimate"] == pytest.approx(theirs.mean_effect_re, rel=1e-9)
     assert out["weights"]["tied"] == pytest.approx(2 / 3, rel=1e-9)  # v 0.00125 against 0.0025
     assert out["ci_high"] - out["ci_low"] > 0.01
+
+
+def _full_bisection(y, v, steps=120):
+    """Every row bisected the full 120 steps, no early stop: what paule_mandel must return bit for bit."""
+    present = ~np.isnan(y) & ~np.isnan(v)
+    k = present.sum(-1)
+    y0, v0 = np.where(present, y, 0.0), np.where(present, v, 1.0)
+
+    def excess(tau2):
+        w = np.where(present, 1.0 / (v0 + tau2[:, None]), 0.0)
+        theta = (w * y0).sum(-1) / w.sum(-1)
+        return (w * (y0 - theta[:, None]) ** 2).sum(-1) - (k - 1)
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        plain = y0.sum(-1) / np.maximum(k, 1)
+        high = np.where(present, (y0 - plain[:, None]) ** 2, 0.0).sum(-1) / np.maximum(k - 1, 1)
+        low = np.zeros(len(y))
+        positive = (k >= 2) & (excess(low) > 0)
+        for _ in range(steps):
+            mid = 0.5 * (low + high)
+            above = excess(mid) > 0
+            low, high = np.where(above, mid, low), np.where(above, high, mid)
+    return np.where(k >= 2, np.where(positive, 0.5 * (low + high), 0.0), np.nan)
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1.0, 1e3])
+def test_paule_mandel_stops_early_with_the_roots_of_the_full_bisection(scale):
+    rng = np.random.default_rng(7)
+    y = rng.normal(0, scale, (40, 12))
+    v = rng.uniform(1e-6, 1.0, (40, 12)) * scale**2
+    y[rng.random(y.shape) < 0.2] = np.nan
+    expected = _full_bisection(y, v)
+    assert (expected > 0).sum() >= 5  # some rows have a positive between-set variance
+    np.testing.assert_array_equal(paule_mandel(y, v), expected)
