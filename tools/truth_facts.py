@@ -1,6 +1,6 @@
 """Write (or check) the judge's facts of every shipped catalog's truths: src/srbf/judge/data/truth_facts/.
 
-    python tools/truth_facts.py [--check] [--catalog NAME ...]
+    python tools/truth_facts.py [--check] [--catalog NAME ...] [--data DIR]
 
 For each entry of each shipped catalog, the facts ``srbf.judge.formula_facts.describe`` gives its
 formula (read over its declared variables, with the ones its ranges keep non-negative as
@@ -48,13 +48,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when a file differs")
     parser.add_argument("--catalog", action="append", help="only this shipped catalog (repeatable)")
+    parser.add_argument("--data", type=Path, default=DATA_DIR, help="the folder of the facts files (default: the package's)")
     args = parser.parse_args(argv)
     names = args.catalog or list_catalogs()
-    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    args.data.mkdir(parents=True, exist_ok=True)
     stale = []
     for name in names:
         version, entries = catalog_facts(name)
-        path = DATA_DIR / f"{name}{SUFFIX}"
+        path = args.data / f"{name}{SUFFIX}"
         if args.check:
             with tempfile.TemporaryDirectory() as folder:
                 fresh = Path(folder) / path.name
@@ -63,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
                     stale.append(name)
             continue
         write_file(path, name, version, entries)
-        print(f"{path.relative_to(ROOT)}: {len(entries)} truths")
+        print(f"{path}: {len(entries)} truths")
     if stale:
         print(f"stale or missing truth facts: {', '.join(stale)}; run python tools/truth_facts.py", file=sys.stderr)
         return 1
