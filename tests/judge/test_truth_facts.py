@@ -19,7 +19,7 @@ from srbf.judge import JUDGE_VERSION, Judge
 from srbf.judge.data import positive_variables
 from srbf.judge.formula_facts import FormulaFacts, describe
 from srbf.judge.scoring import DEFAULT_CANONICAL_TIME_LIMIT
-from srbf.judge.truth_facts import DATA_DIR, FORMAT, SUFFIX, decode_facts, encode_facts, entry_key, shipped_facts
+from srbf.judge.truth_facts import DATA_DIR, FORMAT, SUFFIX, decode_facts, encode_facts, entry_key, read_file, shipped_facts
 
 ROOT = Path(__file__).resolve().parents[2]
 FIELDS = [f.name for f in dataclasses.fields(FormulaFacts) if not f.name.startswith("_")]
@@ -82,9 +82,10 @@ def test_the_shipped_facts_are_what_the_judge_computes():
 
 def test_every_shipped_catalog_has_a_file_of_this_judge_version():
     for name in list_catalogs():
-        document = json.loads(gzip.decompress((DATA_DIR / f"{name}{SUFFIX}").read_bytes()))
-        assert (document["judge_version"], document["format"]) == (JUDGE_VERSION, FORMAT), name
-        assert document["catalog_version"] == load_catalog(name).version, name
+        header, entries = read_file(DATA_DIR / f"{name}{SUFFIX}")
+        assert (header["judge_version"], header["format"]) == (JUDGE_VERSION, FORMAT), name
+        assert header["catalog_version"] == load_catalog(name).version, name
+        assert entries
 
 
 def test_facts_are_used_only_for_the_truth_they_were_written_for():

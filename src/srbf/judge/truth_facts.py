@@ -12,7 +12,8 @@ changed catalog, a user's catalog file of the same name or an edited entry falls
 describing the truth (``None`` here). tests/judge/test_truth_facts.py fails when the shipped facts
 no longer equal what ``formula_facts.describe`` computes (a judge change: run the tool again).
 
-Trees are written as JSON: a number is a JSON number, a variable its name as a string, a named
+A file is gzipped text (``zcat`` shows it): a JSON header line, then one line per truth, its key
+and its facts as JSON separated by a tab. Trees are written as JSON: a number is a JSON number, a variable its name as a string, a named
 constant (also the mask ``<constant>``) a one-element list ``[name]``, an operator a list
 ``[op, arg, ...]`` of at least two elements.
 """
@@ -29,7 +30,8 @@ from srbf.expr.tree import Call, Const, Expr, Num, Var
 from srbf.judge.formula_facts import FormulaFacts
 from srbf.judge.metric_keys import JUDGE_VERSION
 
-__all__ = ["DATA_DIR", "FORMAT", "SUFFIX", "decode_facts", "encode_facts", "entry_key", "shipped_facts", "write_file"]
+__all__ = ["DATA_DIR", "FORMAT", "SUFFIX", "decode_facts", "encode_facts", "entry_key", "read_file", "shipped_facts",
+           "write_file"]
 
 DATA_DIR = Path(__file__).resolve().parent / "data" / "truth_facts"
 SUFFIX = ".json.gz"  # gzipped JSON (zcat shows it): a tenth of the size
@@ -103,18 +105,25 @@ def decode_facts(data: dict[str, Any]) -> FormulaFacts:
     )
 
 
-def _entries(catalog: str) -> dict[str, Any]:
+def read_file(path: Path) -> tuple[dict[str, Any], dict[str, str]]:
+    """A facts file's header and its entries, each still JSON text: an entry is decoded only when
+    its truth is scored (a pass over a few problems of many catalogs reads a few of each)."""
+    header, *lines = gzip.decompress(path.read_bytes()).decode("utf-8").splitlines()
+    return json.loads(header), dict(line.split("\t", 1) for line in lines)
+
+
+def _entries(catalog: str) -> dict[str, str]:
     """The shipped entries of ``catalog`` (empty when there is no file for this judge)."""
     with _lock:
         found = _files.get(catalog)
     if found is not None:
         return found
     path = DATA_DIR / f"{catalog}{SUFFIX}"
-    entries: dict[str, Any] = {}
+    entries: dict[str, str] = {}
     if "/" not in catalog and "\\" not in catalog and path.is_file():
-        document = json.loads(gzip.decompress(path.read_bytes()))
-        if document.get("judge_version") == JUDGE_VERSION and document.get("format") == FORMAT:
-            entries = document["entries"]
+        header, entries = read_file(path)
+        if header.get("judge_version") != JUDGE_VERSION or header.get("format") != FORMAT:
+            entries = {}
     with _lock:
         _files[catalog] = entries
     return entries
@@ -122,15 +131,16 @@ def _entries(catalog: str) -> dict[str, Any]:
 
 def shipped_facts(catalog: str, key: str) -> FormulaFacts | None:
     """The shipped facts of the truth ``key`` (``entry_key``) in catalog ``catalog``, or None."""
-    data = _entries(catalog).get(key)
-    return None if data is None else decode_facts(data)
+    text = _entries(catalog).get(key)
+    return None if text is None else decode_facts(json.loads(text))
 
 
 def write_file(path: Path, catalog: str, version: int, entries: dict[str, dict[str, Any]]) -> None:
-    """One catalog's facts file (``tools/truth_facts.py``): one entry per line, keys sorted."""
-    lines = [f"{json.dumps(key)}: {json.dumps(entries[key], separators=(',', ':'))}" for key in sorted(entries)]
+    """One catalog's facts file (``tools/truth_facts.py``), gzipped text: a header line (JSON), then
+    one line per truth, keys sorted: its key, a tab, its facts (JSON; JSON text has no raw tab)."""
     header = {"about": f"srbf judge facts of catalog {catalog!r} version {version}; written by tools/truth_facts.py",
               "judge_version": JUDGE_VERSION, "format": FORMAT, "catalog_version": version}  # fmt: skip
-    head = json.dumps(header)[:-1]
-    text = head + ', "entries": {\n' + ",\n".join(lines) + "\n}}\n"
+    lines = [json.dumps(header)]
+    lines += [f"{key}\t{json.dumps(entries[key], separators=(',', ':'))}" for key in sorted(entries)]
+    text = "\n".join(lines) + "\n"
     path.write_bytes(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0))  # the same bytes every time
