@@ -60,13 +60,24 @@ def encode_tree(expr: Expr) -> Any:
     return [expr.op, *(encode_tree(arg) for arg in expr.args)]
 
 
+_leaves: dict[tuple[type, str], Expr] = {}  # variables and named constants, one node per name
+
+
+def _leaf(kind: type, name: str) -> Expr:
+    found = _leaves.get((kind, name))
+    if found is None:
+        found = _leaves[(kind, name)] = kind(name)
+    return found
+
+
 def decode_tree(value: Any) -> Expr:
-    if type(value) is str:
-        return Var(value)
-    if type(value) is list:
+    kind = type(value)
+    if kind is list:
         if len(value) == 1:
-            return Const(value[0])
-        return Call(value[0], tuple(decode_tree(arg) for arg in value[1:]))
+            return _leaf(Const, value[0])
+        return Call(value[0], tuple([decode_tree(arg) for arg in value[1:]]))
+    if kind is str:
+        return _leaf(Var, value)
     return Num(float(value))
 
 
