@@ -23,6 +23,12 @@ from srbf.expr.tree import Call, Expr
 
 def levenshtein(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
     """The least number of insertions, deletions and substitutions turning ``a`` into ``b``."""
+    start, end_a, end_b = 0, len(a), len(b)  # a common prefix and suffix cost nothing: drop them
+    while start < end_a and start < end_b and a[start] == b[start]:
+        start += 1
+    while end_a > start and end_b > start and a[end_a - 1] == b[end_b - 1]:
+        end_a, end_b = end_a - 1, end_b - 1
+    a, b = a[start:end_a], b[start:end_b]
     if len(a) < len(b):
         a, b = b, a
     if not b:
