@@ -9,7 +9,7 @@ platform: the figures are drawn here, one after the other, with the same results
 A job names its figure function as a function or as ``"module:function"`` text, imported where
 the figure is drawn: the report's own process need not import matplotlib at all. A
 :class:`Painter` goes further: forked before the store is read, it imports matplotlib and the
-figure code (and warms matplotlib's caches) while this process reads and analyses, then draws
+figure code while this process reads and analyses, then draws
 the figures (with workers forked from it) while this process writes the tables and index.md.
 """
 
@@ -73,12 +73,9 @@ def start_drawing(jobs: Sequence[Job], workers: int | None = None) -> Drawing:
     return Drawing([pool.submit(_run, *job) for job in jobs], pool=pool)
 
 
-def _warm_up() -> None:
-    """Import the figure code and draw a throwaway figure: the workers forked to draw inherit
-    matplotlib's caches (fonts, text layout, math text) instead of each filling its own."""
+def _import_drawing() -> None:
     for module in DRAWING_MODULES:
         importlib.import_module(module)
-    importlib.import_module("srbf.report.figures").warm_up()
 
 
 def _draw_all(jobs: list[Job], workers: int) -> list[Path]:
@@ -109,7 +106,7 @@ class Painter:
         self._batches: list[Future | list[Path]] = []
         if self.workers >= 2 and _can_fork():
             self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
-            self._pool.submit(_warm_up)  # forks now; a failure shows in the batches' results
+            self._pool.submit(_import_drawing)  # forks now; a failure shows in the batches' results
 
     def draw(self, jobs: Sequence[Job]) -> None:
         """Start drawing ``jobs``."""

@@ -32,20 +32,6 @@ VERDICT_COLORS = {
 _SHORT = {"better": "better", "worse": "worse", "equivalent": "equiv.", "undecided": "undec.", "n/a": "n/a"}
 
 
-def warm_up() -> None:
-    """Draw a small throwaway figure with text, math text and log axes (into memory): a process
-    that forks workers after this passes them matplotlib's filled caches (fonts, glyphs, layouts)."""
-    import io
-
-    fig = Figure(figsize=(3, 2))
-    ax = fig.add_subplot()
-    ax.plot([1e-4, 1.0], [0.0, 1.0], "o-", label="warm")
-    ax.set_xscale("log")
-    ax.set_title("warm-up", fontsize=9, loc="left")
-    fig.legend(fontsize=8)
-    fig.savefig(io.BytesIO(), format="png", dpi=DEFAULT_DPI)
-
-
 def _palette(n: int):
     cmap = colormaps["tab10" if n <= 10 else "tab20"]
     return [cmap(i % cmap.N) for i in range(n)]
