@@ -95,11 +95,14 @@ class LocalExecutor(Executor):
             process = self._slots[slot] = SlotProcess(self.settings)
         return process
 
-    def prestart(self) -> None:
-        """Spawn every slot process now (no method worker yet): their imports overlap the driver's
-        planning. A slot never used is killed at ``close``."""
+    def prestart(self, specs: Sequence[WorkerSpec] = ()) -> None:
+        """Spawn every slot process now and ask it to start the workers of ``specs`` (the k-th
+        in slot k mod N), without waiting: imports and method start-up overlap the driver's
+        planning; ``start`` then collects the replies. A slot never used is killed at ``close``."""
         for slot in range(self.workers):
-            self._slot_process(slot)
+            process = self._slot_process(slot)
+            for spec in specs[slot :: self.workers]:
+                process.start_early(spec)
 
     def start(self, specs: Sequence[WorkerSpec]) -> None:
         """Start the slot processes and, in them, the workers of ``specs``, in parallel, before any
@@ -346,10 +349,12 @@ class LocalExecutor(Executor):
     def close(self) -> None:
         self.cancel()
         self._join()
-        for slot, process in enumerate(self._slots):
-            if process is not None:
-                process.close()
-            self._slots[slot] = None
+        processes = [process for process in self._slots if process is not None]
+        for process in processes:  # every slot ends its workers at the same time
+            process.stop()
+        for process in processes:
+            process.close()
+        self._slots = [None] * self.workers
 
 
 def _same_draw(a: PlannedFit, b: PlannedFit) -> bool:

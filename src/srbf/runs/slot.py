@@ -240,6 +240,9 @@ class SlotProcess:
         self.process.start()
         child.close()
         self._used = False  # nothing sent yet: no method worker to end, so close() need not ask
+        self._stopped = False
+        self._early: list[WorkerSpec] = []  # start requests sent ahead (``start_early``), replies unread
+        self._started: dict[WorkerSpec, tuple] = {}  # their replies, until the spec's first start request
 
     @property
     def alive(self) -> bool:
@@ -258,11 +261,27 @@ class SlotProcess:
         except (EOFError, OSError) as exc:
             raise SlotGone(f"the slot process ended (exit code {self.process.exitcode})") from exc
 
+    def start_early(self, spec: WorkerSpec) -> None:
+        """Ask the slot to start a worker for ``spec`` without waiting for the reply, so that it
+        starts while the parent plans; the first ``request("start", spec)`` returns that reply."""
+        self._send(("start", spec))
+        self._early.append(spec)
+
+    def _settle(self) -> None:
+        """Read the replies of the early starts (before any other request's reply)."""
+        while self._early:
+            spec = self._early.pop(0)
+            self._started[spec] = self._receive()
+
     def request(self, *message):
         """Send a request and wait for its reply: the value, or WorkerStartError (with the
         method's abnormal ends in a row as ``abnormal``). SlotGone if the process ends first."""
-        self._send(message)
-        reply = self._receive()
+        self._settle()
+        if message[0] == "start" and message[1] in self._started:  # started early: its reply
+            reply = self._started.pop(message[1])
+        else:
+            self._send(message)
+            reply = self._receive()
         if reply[0] == "start_error":
             raise _start_error(reply[1], reply[2], reply[3])
         return reply[1]
@@ -273,6 +292,7 @@ class SlotProcess:
         the orders whose outcome was not yielded were not run. If that is because the method's
         worker could not be (re)started, WorkerStartError is raised at the end (with the method's
         abnormal ends in a row as ``abnormal``). SlotGone if the process ends first."""
+        self._settle()
         self._send(("fits", orders))
         while True:
             reply = self._receive()
@@ -292,18 +312,25 @@ class SlotProcess:
             except ProcessLookupError:
                 pass
 
-    def close(self, timeout: float = 10.0) -> None:
-        """Ask the process to end its workers and exit; kill it if it does not in time (or at
-        once if it was never sent anything: it may still be importing, and holds no worker)."""
+    def stop(self) -> None:
+        """Ask the process to end its workers and exit, without waiting (``close`` waits): the
+        slots of an executor wind down side by side. Killed at once if it was never sent
+        anything: it may still be importing, and holds no worker."""
+        if self._stopped:
+            return
+        self._stopped = True
         if not self._used:
             self.process.kill()
-            self.process.join(timeout)
         elif self.alive:
             try:
                 self._conn.send(("stop",))
             except OSError:
                 pass
-            self.process.join(timeout)
+
+    def close(self, timeout: float = 10.0) -> None:
+        """``stop`` the process and wait for it to exit; kill it if it does not in time."""
+        self.stop()
+        self.process.join(timeout)
         if self.alive:
             self.process.kill()
             self.process.join(1.0)
