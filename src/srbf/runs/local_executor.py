@@ -1,8 +1,8 @@
 """``LocalExecutor``: the ``Executor`` (see ``executor``) that runs fits on this machine.
 
 It runs N slot processes on this machine (default: one per core; ``slot``), each fed by a thread
-of the parent that sends it a batch of fit orders at a time and receives each finished result as
-it comes: the slot draws the points and runs the fits in the method worker it keeps alive across
+of the parent that sends it a batch of fit orders at a time and receives the finished results as
+they come (a quick method's a few at a time, ``slot.HOLD_SECONDS``): the slot draws the points and runs the fits in the method worker it keeps alive across
 problems, so the parent only plans, hands out orders and records results, and drawing and talking
 to the method use as many cores as there are slots. A batch holds as many consecutive fits of one
 method as its last fits suggest take a quarter of a second (one fit to begin with, and for slow
