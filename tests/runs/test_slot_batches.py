@@ -97,3 +97,36 @@ def test_a_slot_process_never_sent_anything_is_killed_at_close_without_waiting_f
     process = SlotProcess(SlotSettings())  # spawned before a plan exists (LocalExecutor.prestart)
     process.close()
     assert not process.alive and process.process.exitcode == -signal.SIGKILL
+
+
+def test_a_worker_started_early_gives_its_reply_to_the_first_start_request(tmp_path, slot):
+    good = orders(tmp_path, 2)
+    (tmp_path / "bad").mkdir()
+    bad = orders(tmp_path / "bad", 1, setup="raise")[0].spec
+    slot.start_early(good[0].spec)  # the driver does this before planning (LocalExecutor.prestart)
+    slot.start_early(bad)
+    with pytest.raises(WorkerStartError, match="setup exploded"):
+        slot.request("start", bad)
+    assert slot.request("start", good[0].spec) is None  # already running: the early reply
+    assert [o.result.status for o in slot.fits(good)] == ["ok", "ok"]
+
+
+def test_the_outcomes_of_quick_fits_travel_together_and_in_order(tmp_path, monkeypatch):
+    import multiprocessing
+
+    from srbf.runs import slot as slot_module
+
+    batch = orders(tmp_path, 4)
+    ours, theirs = multiprocessing.Pipe()
+    worker = slot_module.Slot(SlotSettings())
+    try:
+        monkeypatch.setattr(slot_module, "HOLD_SECONDS", 60.0)  # every fit here is quicker
+        slot_module._run_orders(worker, batch, theirs)
+        kind, outcomes = ours.recv()
+        assert kind == "outcomes" and [o.result.expression for o in outcomes] == ["x + 1", "x + 2", "x + 3", "x + 4"]
+        assert ours.recv()[:3] == ("end", 4, None)
+        monkeypatch.setattr(slot_module, "HOLD_SECONDS", 0.0)  # nothing held: one message a fit
+        slot_module._run_orders(worker, batch[:2], theirs)
+        assert [len(ours.recv()[1]) for _ in range(2)] == [1, 1] and ours.recv()[0] == "end"
+    finally:
+        worker.close()

@@ -25,13 +25,16 @@ class CompiledFormula:
         self.expr = expr
         self.variables = tuple(variables)
         columns = {name: i for i, name in enumerate(self.variables)}
-        missing = sorted(variables_of(expr) - columns.keys())
-        if missing:
-            raise ValueError(
-                f"formula uses variable(s) {', '.join(missing)} that are not among the input columns "
-                f"({', '.join(self.variables) or 'none'})"
-            )
-        self._program = _compile(expr, columns)
+        try:
+            self._program = _compile(expr, columns)
+        except (KeyError, ValueError):  # an unknown variable is reported first, whatever else is wrong
+            missing = sorted(variables_of(expr) - columns.keys())
+            if missing:
+                raise ValueError(
+                    f"formula uses variable(s) {', '.join(missing)} that are not among the input columns "
+                    f"({', '.join(self.variables) or 'none'})"
+                ) from None
+            raise
 
     def __call__(self, X: np.ndarray) -> np.ndarray:
         X = np.asarray(X, dtype=np.float64)
@@ -76,7 +79,7 @@ def _compile(expr: Expr, columns: dict[str, int]) -> list[tuple]:
             args = shadow[len(shadow) - arity:]
             del shadow[len(shadow) - arity:]
             start = args[0][1]
-            if all(value is not None for value, _ in args):
+            if args[0][0] is not None and (arity == 1 or args[1][0] is not None):  # every argument a constant
                 with np.errstate(all="ignore"):
                     value = float(kernel(*(np.float64(v) for v, _ in args)))
                 del program[start:]

@@ -38,6 +38,7 @@ _KINDS = {"lpar": "(", "rpar": ")", "comma": ","}
 
 def _tokenize(text: str, offset: int) -> list[_Token]:
     tokens = []
+    make, kinds = tuple.__new__, _KINDS  # a token built without the named tuple's Python-level __new__
     text = text.replace("\u2212", "-")  # the Unicode minus sign some tools print
     for match in _TOKEN_RE.finditer(text, offset):
         kind = match.lastgroup
@@ -46,7 +47,7 @@ def _tokenize(text: str, offset: int) -> list[_Token]:
         if kind == "bad":
             char, pos = match.group(), match.start()
             raise ParseError(f"unexpected character {char!r} at position {pos}", char, pos)
-        tokens.append(_Token(_KINDS.get(kind, kind), match.group(), match.start()))
+        tokens.append(make(_Token, (kinds.get(kind, kind), match.group(), match.start())))
     return tokens
 
 

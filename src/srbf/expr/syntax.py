@@ -54,9 +54,10 @@ class NameResolver:
 
     def resolve(self, name: str, pos: int) -> Expr:
         if self.variables is not None:
-            column = self.column(name)
-            if self.by_index and column is not None:
-                return self._by_column(name, column, pos)
+            if self.by_index:
+                column = self.column(name)
+                if column is not None:
+                    return self._by_column(name, column, pos)
             if name in self.known:
                 return Var(name)
         word = _strip_module(name)

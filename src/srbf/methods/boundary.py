@@ -123,6 +123,17 @@ def clean_value(value: Any, notes: list[str], where: str) -> Any:
     return root[0]
 
 
+def _clean_internals(internals: dict, notes: list[str]) -> tuple[dict, int]:
+    """``clean_value(internals)`` and the size of its compact JSON in bytes, with one pass of
+    the encoder when there is nothing to clean (the common case: once per fit)."""
+    _check_depth(internals, "internals")
+    try:
+        return internals, len(json.dumps(internals, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    except UnicodeEncodeError:
+        internals = clean_value(internals, notes, "internals")
+        return internals, _bytes(json.dumps(internals, ensure_ascii=False, separators=(",", ":")))
+
+
 def _check_depth(value: Any, where: str) -> None:
     """BadMessage when ``value`` nests lists and objects deeper than MAX_DEPTH (only containers
     are collected level by level: a long list of numbers is scanned, never copied)."""
@@ -255,8 +266,7 @@ def fit_result(message: dict, trajectory: Trajectory, limits: Limits) -> FitResu
         if size > limits.expression_bytes:
             return failed(wire.over_limit("the expression", size, limits.expression_bytes, "expression_bytes"), trajectory)
         _note(notes, "expression", replaced)
-    internals = clean_value(raw_internals, notes, "internals")
-    size = _bytes(json.dumps(internals, ensure_ascii=False, separators=(",", ":")))
+    internals, size = _clean_internals(raw_internals, notes)
     if size > limits.internals_bytes:
         return failed(wire.over_limit("the internals' JSON", size, limits.internals_bytes, "internals_bytes"), trajectory)
     error = None

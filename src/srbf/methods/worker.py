@@ -24,7 +24,6 @@ private directory, guard, sandbox) in ``isolation``.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import shutil
@@ -157,20 +156,23 @@ class Worker:
         worker has to be (re)started and cannot be.
         """
         X, y, header = _fit_message(task)
+        self._next_id += 1
+        header["id"] = self._next_id
+        try:
+            data = wire.encode_header(header)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"FitTask.options must be JSON-serialisable: {exc}") from exc
         self.start()
         try:
-            result = self._run(task.time_limit, X, y, header)
+            result = self._run(task.time_limit, X, y, header["id"], data)
         except BaseException:  # interrupted (Ctrl-C, a driver's exception): leave no fit running
             self._kill()
             raise
         return check_own_predictions(result, X, task.variables)
 
-    def _run(self, limit: float | None, X: np.ndarray, y: np.ndarray, header: dict) -> FitResult:
-        self._next_id += 1
-        fit_id = header["id"] = self._next_id
+    def _run(self, limit: float | None, X: np.ndarray, y: np.ndarray, fit_id: int, data: bytes) -> FitResult:
         self.fits += 1
         mark = self._output.total
-        data = wire.encode_header(header)
         trajectory = Trajectory(self.limits)
         t0 = time.monotonic()
         try:
@@ -381,10 +383,6 @@ def _fit_message(task: FitTask) -> tuple[np.ndarray, np.ndarray, dict]:
         "options": task.options,
         "arrays": [{"name": "X", "shape": list(X.shape)}, {"name": "y", "shape": list(y.shape)}],
     }
-    try:
-        json.dumps(task.options)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"FitTask.options must be JSON-serialisable: {exc}") from exc
     return X, y, header
 
 

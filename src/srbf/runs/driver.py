@@ -221,7 +221,7 @@ def run_config(
     try:
         if executor is None and make_executor is None:  # local slots: they start while the plan is made
             executor = new_executor()
-            executor.prestart()
+            executor.prestart([worker_spec(variants[0])] * executor.workers if variants else [])  # the likely first
         plan = make_plan(config, done=_stored_keys(store, variants), variants=variants, catalogs=load_catalogs(config))
         for name, dropped in plan.excluded.items():  # config.exclude: listed, never silently dropped
             log(f"exclude: {len(dropped)} problem(s) of {name} not run: {', '.join(dropped)}")

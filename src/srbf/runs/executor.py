@@ -110,8 +110,9 @@ class Executor(ABC):
         """Run ``fits``; yield lists of ``Completed`` (what has arrived; empty after ``idle``
         seconds without a result), in completion order, one ``Completed`` per fit in all."""
 
-    def prestart(self) -> None:
-        """Start what needs no plan yet, so that it starts while the driver plans (optional)."""
+    def prestart(self, specs: Sequence[WorkerSpec] = ()) -> None:
+        """Start what needs no plan yet (and, if it can, workers for ``specs``, listed as for
+        ``start``), so that it starts while the driver plans (optional)."""
 
     @abstractmethod
     def cancel(self) -> None:

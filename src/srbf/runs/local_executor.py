@@ -1,8 +1,8 @@
 """``LocalExecutor``: the ``Executor`` (see ``executor``) that runs fits on this machine.
 
 It runs N slot processes on this machine (default: one per core; ``slot``), each fed by a thread
-of the parent that sends it a batch of fit orders at a time and receives each finished result as
-it comes: the slot draws the points and runs the fits in the method worker it keeps alive across
+of the parent that sends it a batch of fit orders at a time and receives the finished results as
+they come (a quick method's a few at a time, ``slot.HOLD_SECONDS``): the slot draws the points and runs the fits in the method worker it keeps alive across
 problems, so the parent only plans, hands out orders and records results, and drawing and talking
 to the method use as many cores as there are slots. A batch holds as many consecutive fits of one
 method as its last fits suggest take a quarter of a second (one fit to begin with, and for slow
@@ -95,11 +95,14 @@ class LocalExecutor(Executor):
             process = self._slots[slot] = SlotProcess(self.settings)
         return process
 
-    def prestart(self) -> None:
-        """Spawn every slot process now (no method worker yet): their imports overlap the driver's
-        planning. A slot never used is killed at ``close``."""
+    def prestart(self, specs: Sequence[WorkerSpec] = ()) -> None:
+        """Spawn every slot process now and ask it to start the workers of ``specs`` (the k-th
+        in slot k mod N), without waiting: imports and method start-up overlap the driver's
+        planning; ``start`` then collects the replies. A slot never used is killed at ``close``."""
         for slot in range(self.workers):
-            self._slot_process(slot)
+            process = self._slot_process(slot)
+            for spec in specs[slot :: self.workers]:
+                process.start_early(spec)
 
     def start(self, specs: Sequence[WorkerSpec]) -> None:
         """Start the slot processes and, in them, the workers of ``specs``, in parallel, before any
@@ -346,10 +349,12 @@ class LocalExecutor(Executor):
     def close(self) -> None:
         self.cancel()
         self._join()
-        for slot, process in enumerate(self._slots):
-            if process is not None:
-                process.close()
-            self._slots[slot] = None
+        processes = [process for process in self._slots if process is not None]
+        for process in processes:  # every slot ends its workers at the same time
+            process.stop()
+        for process in processes:
+            process.close()
+        self._slots = [None] * self.workers
 
 
 def _same_draw(a: PlannedFit, b: PlannedFit) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from srbf.core import FitResult, FitTask, TaskKey
@@ -43,6 +43,27 @@ class FitOrder:
     ood: bool
     time_limit: float | None
     method_seed: int | None = None  # None: the method gets the key's seed (FitTask's default)
+
+    def __reduce__(self):
+        """Pickled as plain values (every fit crosses to a slot or a Dask worker, so a generic
+        pickle of the key and the entry would cost more than drawing small problems); the entry
+        travels with what drawing uses (id, formula, variables, target), not its sources and meta."""
+        e = self.entry
+        variables = tuple((v.name, v.low, v.high, v.distribution, v.sign) for v in e.variables)
+        return _order, (
+            tuple(getattr(self.key, name) for name in _KEY_FIELDS), self.spec, e.id, e.formula, variables,
+            e.target, self.n_support, self.noise, self.n_validation, self.ood, self.time_limit, self.method_seed,
+        )  # fmt: skip
+
+
+_KEY_FIELDS = tuple(f.name for f in fields(TaskKey))
+
+
+def _order(key, spec, entry_id, formula, variables, target, *settings) -> FitOrder:
+    from srbf.catalogs.model import CatalogEntry, VariableSpec
+
+    entry = CatalogEntry(entry_id, formula, tuple(VariableSpec(*v) for v in variables), target)
+    return FitOrder(TaskKey(*key), spec, entry, *settings)
 
 
 def fit_order(fit: PlannedFit, config: RunConfig, secret: bytes | None = None) -> FitOrder:

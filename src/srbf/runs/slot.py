@@ -8,10 +8,10 @@ never the truth (except for an oracle). It counts each method's abnormal ends in
 crashes, failed restarts): past ``max_restarts`` its owner stops giving it that method.
 
 A slot runs in its own process on this machine (``SlotProcess``, for the ``LocalExecutor``: the
-parent sends batches of orders and receives each finished result over a pipe as soon as it is
-known, so drawing points and talking to the method run on as many cores as there are slots, not
-on the parent's one interpreter, and a cheap fit costs no round trip of its own), or in
-a Dask worker's thread (``dask_slot``). Slot processes are spawned: they start clean (no copy of
+parent sends batches of orders and receives the finished results over a pipe as they come, those
+of quick fits grouped (``HOLD_SECONDS``), so drawing points and talking to the method run on as
+many cores as there are slots, not on the parent's one interpreter, and a cheap fit costs no
+round trip of its own), or in a Dask worker's thread (``dask_slot``). Slot processes are spawned: they start clean (no copy of
 the parent's threads or store connection) and import only what drawing and the worker need.
 """
 
@@ -20,6 +20,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Iterator
@@ -35,6 +36,7 @@ __all__ = ["SlotOutcome", "SlotProcess", "SlotSettings", "Slot"]
 
 KEPT_WORKERS = 2  # method workers a slot keeps: the current method's and one other
 DRAWS_KEPT = 32  # draws a slot keeps, so the rungs of a ladder and the repeats share one
+HOLD_SECONDS = 0.02  # how long a slot may hold finished outcomes to send them together
 
 
 @dataclass(frozen=True)
@@ -166,7 +168,8 @@ def _stop(signum, frame):  # noqa: ARG001 - signal handler signature
 def slot_main(conn, settings: SlotSettings, parent: int) -> None:
     """A slot process's loop: ("start", spec) and ("close", spec) requests, each answered with
     ("ok", value) or ("start_error", message, abnormal, last_error); ("fits", orders), answered
-    with one ("outcome", outcome) per order run and then ("end", ...) (``_run_orders``);
+    with ("outcomes", [outcome, ...]) messages, one outcome per order run, and then ("end", ...)
+    (``_run_orders``);
     ("stop",) or EOF ends it. SIGTERM ends it too, killing the fit in flight; it is sent when the
     parent dies, even by SIGKILL."""
     from srbf.methods.worker_guard import PR_SET_PDEATHSIG, prctl
@@ -204,23 +207,39 @@ def slot_main(conn, settings: SlotSettings, parent: int) -> None:
 
 
 def _run_orders(slot: Slot, orders: list[FitOrder], conn) -> None:
-    """Run a batch of orders (all of one method), sending each outcome as soon as it is known,
-    then ("end", run, start_error, abnormal, last_error): ``run`` is how many orders were run
-    (their outcomes sent), ``start_error`` the message of a worker that could not be (re)started
-    for order number ``run`` (None otherwise). The batch stops there, or after a fit that makes
-    the method's abnormal ends in a row exceed ``max_restarts``: the owner retires the method
-    from this slot and gives the orders not run to other slots."""
+    """Run a batch of orders (all of one method), sending the outcomes as they are known, then
+    ("end", run, start_error, abnormal, last_error): ``run`` is how many orders were run (their
+    outcomes sent), ``start_error`` the message of a worker that could not be (re)started for
+    order number ``run`` (None otherwise). The batch stops there, or after a fit that makes the
+    method's abnormal ends in a row exceed ``max_restarts``: the owner retires the method from
+    this slot and gives the orders not run to other slots.
+
+    Outcomes travel in ("outcomes", [...]) messages: each is sent once ``HOLD_SECONDS`` have
+    passed since the first one it holds, and at the end of the batch, so that quick fits do not
+    wake the parent once each. A slow method's batches hold one fit (``LocalExecutor._take``), so
+    its outcomes are sent at once; only when a fit of a quick method turns out slow do the
+    outcomes held before it (at most ``HOLD_SECONDS``' worth) wait for it."""
     run, error = 0, None
+    held: list[SlotOutcome] = []
+    since = 0.0
     for order in orders:
         try:
             outcome = slot.run(order)
         except WorkerStartError as exc:
             error = str(exc)
             break
-        conn.send(("outcome", outcome))
+        now = time.monotonic()
+        if not held:
+            since = now
+        held.append(outcome)
         run += 1
+        if now - since >= HOLD_SECONDS:
+            conn.send(("outcomes", held))
+            held = []
         if outcome.abnormal > slot.settings.max_restarts:
             break
+    if held:
+        conn.send(("outcomes", held))
     conn.send(("end", run, error, *slot.abnormal(orders[0].spec)))
 
 
@@ -240,6 +259,9 @@ class SlotProcess:
         self.process.start()
         child.close()
         self._used = False  # nothing sent yet: no method worker to end, so close() need not ask
+        self._stopped = False
+        self._early: list[WorkerSpec] = []  # start requests sent ahead (``start_early``), replies unread
+        self._started: dict[WorkerSpec, tuple] = {}  # their replies, until the spec's first start request
 
     @property
     def alive(self) -> bool:
@@ -258,11 +280,27 @@ class SlotProcess:
         except (EOFError, OSError) as exc:
             raise SlotGone(f"the slot process ended (exit code {self.process.exitcode})") from exc
 
+    def start_early(self, spec: WorkerSpec) -> None:
+        """Ask the slot to start a worker for ``spec`` without waiting for the reply, so that it
+        starts while the parent plans; the first ``request("start", spec)`` returns that reply."""
+        self._send(("start", spec))
+        self._early.append(spec)
+
+    def _settle(self) -> None:
+        """Read the replies of the early starts (before any other request's reply)."""
+        while self._early:
+            spec = self._early.pop(0)
+            self._started[spec] = self._receive()
+
     def request(self, *message):
         """Send a request and wait for its reply: the value, or WorkerStartError (with the
         method's abnormal ends in a row as ``abnormal``). SlotGone if the process ends first."""
-        self._send(message)
-        reply = self._receive()
+        self._settle()
+        if message[0] == "start" and message[1] in self._started:  # started early: its reply
+            reply = self._started.pop(message[1])
+        else:
+            self._send(message)
+            reply = self._receive()
         if reply[0] == "start_error":
             raise _start_error(reply[1], reply[2], reply[3])
         return reply[1]
@@ -273,11 +311,12 @@ class SlotProcess:
         the orders whose outcome was not yielded were not run. If that is because the method's
         worker could not be (re)started, WorkerStartError is raised at the end (with the method's
         abnormal ends in a row as ``abnormal``). SlotGone if the process ends first."""
+        self._settle()
         self._send(("fits", orders))
         while True:
             reply = self._receive()
-            if reply[0] == "outcome":
-                yield reply[1]
+            if reply[0] == "outcomes":
+                yield from reply[1]
                 continue
             _, _, error, abnormal, last_error = reply  # "end"
             if error is not None:
@@ -292,18 +331,25 @@ class SlotProcess:
             except ProcessLookupError:
                 pass
 
-    def close(self, timeout: float = 10.0) -> None:
-        """Ask the process to end its workers and exit; kill it if it does not in time (or at
-        once if it was never sent anything: it may still be importing, and holds no worker)."""
+    def stop(self) -> None:
+        """Ask the process to end its workers and exit, without waiting (``close`` waits): the
+        slots of an executor wind down side by side. Killed at once if it was never sent
+        anything: it may still be importing, and holds no worker."""
+        if self._stopped:
+            return
+        self._stopped = True
         if not self._used:
             self.process.kill()
-            self.process.join(timeout)
         elif self.alive:
             try:
                 self._conn.send(("stop",))
             except OSError:
                 pass
-            self.process.join(timeout)
+
+    def close(self, timeout: float = 10.0) -> None:
+        """``stop`` the process and wait for it to exit; kill it if it does not in time."""
+        self.stop()
+        self.process.join(timeout)
         if self.alive:
             self.process.kill()
             self.process.join(1.0)
