@@ -10,7 +10,7 @@ A LocalCluster runs with ``LEAN_SETTINGS``: Dask's upkeep that serves its dashbo
 spilling of task results (a profiler sampling task threads every 10 ms, an event-loop check 50
 times a second, system counters twice a second, a memory monitor 10 times a second in every
 worker and nanny) costs little per call but a steady share of a core per process, which on cheap
-fits was a third of the run's CPU. srbf runs no dashboard, and a Dask worker holds only orders
+fits was about a quarter of the run's CPU. srbf runs no dashboard, and a Dask worker holds only orders
 and results (the fits' memory is in the method processes, bounded by their own limits), so they
 go. Workers started by hand can take the same settings (docs/cluster.md).
 """
@@ -32,10 +32,10 @@ LEAN_SETTINGS = {
     "distributed.worker.profile.enabled": False,  # the dashboard's profile of task threads
     "distributed.admin.tick.interval": "1s",  # how often a process checks its event loop is not blocked
     "distributed.admin.system-monitor.interval": "5s",  # CPU, network and disk counters for the dashboard
-    # the nannies' environment for their workers, without MALLOC_TRIM_THRESHOLD_: it pins glibc's
-    # mmap threshold, so every large NumPy array costs system calls, in the Dask workers drawing
-    # points and in the method processes they start (which a local run does not slow down so)
-    "distributed.nanny.pre-spawn-environ": {"OMP_NUM_THREADS": 1, "MKL_NUM_THREADS": 1, "OPENBLAS_NUM_THREADS": 1},
+    # unset in the nannies' environment for their workers: setting it fixes glibc's mmap threshold,
+    # so every array of 128 KiB or more is a fresh mapping, in the Dask workers drawing points and
+    # in the method processes they start: fits would not run as they do locally
+    "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
 }
 
 
