@@ -40,3 +40,28 @@ def test_reports_at_the_same_time_keep_their_order():
 
 def test_no_report_leaves_every_checkpoint_unavailable():
     assert incumbents_at([], (1.0, 2.0)) == [None, None]
+
+
+def test_a_grid_and_any_other_times_give_the_incumbent_by_its_definition():
+    """The sorted-grid shortcut and the general walk both agree with the definition, written out."""
+    import random
+
+    rng = random.Random(7)
+
+    def by_definition(steps, times):
+        out = []
+        for t in times:
+            best = None
+            for i, (s, e) in enumerate(steps):
+                if s is not None and not math.isnan(s) and s <= t and (best is None or (s, i) >= best[0]):
+                    best = ((s, i), e)
+            out.append(best[1] if best else None)
+        return out
+
+    for _ in range(300):
+        steps = [(rng.choice([None, math.nan, float(rng.randint(0, 6)), rng.uniform(0, 6)]), f"e{i}")
+                 for i in range(rng.randint(0, 6))]
+        grid = sorted(rng.choice([0.0, 1.0, 2.0, 3.5, 6.0, 7.0]) for _ in range(rng.randint(0, 8)))
+        shuffled = rng.sample(grid, len(grid))
+        for times in (grid, shuffled):
+            assert incumbents_at(steps, times) == by_definition(steps, times), (steps, times)

@@ -36,6 +36,25 @@ def test_levenshtein_hand_values(a, b, expected):
     assert levenshtein(b, a) == expected
 
 
+def test_levenshtein_equals_the_full_programme_on_random_sequences():
+    """Dropping a common prefix and suffix first changes no distance (checked against the full table)."""
+    import random
+
+    def full(a, b):
+        table = [[i + j if i * j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+        for i in range(1, len(a) + 1):
+            for j in range(1, len(b) + 1):
+                table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+        return table[-1][-1]
+
+    rng = random.Random(3)
+    for _ in range(500):
+        a = [rng.choice("xy+*") for _ in range(rng.randint(0, 9))]
+        b = a[: rng.randint(0, len(a))] + [rng.choice("xy+*") for _ in range(rng.randint(0, 4))] + a[rng.randint(0, len(a)):]
+        assert levenshtein(a, b) == full(a, b), (a, b)
+        assert levenshtein(tuple(a), tuple(b)) == full(a, b)
+
+
 def test_levenshtein_normalized():
     assert levenshtein_normalized(["+", "x", "y"], ["+", "y", "x"]) == pytest.approx(2 / 3)
     assert levenshtein_normalized(["a"], ["b", "c", "d", "e"]) == 1.0

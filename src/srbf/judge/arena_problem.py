@@ -17,10 +17,12 @@ from typing import Any
 
 import numpy as np
 
+from srbf.catalogs.admission import parse_entry
 from srbf.judge.arena_judgments import PairJudgment, pair_judgment
 from srbf.judge.problem_scoring import DrawnProblem, load_catalog, refusal
 from srbf.judge.run_axes import ProblemPoints, RunEvaluation, evaluate_run
 from srbf.judge.scoring import Judge
+from srbf.judge.truth_facts import entry_key, shipped_facts
 from srbf.runs.problems import ProblemSource
 
 __all__ = ["ProblemEvaluation", "evaluate_problem"]
@@ -57,8 +59,10 @@ def evaluate_problem(work: DrawnProblem, pairs: Sequence[tuple[int, int]] = ()) 
         )  # fmt: skip
         if problem.is_placeholder:
             raise ValueError(problem.placeholder_reason)
-        judge = Judge(entry.formula, problem, variables=entry.variable_names, target=entry.target,
-                      positive=positive_variables(entry.variables))  # fmt: skip
+        positive = positive_variables(entry.variables)
+        facts = shipped_facts(catalog.name, entry_key(entry.formula, entry.variable_names, positive))
+        judge = Judge(parse_entry(entry), problem, variables=entry.variable_names, target=entry.target,
+                      positive=positive, truth_facts=facts)  # the tree the facts describe, as the scoring pass reads it
     except Exception as error:  # noqa: BLE001 - reported per prediction; the other problems go on
         out.unscorable = {p.id: f"{work.where}: cannot regenerate the points: {error}" for p in real}
         return out

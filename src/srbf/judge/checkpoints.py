@@ -54,6 +54,13 @@ def incumbents_at(steps: Iterable[tuple[float | None, str]], times: Sequence[flo
     placed = [(float(s), i, e) for i, (s, e) in enumerate(steps) if s is not None and not math.isnan(float(s))]
     placed.sort()  # by time; reports at the same time keep their order, so the later one wins
     seconds = [s for s, _, _ in placed]
+    times = list(times)
+    if times == sorted(times) and not any(map(math.isnan, times)):  # a grid: one slice per step
+        bounds = [bisect.bisect_left(times, s) for s in seconds] + [len(times)]
+        sliced: list[str | None] = [None] * bounds[0]
+        for (_, _, expression), start, end in zip(placed, bounds, bounds[1:]):
+            sliced += [expression] * (end - start)
+        return sliced
     out: list[str | None] = []
     for t in times:
         index = bisect.bisect_right(seconds, t)

@@ -14,6 +14,7 @@ the other, so renaming is never dearer than the detour, and the tree distance is
 
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 from typing import Callable, Hashable, Sequence
 
@@ -22,6 +23,12 @@ from srbf.expr.tree import Call, Expr
 
 def levenshtein(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
     """The least number of insertions, deletions and substitutions turning ``a`` into ``b``."""
+    start, end_a, end_b = 0, len(a), len(b)  # a common prefix and suffix cost nothing: drop them
+    while start < end_a and start < end_b and a[start] == b[start]:
+        start += 1
+    while end_a > start and end_b > start and a[end_a - 1] == b[end_b - 1]:
+        end_a, end_b = end_a - 1, end_b - 1
+    a, b = a[start:end_a], b[start:end_b]
     if len(a) < len(b):
         a, b = b, a
     if not b:
@@ -57,7 +64,7 @@ class PreparedTree:
     """A tree flattened for Zhang-Shasha: 1-based postorder labels, the leftmost leaf of every
     node, and the keyroots. Prepare a tree once to compare it with many others."""
 
-    __slots__ = ("labels", "leftmost", "keyroots", "size", "sizes", "expr")
+    __slots__ = ("labels", "leftmost", "keyroots", "size", "sizes", "expr", "shape")
 
     def __init__(self, root: Expr, label: Callable[[Expr], str]):
         labels = [""]  # index 0 unused: nodes are numbered 1..n in postorder
@@ -89,6 +96,7 @@ class PreparedTree:
         for index in range(1, self.size + 1):
             highest[leftmost[index]] = index
         self.keyroots = sorted(highest.values())
+        self.shape = (tuple(labels), tuple(leftmost))  # all the distance depends on: its cache key
 
 
 # Cells of the dynamic programme above which the distance is not computed (None): about 4 s at
@@ -111,10 +119,31 @@ def tree_edit_distance(a: Expr | PreparedTree, b: Expr | PreparedTree, label: Ca
     """
     ta = a if isinstance(a, PreparedTree) else PreparedTree(a, label)
     tb = b if isinstance(b, PreparedTree) else PreparedTree(b, label)
-    if ta.labels == tb.labels and ta.leftmost == tb.leftmost:
+    if ta.shape == tb.shape:
         return 0  # same labels in the same postorder with the same shape: the same tree
     if tree_edit_cells(ta) * tree_edit_cells(tb) > MAX_TREE_EDIT_CELLS:
         return None
+    key = (ta.shape, tb.shape)
+    with _known_lock:
+        found = _known.get(key)
+    if found is None:
+        found = _zhang_shasha(ta, tb)
+        with _known_lock:
+            _known[key] = found
+            if len(_known) > _KNOWN_SIZE:
+                del _known[next(iter(_known))]  # the oldest: skeletons recur within a pass, rarely across
+    return found
+
+
+# Distances computed, by the two trees' shapes: methods often return the same skeleton, and
+# catalogs share truths (masked skeletons recur more than formulas do).
+_KNOWN_SIZE = 8192
+_known: dict[tuple, int] = {}
+_known_lock = threading.Lock()
+
+
+def _zhang_shasha(ta: PreparedTree, tb: PreparedTree) -> int:
+    """The distance between two prepared trees by Zhang and Shasha's dynamic programme."""
     left_a, left_b = ta.leftmost, tb.leftmost
     delete, insert = ta.sizes, tb.sizes
     lb = tb.labels

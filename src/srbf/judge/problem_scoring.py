@@ -179,6 +179,7 @@ def _score_problem(work: DrawnProblem, srbench: bool) -> list[Outcome]:
     from srbf.catalogs.admission import parse_entry  # the tree the sampler parsed: not parsed twice
     from srbf.judge.data import JudgeInputError, positive_variables
     from srbf.judge.run_axes import add_axes  # the five arena axes, added to every record below
+    from srbf.judge.truth_facts import entry_key, shipped_facts  # the truth described once, when shipped
 
     out: list[Outcome] = []
     real = [p for p in work.predictions if p.status != "placeholder"]
@@ -225,9 +226,11 @@ def _score_problem(work: DrawnProblem, srbench: bool) -> list[Outcome]:
                 to_judge.append((p, given))
     if not to_judge:
         return add_axes(work, problem, None, out)
+    positive = positive_variables(entry.variables)
+    facts = shipped_facts(work.catalog, entry_key(entry.formula, entry.variable_names, positive))
     try:
         judge = Judge(parse_entry(entry), problem, variables=entry.variable_names, srbench=srbench, pool=_pool(srbench),
-                      target=entry.target, positive=positive_variables(entry.variables))  # fmt: skip
+                      target=entry.target, positive=positive, truth_facts=facts)  # fmt: skip
     except JudgeInputError as error:
         return add_axes(work, problem, None, out) + [(p.id, None, f"{work.where}: {error}") for p, _ in to_judge]
     try:

@@ -83,6 +83,9 @@ class Judge:
     ``positive`` names variables that are never negative on the problem's domain (a list, or one
     comma-separated string; the scoring pass takes them from the catalog's ranges): both forms
     are canonicalised under the rules that hold for them (docs/canonical.md).
+    ``truth_facts``: what ``formula_facts.describe`` gives the truth with these options, when it
+    is known already (the scoring pass reads the shipped catalogs' from ``judge.truth_facts``);
+    else the truth is described on first use.
     Raises JudgeInputError for bad data, an unreadable truth, or a ``positive`` variable that is
     not a column or has a negative value.
     """
@@ -101,6 +104,7 @@ class Judge:
         pool: SymbolicPool | None = None,
         positive: Iterable[str] | str = (),
         target: str | None = None,
+        truth_facts: FormulaFacts | None = None,
     ):
         if isinstance(variables, str):
             variables = [v.strip() for v in variables.split(",")]
@@ -115,7 +119,7 @@ class Judge:
         self.positive = self._read_positive(positive)
         self.target = target
         self.truth = self._read_truth(truth)
-        self._truth_formula: FormulaFacts | None = None
+        self._truth_formula = truth_facts
         self._truth_points: TruthPoints | None = None
         self._X_all = np.concatenate((self.data.X_support, self.data.X_validation))
         self._n_support = self.data.X_support.shape[0]

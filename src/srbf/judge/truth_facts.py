@@ -1,0 +1,157 @@
+"""The shipped catalogs' truths, described once: their ``FormulaFacts`` as package data.
+
+Everything the judge derives from a truth (canonical form, masked skeletons, tokens, lengths) is
+the same in every scoring pass of a catalog version, and describing a truth costs as much as
+describing a prediction; with one prediction per problem it was a fifth of a pass. So the facts of
+every shipped entry are written once by ``tools/truth_facts.py`` into ``data/truth_facts/<catalog>.json.gz``
+and read back here; the scoring pass hands them to its ``Judge``.
+
+A file's facts are used only when its judge version and format are this judge's, and an entry's
+only when its formula text, variable names and ``positive`` names are the ones asked about, so a
+changed catalog, a user's catalog file of the same name or an edited entry falls back to
+describing the truth (``None`` here). tests/judge/test_truth_facts.py fails when the shipped facts
+no longer equal what ``formula_facts.describe`` computes (a judge change: run the tool again).
+
+A file is gzipped text (``zcat`` shows it): a JSON header line, then one line per truth, its key
+and its facts as JSON separated by a tab. Trees are written as JSON: a number is a JSON number, a variable its name as a string, a named
+constant (also the mask ``<constant>``) a one-element list ``[name]``, an operator a list
+``[op, arg, ...]`` of at least two elements.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import threading
+from pathlib import Path
+from typing import Any, Iterable
+
+from srbf.expr.tree import Call, Const, Expr, Num, Var
+from srbf.judge.formula_facts import FormulaFacts
+from srbf.judge.metric_keys import JUDGE_VERSION
+
+__all__ = ["DATA_DIR", "FORMAT", "SUFFIX", "decode_facts", "encode_facts", "entry_key", "read_file", "shipped_facts",
+           "write_file"]
+
+DATA_DIR = Path(__file__).resolve().parent / "data" / "truth_facts"
+SUFFIX = ".json.gz"  # gzipped JSON (zcat shows it): a tenth of the size
+FORMAT = 1  # the layout of a file below; bump with any change to it
+MAX_DEPTH = 200  # deeper trees are not shipped (decoding recurses): described when scored
+
+_TREES = ("canonical", "structure", "exponents", "raw_structure", "raw_exponents")
+
+_files: dict[str, dict[str, Any]] = {}  # catalog name -> its entries (empty: no usable file)
+_lock = threading.Lock()
+
+
+def entry_key(formula: str, variables: Iterable[str], positive: Iterable[str]) -> str:
+    """What a truth's facts depend on: its text, the variables it is read over (their count sets
+    the description length) and the ones known positive (canonical rules)."""
+    return json.dumps([formula, list(variables), sorted(positive)])
+
+
+def encode_tree(expr: Expr) -> Any:
+    if type(expr) is Num:
+        return expr.value
+    if type(expr) is Var:
+        return expr.name
+    if type(expr) is Const:
+        return [expr.name]
+    return [expr.op, *(encode_tree(arg) for arg in expr.args)]
+
+
+_leaves: dict[tuple[type, str], Expr] = {}  # variables and named constants, one node per name
+
+
+def _leaf(kind: type, name: str) -> Expr:
+    found = _leaves.get((kind, name))
+    if found is None:
+        found = _leaves[(kind, name)] = kind(name)
+    return found
+
+
+def decode_tree(value: Any) -> Expr:
+    kind = type(value)
+    if kind is list:
+        if len(value) == 1:
+            return _leaf(Const, value[0])
+        return Call(value[0], tuple([decode_tree(arg) for arg in value[1:]]))
+    if kind is str:
+        return _leaf(Var, value)
+    return Num(float(value))
+
+
+def _depth(expr: Expr) -> int:
+    deepest, stack = 0, [(expr, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if type(node) is Call:
+            stack.extend((arg, depth + 1) for arg in node.args)
+    return deepest
+
+
+def encode_facts(facts: FormulaFacts) -> dict[str, Any] | None:
+    """``facts`` as JSON-ready data; None when they cannot be shipped (an incomplete canonical
+    form, which depends on the machine's speed, or a tree too deep to decode by recursion)."""
+    if not facts.complete or any(_depth(getattr(facts, name)) > MAX_DEPTH for name in _TREES):
+        return None
+    data: dict[str, Any] = {name: encode_tree(getattr(facts, name)) for name in _TREES}
+    data.update(tokens=list(facts.tokens), variables=sorted(facts.variables), constants=facts.constants,
+                nesting=facts.nesting, mdl=facts.mdl)  # fmt: skip
+    return data
+
+
+def decode_facts(data: dict[str, Any]) -> FormulaFacts:
+    tokens = tuple(data["tokens"])
+    return FormulaFacts(
+        **{name: decode_tree(data[name]) for name in _TREES},
+        complete=True,
+        tokens=tokens,
+        token_set=frozenset(tokens),
+        variables=frozenset(data["variables"]),
+        constants=data["constants"],
+        nesting=data["nesting"],
+        mdl=data["mdl"],
+    )
+
+
+def read_file(path: Path) -> tuple[dict[str, Any], dict[str, str]]:
+    """A facts file's header and its entries, each still JSON text: an entry is decoded only when
+    its truth is scored (a pass over a few problems of many catalogs reads a few of each)."""
+    header, *lines = gzip.decompress(path.read_bytes()).decode("utf-8").splitlines()
+    return json.loads(header), dict(line.split("\t", 1) for line in lines)
+
+
+def _entries(catalog: str) -> dict[str, str]:
+    """The shipped entries of ``catalog`` (empty when there is no file for this judge)."""
+    with _lock:
+        found = _files.get(catalog)
+    if found is not None:
+        return found
+    path = DATA_DIR / f"{catalog}{SUFFIX}"
+    entries: dict[str, str] = {}
+    if "/" not in catalog and "\\" not in catalog and path.is_file():
+        header, entries = read_file(path)
+        if header.get("judge_version") != JUDGE_VERSION or header.get("format") != FORMAT:
+            entries = {}
+    with _lock:
+        _files[catalog] = entries
+    return entries
+
+
+def shipped_facts(catalog: str, key: str) -> FormulaFacts | None:
+    """The shipped facts of the truth ``key`` (``entry_key``) in catalog ``catalog``, or None."""
+    text = _entries(catalog).get(key)
+    return None if text is None else decode_facts(json.loads(text))
+
+
+def write_file(path: Path, catalog: str, version: int, entries: dict[str, dict[str, Any]]) -> None:
+    """One catalog's facts file (``tools/truth_facts.py``), gzipped text: a header line (JSON), then
+    one line per truth, keys sorted: its key, a tab, its facts (JSON; JSON text has no raw tab)."""
+    header = {"about": f"srbf judge facts of catalog {catalog!r} version {version}; written by tools/truth_facts.py",
+              "judge_version": JUDGE_VERSION, "format": FORMAT, "catalog_version": version}  # fmt: skip
+    lines = [json.dumps(header)]
+    lines += [f"{key}\t{json.dumps(entries[key], separators=(',', ':'))}" for key in sorted(entries)]
+    text = "\n".join(lines) + "\n"
+    path.write_bytes(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0))  # the same bytes every time

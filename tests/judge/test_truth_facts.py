@@ -1,0 +1,132 @@
+"""The shipped truths' facts (judge/truth_facts.py): equal to what the judge computes, used only for
+the truth they were written for, and the tool that writes them says when they are stale."""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from srbf.catalogs.admission import parse_entry
+from srbf.catalogs.loader import list_catalogs, load_catalog
+from srbf.catalogs.sampling import sample_problem
+from srbf.expr import parse
+from srbf.judge import JUDGE_VERSION, Judge
+from srbf.judge.data import positive_variables
+from srbf.judge.formula_facts import FormulaFacts, describe
+from srbf.judge.scoring import DEFAULT_CANONICAL_TIME_LIMIT
+from srbf.judge.truth_facts import DATA_DIR, FORMAT, SUFFIX, decode_facts, encode_facts, entry_key, read_file, shipped_facts
+
+ROOT = Path(__file__).resolve().parents[2]
+FIELDS = [f.name for f in dataclasses.fields(FormulaFacts) if not f.name.startswith("_")]
+
+
+def facts_of(formula, names, positive=()):
+    return describe(parse(formula, list(names)), len(names), DEFAULT_CANONICAL_TIME_LIMIT, frozenset(positive))
+
+
+def same_facts(a, b):
+    for name in FIELDS:
+        x, y = getattr(a, name), getattr(b, name)
+        assert x == y and type(x) is type(y), name
+        if name == "mdl":
+            assert repr(x) == repr(y)
+    assert a.tree.labels == b.tree.labels and a.tree.leftmost == b.tree.leftmost
+
+
+@pytest.mark.parametrize("formula", [
+    "x", "2.5*x*sin(3*y) - pi", "exp(-x/2) + e**y", "x**2/y + sqrt(x*y) - 1", "(x - y)**2 + 1e-300*x + 1.5e300",
+    "abs(x) + log(x*y) + max(x, y)", "-x", "0*x + y**0.5",
+])
+def test_encoding_gives_back_the_same_facts(formula):
+    facts = facts_of(formula, ("x", "y"), positive=("x",))
+    encoded = encode_facts(facts)
+    assert encoded is not None
+    same_facts(decode_facts(json.loads(json.dumps(encoded))), facts)
+
+
+def test_facts_cut_short_or_too_deep_are_not_encoded():
+    incomplete = dataclasses.replace(facts_of("x + y", ("x", "y")), complete=False)
+    assert encode_facts(incomplete) is None
+    deep = "x"
+    for _ in range(300):
+        deep = f"sin({deep})"
+    assert encode_facts(facts_of(deep, ("x",))) is None
+
+
+def shipped_sample(step=23):
+    """Every ``step``-th entry of every shipped catalog, with its key: about 300 truths."""
+    for name in list_catalogs():
+        catalog = load_catalog(name)
+        for entry in catalog.entries[::step]:
+            if entry.id not in catalog.placeholders:
+                positive = frozenset(positive_variables(entry.variables))
+                yield name, entry, positive, entry_key(entry.formula, entry.variable_names, positive)
+
+
+def test_the_shipped_facts_are_what_the_judge_computes():
+    """Fails when the canonical form, masking or lengths change: run python tools/truth_facts.py."""
+    checked = 0
+    for name, entry, positive, key in shipped_sample():
+        shipped = shipped_facts(name, key)
+        assert shipped is not None, f"{name}/{entry.id}: no shipped facts"
+        computed = describe(parse_entry(entry), len(entry.variable_names), DEFAULT_CANONICAL_TIME_LIMIT, positive)
+        same_facts(shipped, computed)
+        checked += 1
+    assert checked > 250
+
+
+def test_every_shipped_catalog_has_a_file_of_this_judge_version():
+    for name in list_catalogs():
+        header, entries = read_file(DATA_DIR / f"{name}{SUFFIX}")
+        assert (header["judge_version"], header["format"]) == (JUDGE_VERSION, FORMAT), name
+        assert header["catalog_version"] == load_catalog(name).version, name
+        assert entries
+
+
+def test_facts_are_used_only_for_the_truth_they_were_written_for():
+    name, entry, positive, key = next(shipped_sample())
+    assert shipped_facts(name, key) is not None
+    assert shipped_facts(name, entry_key(entry.formula + " + 1", entry.variable_names, positive)) is None
+    assert shipped_facts(name, entry_key(entry.formula, entry.variable_names, positive | {"zz"})) is None
+    assert shipped_facts(name, entry_key(entry.formula, tuple(reversed(entry.variable_names)) + ("zz",), positive)) is None
+    assert shipped_facts("no-such-catalog", key) is None
+    assert shipped_facts("../" + name, key) is None
+
+
+def test_a_judge_given_the_facts_scores_as_one_that_describes_the_truth():
+    catalog = load_catalog("feynman")
+    entry = catalog.entries[5]
+    names = list(entry.variable_names)
+    positive = positive_variables(entry.variables)
+    truth = parse_entry(entry)
+    data = sample_problem(entry, catalog="feynman", catalog_version=catalog.version, n_support=64, n_validation=64)
+    facts = shipped_facts("feynman", entry_key(entry.formula, names, positive))
+    predictions = [entry.formula, f"1.0001*({entry.formula})", f"{names[0]} + 2", "nonsense("]
+    given = Judge(truth, data, variables=names, positive=positive, truth_facts=facts).score_many(predictions)
+    fresh = Judge(truth, data, variables=names, positive=positive).score_many(predictions)
+    assert json.dumps(given) == json.dumps(fresh)
+    assert given[0]["srr_all"] == 1
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location("truth_facts_tool", ROOT / "tools" / "truth_facts.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_tool_says_when_a_file_is_stale(tmp_path, capsys):
+    tool = _tool()
+    assert tool.main(["--check", "--catalog", "vladislavleva"]) == 0
+    assert tool.main(["--catalog", "vladislavleva", "--data", str(tmp_path)]) == 0
+    written = tmp_path / f"vladislavleva{SUFFIX}"
+    assert written.read_bytes() == (DATA_DIR / written.name).read_bytes()
+    text = gzip.decompress(written.read_bytes()).decode().replace('"nesting":0', '"nesting":1', 1)
+    written.write_bytes(gzip.compress(text.encode(), mtime=0))
+    assert tool.main(["--check", "--catalog", "vladislavleva", "--data", str(tmp_path)]) == 1
+    assert "stale or missing truth facts: vladislavleva" in capsys.readouterr().err
