@@ -6,7 +6,8 @@ Each step is the ``srbf`` command a user types, in a fresh process, on a fresh s
 
 - ``srbf run`` with the local executor and 1 and 2 workers, with ``--executor dask --local 2``
   (a 2-worker LocalCluster, started and stopped inside the timed command), and with
-  ``--scheduler`` on a 2-worker LocalCluster started beforehand (throughput without start-up);
+  ``--scheduler`` on a 2-worker LocalCluster started beforehand with the settings docs/cluster.md
+  recommends for workers started by hand (throughput without start-up);
 - ``srbf score`` with 1 and 2 workers, on the store of the first run;
 - ``srbf analyze`` on it.
 
@@ -175,9 +176,14 @@ def main() -> None:
             runs.append(("run, dask LocalCluster, 2 workers", ["--executor", "dask", "--local", "2"]))
         cluster = None
         if not args.skip_dask:  # the same, on a cluster started beforehand: throughput without start-up
+            import dask
             from distributed import LocalCluster
 
-            cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+            from srbf.runs.dask_cluster import LEAN_SETTINGS
+
+            with dask.config.set(LEAN_SETTINGS):  # as docs/cluster.md recommends for workers started by hand
+                cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit=0,
+                                       dashboard_address=None)  # fmt: skip
             runs.append(("run, dask scheduler, 2 workers *", ["--executor", "dask", "--scheduler", cluster.scheduler_address]))
         stores = {}
         for label, flags in runs:

@@ -26,7 +26,13 @@ from srbf.store import KEY_COLUMNS, DuplicateKeyWarning  # noqa: E402
 
 @pytest.fixture(scope="module")
 def cluster():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    import dask
+
+    from srbf.runs.dask_cluster import LEAN_SETTINGS
+
+    with dask.config.set(LEAN_SETTINGS):  # as docs/cluster.md recommends for workers started by hand
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit=0,
+                                           dashboard_address=None)  # fmt: skip
     client = distributed.Client(cluster, set_as_default=False)
     yield cluster, client
     client.close()
@@ -110,6 +116,12 @@ def test_executor_flag_errors_are_one_line(tmp_path, capsys, flags, message):
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
 
 
+def dask_config(key: str):
+    import dask
+
+    return dask.config.get(key)
+
+
 def test_fits_whose_dask_worker_dies_past_the_retries_are_recorded_crashed(tmp_path):
     """--local with no retries: the batch on the killed worker comes back crashed, naming why."""
     config = load_config(swiss_config(tmp_path, n=8, options={"mode": "slow", "seconds": 0.5}))
@@ -117,6 +129,11 @@ def test_fits_whose_dask_worker_dies_past_the_retries_are_recorded_crashed(tmp_p
     with DaskExecutor(local=2, max_retries=0, batch_size=2) as executor:
         pids = list(executor.client.run(os.getpid).values())
         assert len(pids) == 2
+        # the LocalCluster's workers run without the dashboard's profiler, and with this process's
+        # malloc settings (a Dask nanny would otherwise set MALLOC_TRIM_THRESHOLD_ for them)
+        lean = executor.client.run(lambda: (dask_config("distributed.worker.profile.enabled"),
+                                            os.environ.get("MALLOC_TRIM_THRESHOLD_")))  # fmt: skip
+        assert set(lean.values()) == {(False, os.environ.get("MALLOC_TRIM_THRESHOLD_"))}
 
         def kill_one_worker():
             deadline = time.monotonic() + 120
@@ -133,3 +150,28 @@ def test_fits_whose_dask_worker_dies_past_the_retries_are_recorded_crashed(tmp_p
     crashed = [r for r in got if r[5] == "crashed"]
     assert crashed and summary.statuses["crashed"] == len(crashed) and summary.statuses["ok"] == 8 - len(crashed)
     assert all("the Dask workers running it died" in r[7] for r in crashed)
+
+
+def test_dask_batches_follow_the_methods_pace(tmp_path, cluster):
+    from collections import deque
+
+    from srbf.runs.dask_executor import BATCH_SECONDS, MAX_BATCH
+    from srbf.runs.plan import make_plan
+
+    config = load_config(swiss_config(tmp_path, n=400, budgets=(1, 2)))
+    fits = make_plan(config).fits  # p001 budget 1, p001 budget 2, p002 budget 1, ...
+    spec = fits[0].spec
+    with DaskExecutor(scheduler=cluster[0].scheduler_address) as executor:
+        pending = deque(fits)
+        first = executor._take(pending, 6)
+        assert [f.key.budget for f in first] == [1, 2]  # nothing known yet: one fit, with its draw's other rung
+        executor._pace[spec] = BATCH_SECONDS / 1000  # a thousand fits in half a second, but at most MAX_BATCH
+        cheap = executor._take(pending, 1)  # a window of one batch: no share to leave
+        assert len(cheap) == MAX_BATCH and cheap[0] is fits[2]
+        executor._pace[spec] = 5.0  # a slow method: one fit (and its rung) at a time
+        assert len(executor._take(pending, 6)) == 2
+        executor._pace[spec] = 0.001
+        while len(pending) > 60:
+            pending.popleft()
+        share = executor._take(pending, 6)  # 60 left for a window of 6: a sixth, rounded to whole draws
+        assert len(share) == 10 and len({f.key.problem_id for f in share}) == 5

@@ -7,17 +7,30 @@ regenerates the points there from the catalog entries the chunk carries and send
 metrics. The parent alone writes the store, chunk by chunk as tasks finish. A chunk whose Dask
 workers keep dying (past the cluster's retries) comes back unscored with the reason, and a rerun
 scores it.
+
+A few chunks per Dask worker thread are out at a time, each pickled as one bytes object: the
+scheduler (in the parent, for a LocalCluster) unpickles every task it is given, and holding every
+chunk's catalog entries and predictions as objects there cost the parent's memory and CPU.
 """
 
 from __future__ import annotations
 
+import pickle
+from collections import deque
 from collections.abc import Iterator
 
 from srbf.judge.problem_scoring import DrawnProblem, Outcome, close_pool, score_chunk, unscored
 from srbf.runs.dask_cluster import DaskCluster
 from srbf.runs.executor import first_line
 
-__all__ = ["DaskDispatch"]
+__all__ = ["DaskDispatch", "score_pickled"]
+
+CHUNKS_PER_THREAD = 3  # out per Dask worker thread: one being scored, the next ones queued
+
+
+def score_pickled(chunk: bytes, srbench: bool) -> list[Outcome]:
+    """``score_chunk`` on a pickled chunk (what a Dask worker runs)."""
+    return score_chunk(pickle.loads(chunk), srbench)
 
 
 class DaskDispatch:
@@ -26,27 +39,41 @@ class DaskDispatch:
     def __init__(self, *, scheduler: str | None = None, local: int | None = None):
         self.cluster = DaskCluster(scheduler=scheduler, local=local)
         self.workers = self.cluster.workers
-        self.pending: dict = {}
+        self.pending: dict = {}  # future -> chunk
+        self.waiting: deque[list[DrawnProblem]] = deque()
+        self.srbench = False
 
     def submit(self, chunks: list[list[DrawnProblem]], srbench: bool) -> None:
+        self.waiting, self.srbench = deque(chunks), srbench
+
+    def _send(self, done) -> None:
+        """Send chunks until ``CHUNKS_PER_THREAD`` per thread are out; ``done`` yields them back."""
         client = self.cluster.client
-        self.pending = {client.submit(score_chunk, chunk, srbench, pure=False): chunk for chunk in chunks}
+        while self.waiting and len(self.pending) < CHUNKS_PER_THREAD * self.workers:
+            chunk = self.waiting.popleft()
+            future = client.submit(score_pickled, pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL), self.srbench,
+                                   pure=False)  # fmt: skip
+            self.pending[future] = chunk
+            done.add(future)
 
     def __iter__(self) -> Iterator[list[Outcome]]:
         from distributed import as_completed
         from distributed.scheduler import KilledWorker
 
-        for future in as_completed(list(self.pending), loop=self.cluster.client.loop):
+        done = as_completed(loop=self.cluster.client.loop)
+        self._send(done)
+        for future in done:
             chunk = self.pending.pop(future)
             try:
                 yield future.result()
             except KilledWorker as error:
                 yield unscored(chunk, f"the Dask workers scoring it died ({first_line(str(error))})")
+            self._send(done)
 
     def close(self) -> None:
         """Cancel the chunks not scored yet, and let go of the cluster (stopping a LocalCluster)."""
         if self.pending and self.cluster.client is not None:
             self.cluster.client.cancel(list(self.pending))
-        self.pending = {}
+        self.pending, self.waiting = {}, deque()
         self.cluster.close()
         close_pool()

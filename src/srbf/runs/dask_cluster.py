@@ -5,6 +5,14 @@ dask-jobqueue under SLURM or PBS, on Kubernetes: docs/cluster.md); ``DaskCluster
 starts a ``LocalCluster`` of N single-threaded worker processes on this machine and stops it on
 ``close()``. Every failure to get a usable cluster (Dask not installed, an address nobody listens
 at, no worker within ``CONNECT_SECONDS``) is one ``ClusterError`` line.
+
+A LocalCluster runs with ``LEAN_SETTINGS``: Dask's upkeep that serves its dashboard and its
+spilling of task results (a profiler sampling task threads every 10 ms, an event-loop check 50
+times a second, system counters twice a second, a memory monitor 10 times a second in every
+worker and nanny) costs little per call but a steady share of a core per process, which on cheap
+fits was about a quarter of the run's CPU. srbf runs no dashboard, and a Dask worker holds only orders
+and results (the fits' memory is in the method processes, bounded by their own limits), so they
+go. Workers started by hand can take the same settings (docs/cluster.md).
 """
 
 from __future__ import annotations
@@ -16,9 +24,19 @@ import warnings
 from srbf.core import SrbfError
 from srbf.runs.executor import first_line
 
-__all__ = ["CONNECT_SECONDS", "ClusterError", "DaskCluster"]
+__all__ = ["CONNECT_SECONDS", "LEAN_SETTINGS", "ClusterError", "DaskCluster"]
 
 CONNECT_SECONDS = 30.0
+
+LEAN_SETTINGS = {
+    "distributed.worker.profile.enabled": False,  # the dashboard's profile of task threads
+    "distributed.admin.tick.interval": "1s",  # how often a process checks its event loop is not blocked
+    "distributed.admin.system-monitor.interval": "5s",  # CPU, network and disk counters for the dashboard
+    # unset in the nannies' environment for their workers: setting it fixes glibc's mmap threshold,
+    # so every array of 128 KiB or more is a fresh mapping, in the Dask workers drawing points and
+    # in the method processes they start: fits would not run as they do locally
+    "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+}
 
 
 class ClusterError(SrbfError):
@@ -71,14 +89,16 @@ class DaskCluster:
             if local is not None:
                 import dask
 
-                with dask.config.set({"distributed.scheduler.allowed-failures": int(max_retries)}), warnings.catch_warnings():
+                settings = {**LEAN_SETTINGS, "distributed.scheduler.allowed-failures": int(max_retries)}
+                with dask.config.set(settings), warnings.catch_warnings():
                     # its health and metrics routes move to a free port when another cluster holds 8787
                     warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
                     self._cluster = distributed.LocalCluster(
-                        n_workers=int(local), threads_per_worker=1, processes=True,
+                        n_workers=int(local), threads_per_worker=1, processes=True, memory_limit=0,
                         dashboard_address=None, silence_logs=logging.ERROR,
                     )  # fmt: skip
-                self.client = distributed.Client(self._cluster, set_as_default=False)
+                # results straight from the workers, not relayed by the scheduler (all on this machine)
+                self.client = distributed.Client(self._cluster, set_as_default=False, direct_to_workers=True)
             else:
                 _check_reachable(scheduler)
                 self.client = distributed.Client(scheduler, timeout=f"{CONNECT_SECONDS}s", set_as_default=False)

@@ -8,6 +8,13 @@ that draws the points and runs the fits through the slot a Dask worker thread ke
 (``dask_slot``, ``slot``). Results come back as the tasks finish and are handed to the driver,
 which alone writes the store.
 
+A task costs a few milliseconds of CPU spread over the driver, the scheduler and the worker, so a
+batch holds as many fits as the method's last batch suggests take half a second (one fit to begin
+with, and for slow methods; never more than a share of what is left, so the workers end
+together), then the fits of the same draw that follow, which the slot draws once. A batch's
+orders travel pickled, as one bytes object: the scheduler unpickles every task it is given and
+would otherwise rebuild each catalog entry on the way through.
+
 A few batches per Dask worker thread are in flight at a time. A Dask worker that dies loses only the batches it was
 running: the scheduler gives them to another worker, up to its ``allowed-failures`` limit (set to
 ``max_retries`` for a LocalCluster; a scheduler started by hand has its own, 3 by default); a
@@ -16,9 +23,10 @@ batch that still fails comes back with every fit ``crashed``, naming the reason.
 
 from __future__ import annotations
 
-import itertools
+import pickle
 import queue
 import threading
+from collections import deque
 from typing import Callable, Iterator, Sequence
 
 from srbf.core import FitResult
@@ -27,6 +35,7 @@ from srbf.methods.worker import WorkerStartError
 from srbf.runs.dask_cluster import ClusterError, DaskCluster
 from srbf.runs.dask_slot import SlotSettings, close_all, kill_busy, run_batch, start_check
 from srbf.runs.executor import DEFAULT_MAX_RESTARTS, IDLE_SECONDS, Completed, Executor, Order, first_line
+from srbf.runs.local_executor import _same_draw
 from srbf.runs.plan import PlannedFit
 from srbf.runs.slot import SlotOutcome
 from srbf.runs.worker_spec import WorkerSpec
@@ -34,7 +43,8 @@ from srbf.runs.worker_spec import WorkerSpec
 __all__ = ["ClusterError", "DEFAULT_MAX_RETRIES", "DaskExecutor"]
 
 DEFAULT_MAX_RETRIES = 3  # a batch whose Dask worker dies runs again on another, this many times at most
-MAX_BATCH = 32  # fits per Dask task: enough to make a task's overhead small against cheap fits
+MAX_BATCH = 512  # fits per Dask task, at most
+BATCH_SECONDS = 0.5  # what a Dask task should take, judged by the method's last batch
 BATCHES_PER_THREAD = 3  # in flight per Dask worker thread: one running, the next ones queued
 
 
@@ -42,8 +52,8 @@ class DaskExecutor(Executor):
     """Fits on a Dask cluster: the one at ``scheduler`` (an address such as tcp://host:8786), or
     a LocalCluster of ``local`` worker processes started here and stopped by ``close()``.
 
-    ``batch_size`` fits per Dask task (default: the fits spread over four batches per Dask thread,
-    at most ``MAX_BATCH``). ``max_restarts``, ``start_timeout``, ``tail_bytes`` and ``sandbox``
+    ``batch_size`` fits per Dask task (default: sized by the method's pace, see the module
+    docstring). ``max_restarts``, ``start_timeout``, ``tail_bytes`` and ``sandbox``
     are as for ``LocalExecutor``, and apply on the Dask workers.
     """
 
@@ -69,6 +79,7 @@ class DaskExecutor(Executor):
         self.settings = SlotSettings(start_timeout, int(tail_bytes), int(max_restarts), sandbox)
         self.on_note = on_note or (lambda text: None)
         self._futures: dict = {}
+        self._pace: dict[WorkerSpec, float] = {}  # seconds per fit of the method's last batch
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self.workers = self.cluster.workers
@@ -87,30 +98,32 @@ class DaskExecutor(Executor):
                 self.client.cancel(futures)
                 raise WorkerStartError(f"{spec.label}: {exc}") from None
 
-    def _batches(self, fits: Sequence[PlannedFit]) -> Iterator[list[PlannedFit]]:
-        size = self.batch_size or max(1, min(MAX_BATCH, len(fits) // (4 * self.workers)))
-        for _, group in itertools.groupby(fits, key=lambda fit: fit.spec):
-            group = list(group)
-            for start in range(0, len(group), size):
-                yield group[start : start + size]
+    def _take(self, pending: deque[PlannedFit], window: int) -> list[PlannedFit]:
+        """The next batch: consecutive fits of one method from the head of ``pending`` (see the
+        module docstring for how many)."""
+        spec = pending[0].spec
+        pace = self._pace.get(spec)
+        if self.batch_size:
+            size = self.batch_size
+        else:
+            size = 1 if not pace else int(min(MAX_BATCH, BATCH_SECONDS / pace, len(pending) / window))
+        taken = [pending.popleft()]
+        while pending and pending[0].spec == spec and (len(taken) < size or _same_draw(pending[0], taken[-1])):
+            taken.append(pending.popleft())
+        return taken
 
     def run(self, fits: Sequence[PlannedFit], order: Order, *, idle: float = IDLE_SECONDS) -> Iterator[list[Completed]]:
-        fits = list(fits)
-        if not fits:
+        pending = deque(fits)
+        if not pending:
             return
         self._stop.clear()
         arrived: queue.Queue = queue.Queue()
-        batches = self._batches(fits)
-        remaining = len(fits)
+        remaining = len(pending)
         window = BATCHES_PER_THREAD * self.workers
         try:
             while remaining:
-                ready: list[Completed] = []
-                while len(self._futures) < window and not self._stop.is_set():
-                    batch = next(batches, None)
-                    if batch is None:
-                        break
-                    self._submit(batch, order, arrived)
+                while pending and len(self._futures) < window and not self._stop.is_set():
+                    self._submit(self._take(pending, window), order, arrived)
                 try:
                     done = [arrived.get(timeout=idle)]
                 except queue.Empty:
@@ -120,8 +133,7 @@ class DaskExecutor(Executor):
                         done.append(arrived.get_nowait())
                     except queue.Empty:
                         break
-                for future in done:
-                    ready += self._collect(future)
+                ready = self._collect(done)
                 remaining -= len(ready)
                 yield ready
         finally:
@@ -129,30 +141,38 @@ class DaskExecutor(Executor):
                 self.cancel()
 
     def _submit(self, batch: list[PlannedFit], order: Order, arrived: queue.Queue) -> None:
-        """Send a batch's orders off (the Dask worker draws the points)."""
-        future = self.client.submit(run_batch, batch[0].spec, [order(fit) for fit in batch], self.settings, pure=False)
+        """Send a batch's orders off, pickled (the Dask worker draws the points)."""
+        orders = pickle.dumps([order(fit) for fit in batch], protocol=pickle.HIGHEST_PROTOCOL)
+        future = self.client.submit(run_batch, batch[0].spec, orders, self.settings, pure=False)
         with self._lock:
             self._futures[future] = batch
         future.add_done_callback(arrived.put)
 
-    def _collect(self, future) -> list[Completed]:
-        """The fits of a finished batch; every fit ``crashed`` when its Dask workers kept dying;
-        nothing when the run was cancelled."""
+    def _collect(self, done: list) -> list[Completed]:
+        """The fits of the finished batches ``done``, fetched in one request; every fit
+        ``crashed`` of a batch whose Dask workers kept dying; nothing when the run was cancelled."""
         from distributed.scheduler import KilledWorker
 
         with self._lock:
-            sent = self._futures.pop(future, None)
-        if sent is None or future.status == "cancelled" or self._stop.is_set():
+            sent = [(future, self._futures.pop(future, None)) for future in done]
+        if self._stop.is_set():
             return []
-        if future.status == "error":
-            error = future.exception()
-            if not isinstance(error, KilledWorker):
-                raise error  # a bug in srbf's slot code: stop the run, as the local executor does
-            reason = f"crashed: the Dask workers running it died ({first_line(str(error))})"
-            outcomes = [SlotOutcome(FitResult(status="crashed", error=reason)) for _ in sent]
-        else:
-            outcomes = future.result()
-        return [Completed(fit, o.result, o.data_hash, o.inputs_hash) for fit, o in zip(sent, outcomes)]
+        sent = [(future, batch) for future, batch in sent if batch is not None and future.status != "cancelled"]
+        fetch = [future for future, _ in sent if future.status != "error"]
+        values = dict(zip(fetch, self.client.gather(fetch))) if fetch else {}
+        completed: list[Completed] = []
+        for future, batch in sent:
+            if future in values:
+                outcomes, seconds = values[future]
+                self._pace[batch[0].spec] = seconds / len(batch)
+            else:
+                error = future.exception()
+                if not isinstance(error, KilledWorker):
+                    raise error  # a bug in srbf's slot code: stop the run, as the local executor does
+                reason = f"crashed: the Dask workers running it died ({first_line(str(error))})"
+                outcomes = [SlotOutcome(FitResult(status="crashed", error=reason)) for _ in batch]
+            completed += [Completed(fit, o.result, o.data_hash, o.inputs_hash) for fit, o in zip(batch, outcomes)]
+        return completed
 
     def cancel(self) -> None:
         self._stop.set()

@@ -1,7 +1,8 @@
 """What a Dask worker runs for srbf: batches of fit orders, through slots it keeps alive.
 
-``DaskExecutor`` (``dask_executor``) submits ``run_batch(spec, orders, settings)``; the Dask worker
-thread that takes it runs each ``FitOrder`` through its ``Slot`` (``slot``: the points drawn here,
+``DaskExecutor`` (``dask_executor``) submits ``run_batch(spec, orders, settings)``, the orders
+pickled (the scheduler passes bytes on as they are); the Dask worker thread that takes it runs
+each ``FitOrder`` through its ``Slot`` (``slot``: the points drawn here,
 on the node, from the order's catalog entry; the fit in a method worker made on this node, so
 ``env:NAME`` interpreters are resolved here, and kept for the next batch), exactly as a local slot
 process does. The same restart rule holds: after ``max_restarts + 1`` abnormal ends in a row, this
@@ -14,13 +15,14 @@ stop the fits in flight and to end the method workers when a run is over.
 
 from __future__ import annotations
 
+import pickle
 import socket
 import threading
+import time
 
 from srbf.core import FitResult
 from srbf.methods.worker import WorkerStartError
 from srbf.runs.executor import first_line
-from srbf.runs.problems import FitOrder
 from srbf.runs.slot import Slot, SlotOutcome, SlotSettings
 from srbf.runs.worker_spec import WorkerSpec
 
@@ -48,11 +50,13 @@ def start_check(spec: WorkerSpec, settings: SlotSettings) -> str:
     return socket.gethostname()
 
 
-def run_batch(spec: WorkerSpec, orders: list[FitOrder], settings: SlotSettings) -> list[SlotOutcome]:
-    """Run ``orders`` one after another in this thread's slot; one outcome each."""
+def run_batch(spec: WorkerSpec, orders: bytes, settings: SlotSettings) -> tuple[list[SlotOutcome], float]:
+    """Run the pickled list of ``FitOrder`` one after another in this thread's slot: one outcome
+    each, and the seconds the batch took (the executor sizes the method's next batches by it)."""
+    started = time.monotonic()
     slot = _slot(settings)
     outcomes: list[SlotOutcome] = []
-    for order in orders:
+    for order in pickle.loads(orders):
         abnormal, last_error = slot.abnormal(spec)
         if abnormal > settings.max_restarts:
             reason = (
@@ -68,7 +72,7 @@ def run_batch(spec: WorkerSpec, orders: list[FitOrder], settings: SlotSettings) 
             outcomes.append(SlotOutcome(FitResult(status="crashed", error=error)))
     if slot.abnormal(spec)[0] > settings.max_restarts:
         slot.retire(spec)
-    return outcomes
+    return outcomes, time.monotonic() - started
 
 
 def kill_busy() -> int:
