@@ -37,6 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from suite import ENV, load, metrics, stored, warm_up, write_config  # noqa: E402
+from suite import _pss as suite_pss  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -59,10 +60,10 @@ def _processes() -> dict[int, tuple[int, float, str]]:
 
 
 def _pss(pid: int) -> int:
+    """``suite._pss``, with 0 for a process gone meanwhile."""
     try:
-        with open(f"/proc/{pid}/smaps_rollup") as handle:
-            return next(int(line.split()[1]) * 1024 for line in handle if line.startswith("Pss:"))
-    except (OSError, StopIteration, ValueError):
+        return suite_pss(pid)
+    except (OSError, ValueError):
         return 0
 
 
