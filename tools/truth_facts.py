@@ -51,6 +51,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DATA_DIR, help="the folder of the facts files (default: the package's)")
     args = parser.parse_args(argv)
     names = args.catalog or list_catalogs()
+    unknown = sorted(set(names) - set(list_catalogs()))
+    if unknown:
+        parser.error(f"--catalog {', '.join(unknown)}: not a shipped catalog (shipped: {', '.join(list_catalogs())})")
     args.data.mkdir(parents=True, exist_ok=True)
     stale = []
     for name in names:

@@ -130,3 +130,12 @@ def test_the_tool_says_when_a_file_is_stale(tmp_path, capsys):
     written.write_bytes(gzip.compress(text.encode(), mtime=0))
     assert tool.main(["--check", "--catalog", "vladislavleva", "--data", str(tmp_path)]) == 1
     assert "stale or missing truth facts: vladislavleva" in capsys.readouterr().err
+
+
+def test_the_tool_names_an_unknown_catalog_in_one_line(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        _tool().main(["--catalog", "nope", "--data", str(tmp_path)])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "--catalog nope: not a shipped catalog" in err and "Traceback" not in err
+    assert not list(tmp_path.iterdir())
