@@ -27,17 +27,14 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import threading
-import time
 from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from suite import ENV, load, metrics, stored, warm_up, write_config  # noqa: E402
-from suite import _pss as suite_pss  # noqa: E402
+from suite import _pss as suite_pss
+from suite import load, metrics, run_sampled, stored, warm_up, write_config
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -80,44 +77,32 @@ def role(depth: int, command: str) -> str:
 def timed(command: list[str]) -> tuple[float, float, int, dict[str, list]]:
     """Run ``command``; its wall time, the CPU of its tree, the tree's peak PSS, and per role
     [processes, CPU seconds, sum of their peak PSS]."""
-    started = time.perf_counter()
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ENV)
     seen: dict[int, list] = {}  # pid -> [role, CPU, peak PSS]
     peak = 0
-    done = threading.Event()
 
-    def sample() -> None:
+    def sample(root: int) -> None:
         nonlocal peak
-        while not done.is_set():
-            now = _processes()
-            depth = {proc.pid: 0}
-            grew = True
-            while grew:
-                grew = False
-                for pid, (parent, _, _) in now.items():
-                    if parent in depth and pid not in depth:
-                        depth[pid] = depth[parent] + 1
-                        grew = True
-            total = 0
-            for pid, d in depth.items():
-                if pid not in now:
-                    continue
-                pss = _pss(pid)
-                total += pss
-                entry = seen.setdefault(pid, [role(d, now[pid][2]), 0.0, 0])
-                entry[1] = max(entry[1], now[pid][1])
-                entry[2] = max(entry[2], pss)
-            peak = max(peak, total)
-            done.wait(0.02)
+        now = _processes()
+        depth = {root: 0}
+        grew = True
+        while grew:
+            grew = False
+            for pid, (parent, _, _) in now.items():
+                if parent in depth and pid not in depth:
+                    depth[pid] = depth[parent] + 1
+                    grew = True
+        total = 0
+        for pid, d in depth.items():
+            if pid not in now:
+                continue
+            pss = _pss(pid)
+            total += pss
+            entry = seen.setdefault(pid, [role(d, now[pid][2]), 0.0, 0])
+            entry[1] = max(entry[1], now[pid][1])
+            entry[2] = max(entry[2], pss)
+        peak = max(peak, total)
 
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    _, err = proc.communicate()
-    seconds = time.perf_counter() - started
-    done.set()
-    sampler.join()
-    if proc.returncode != 0:
-        sys.exit(f"{' '.join(command)} failed ({proc.returncode}):\n{err}")
+    seconds = run_sampled(command, sample)
     roles: dict[str, list] = defaultdict(lambda: [0, 0.0, 0])
     for name, cpu, pss in seen.values():
         roles[name][0] += 1

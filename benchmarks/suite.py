@@ -82,22 +82,19 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def timed(command: list[str]) -> tuple[float, float, int]:
-    """Run ``command``; return its wall time, the CPU time of its process tree and the peak
-    memory (PSS) of that tree."""
-    cpu = children_cpu()
+def run_sampled(command: list[str], sample) -> float:
+    """Run ``command``, calling ``sample(pid)`` every 20 ms while it runs; its wall time. Exits
+    with the command's error output when it fails."""
     started = time.perf_counter()
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ENV)
-    peak = 0
     done = threading.Event()
 
-    def sample() -> None:
-        nonlocal peak
+    def loop() -> None:
         while not done.is_set():
-            peak = max(peak, tree_pss(proc.pid))
+            sample(proc.pid)
             done.wait(0.02)
 
-    sampler = threading.Thread(target=sample, daemon=True)
+    sampler = threading.Thread(target=loop, daemon=True)
     sampler.start()
     _, err = proc.communicate()
     seconds = time.perf_counter() - started
@@ -105,6 +102,20 @@ def timed(command: list[str]) -> tuple[float, float, int]:
     sampler.join()
     if proc.returncode != 0:
         sys.exit(f"{' '.join(command)} failed ({proc.returncode}):\n{err}")
+    return seconds
+
+
+def timed(command: list[str]) -> tuple[float, float, int]:
+    """Run ``command``; return its wall time, the CPU time of its process tree and the peak
+    memory (PSS) of that tree."""
+    cpu = children_cpu()
+    peak = 0
+
+    def sample(pid: int) -> None:
+        nonlocal peak
+        peak = max(peak, tree_pss(pid))
+
+    seconds = run_sampled(command, sample)
     return seconds, children_cpu() - cpu, peak
 
 
