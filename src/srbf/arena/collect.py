@@ -81,7 +81,7 @@ def collect(results: Any = None) -> ArenaData:
         if "repeat" not in predictions.columns:  # a store from before repeats: every fit is repeat 0
             predictions["repeat"] = 0
         grids = _grids(store.campaigns_frame(), str(store.path))
-        works, failures = plan(store, predictions)  # each prediction with its trajectory and checkpoint times
+        works, failures = plan(store, list(predictions.itertuples(index=False)))  # with trajectories, checkpoints
     finally:
         if store is not results:
             store.close()

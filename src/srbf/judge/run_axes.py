@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -42,8 +42,6 @@ from srbf.judge.problem_scoring import HINT_KEYS, DrawnProblem, Outcome, StoredP
 from srbf.judge.scoring import Judge
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from srbf.store import ResultsStore
 
 __all__ = ["ProblemPoints", "RunEvaluation", "add_axes", "axis_inputs", "axis_metrics", "evaluate_run"]
@@ -133,19 +131,19 @@ def _hint_key(hints: Any) -> tuple:
     return tuple(sorted((str(k), str(v)) for k, v in hints.items())) if isinstance(hints, Mapping) else ()
 
 
-def axis_inputs(store: ResultsStore, predictions: pd.DataFrame) -> tuple[dict[int, tuple], dict[int, tuple | str]]:
-    """What EFF needs of the store for ``predictions``: each one's reported (seconds, expression)
-    steps in the order reported, and each campaign's checkpoint times (``campaign_grid``; () when
-    its config gives no time limit, a one-line message when its ``run.checkpoints`` is bad)."""
-    import pandas as pd
-
-    frame = store.trajectories_frame()
-    frame = frame[frame["prediction_id"].isin(predictions["id"])]
+def axis_inputs(
+    store: ResultsStore, ids: Collection[int], campaigns: Sequence[Any]
+) -> tuple[dict[int, tuple], dict[int, tuple | str]]:
+    """What EFF needs of the store for the predictions ``ids``: each one's reported (seconds,
+    expression) steps in the order reported, and each of ``campaigns``' (``campaign_rows``)
+    checkpoint times (``campaign_grid``; () when its config gives no time limit, a one-line
+    message when its ``run.checkpoints`` is bad)."""
     steps: dict[int, list] = defaultdict(list)
-    for pid, seconds, expression in zip(frame["prediction_id"], frame["seconds"], frame["expression"]):
-        steps[int(pid)].append((None if pd.isna(seconds) else float(seconds), str(expression)))
+    for pid, _, seconds, expression in store.trajectory_rows():
+        if pid in ids:
+            steps[pid].append((None if seconds is None else float(seconds), str(expression)))
     grids: dict[int, tuple | str] = {}
-    for row in store.campaigns_frame().itertuples(index=False):
+    for row in campaigns:
         try:
             grids[int(row.id)] = campaign_grid(row.config)[0] or ()
         except ValueError as error:

@@ -38,8 +38,9 @@ from typing import TYPE_CHECKING, Any
 from srbf.judge.metric_keys import JUDGE_VERSION
 from srbf.judge.problem_scoring import DrawnProblem, Outcome, close_pool, init_worker, score_chunk, unscored
 from srbf.judge.score_summary import TARGETS_DIFFER, ScoreFailure, ScoreSummary, ScoringError
-from srbf.judge.scoring_plan import MIN_CHUNK, chunks, plan
+from srbf.judge.scoring_plan import MIN_CHUNK, PLAN_COLUMNS, chunks, plan
 from srbf.judge.stack import differences, other_stack_ids
+from srbf.store.jsontext import loads
 
 if TYPE_CHECKING:
     from srbf.store import ResultsStore
@@ -129,12 +130,17 @@ def _progress(total: int, show: bool):
 def _other_stacks(store: ResultsStore, summary: ScoreSummary, replace: set[int], force: bool) -> set[int]:
     """``replace`` plus the rows of this judge version scored with another stack when ``force``;
     otherwise ``replace`` without them, and the summary says how many were kept and what differs."""
-    stored = store.metric_stacks_frame(JUDGE_VERSION)
+    stored = store.metric_stack_rows(JUDGE_VERSION)
     other = other_stack_ids(stored, summary.stack)
     if force:
         return replace | other
     summary.other_stack, summary.other_stack_change = len(other), differences(stored, other, summary.stack)
     return replace - other
+
+
+def _without_srbench(store: ResultsStore) -> set[int]:
+    """The predictions whose metrics of this judge version were scored without the SymPy check."""
+    return {int(row.prediction_id) for row in store.metric_rows(JUDGE_VERSION) if SRBENCH_KEY not in loads(row.metrics)}
 
 
 def score_store(
@@ -166,16 +172,13 @@ def score_store(
     summary = ScoreSummary(store.path.resolve())
     bar = dispatch = None
     try:
-        scored = store.metrics_frame(JUDGE_VERSION, expand=False)
-        replace: set[int] = set()
-        if srbench and len(scored):  # rows scored without the SymPy check: score them again, in place
-            replace = {int(i) for i, m in zip(scored["prediction_id"], scored["metrics"]) if SRBENCH_KEY not in m}
+        scored = {int(row.prediction_id) for row in store.metric_stack_rows(JUDGE_VERSION)}
+        replace = _without_srbench(store) if srbench and scored else set()
         replace = _other_stacks(store, summary, replace, force)
-        done = {int(i) for i in scored["prediction_id"]} - replace
-        predictions = store.predictions_frame(decode_json=False)  # internals decoded row by row, in _plan
-        todo = predictions[~predictions["id"].isin(list(done))]
+        done = scored - replace
+        todo = [row for row in store.prediction_rows(PLAN_COLUMNS) if row.id not in done]
         summary.skipped = len(scored) - len(replace)
-        if todo.empty:
+        if not todo:
             return summary
         if cluster is None:
             dispatch = _Dispatch(min(n_workers, math.ceil(len(todo) / MIN_CHUNK)))

@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from srbf.judge.problem_scoring import DrawnProblem, StoredPrediction, load_catalog
 from srbf.judge.run_axes import axis_inputs
@@ -22,23 +22,23 @@ from srbf.judge.score_summary import ScoreFailure
 from srbf.store import parse_condition
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from srbf.store import ResultsStore
 
-__all__ = ["MIN_CHUNK", "chunks", "plan"]
+__all__ = ["MIN_CHUNK", "PLAN_COLUMNS", "chunks", "plan"]
 
 # srbf.runs.config.SamplingConfig's defaults (not imported: pydantic costs a third of a second), used
 # for a campaign whose config does not say; a wrong guess shows as a hash mismatch, never silently.
 DEFAULT_N_VALIDATION = 512
 DEFAULT_OOD = False
 MIN_CHUNK = 8  # predictions: fewer per chunk and sending them costs more than scoring them
+PLAN_COLUMNS = ("id", "campaign_id", "catalog", "catalog_version", "problem_id", "seed", "draw", "condition",
+                "status", "expression", "error", "data_hash", "inputs_hash", "internals")  # fmt: skip
 
 
-def _campaign_settings(store: ResultsStore) -> dict[int, tuple[tuple[str, ...], int, bool]]:
+def _campaign_settings(campaigns: Sequence[Any]) -> dict[int, tuple[tuple[str, ...], int, bool]]:
     """Per campaign: the catalog references, ``n_validation`` and ``ood`` its config ran with."""
     settings = {}
-    for row in store.campaigns_frame().itertuples(index=False):
+    for row in campaigns:
         run = row.config.get("run") if isinstance(row.config, Mapping) else None
         run = run if isinstance(run, Mapping) else {}
         sampling = run.get("sampling") if isinstance(run.get("sampling"), Mapping) else {}
@@ -84,15 +84,17 @@ def _resolve_catalog(name: str, version: int, refs: tuple[str, ...]) -> str:
     )
 
 
-def plan(store: ResultsStore, todo: pd.DataFrame) -> tuple[list[DrawnProblem], list[ScoreFailure]]:
-    """The unscored predictions grouped by drawn problem, in problem order; and those that cannot
-    be scored at all (catalog or condition problems), each with its reason."""
-    settings = _campaign_settings(store)
-    steps, grids = axis_inputs(store, todo)  # for EFF: trajectories and checkpoint grids
+def plan(store: ResultsStore, todo: Sequence[Any]) -> tuple[list[DrawnProblem], list[ScoreFailure]]:
+    """The predictions ``todo`` (rows with the fields of ``PLAN_COLUMNS``: ``prediction_rows``, or
+    a predictions frame's ``itertuples``) grouped by drawn problem, in problem order; and those
+    that cannot be scored at all (catalog or condition problems), each with its reason."""
+    campaigns = store.campaign_rows()
+    settings = _campaign_settings(campaigns)
+    steps, grids = axis_inputs(store, {int(row.id) for row in todo}, campaigns)  # for EFF
     groups: dict[tuple, list[StoredPrediction]] = defaultdict(list)
     failures: list[ScoreFailure] = []
     refs_ok: dict[tuple, str | ValueError] = {}
-    for row in todo.itertuples(index=False):
+    for row in todo:
         refs, n_validation, ood = settings.get(int(row.campaign_id), ((), DEFAULT_N_VALIDATION, DEFAULT_OOD))
         catalog, version = str(row.catalog), int(row.catalog_version)
         ref_key = (catalog, version, refs)

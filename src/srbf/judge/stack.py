@@ -12,13 +12,11 @@ before stacks were recorded) are kept and named in one warning, and re-scored on
 from __future__ import annotations
 
 import platform
+from collections.abc import Sequence
 from importlib import metadata
-from typing import TYPE_CHECKING
+from typing import Any
 
 from srbf.store.schema import JUDGE_STACK_COLUMNS
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 LIBRARIES = ("numpy", "scipy", "sympy", "mpmath")
 
@@ -30,22 +28,26 @@ def judge_stack() -> dict[str, str]:
     return {column: versions[column.removesuffix("_version")] for column in JUDGE_STACK_COLUMNS}
 
 
-def other_stack_ids(stored: pd.DataFrame, stack: dict[str, str]) -> set[int]:
-    """The prediction ids in ``stored`` (``ResultsStore.metric_stacks_frame`` of one judge version)
+def _libraries(row: Any) -> tuple:
+    return tuple(getattr(row, column) for column in JUDGE_STACK_COLUMNS)
+
+
+def other_stack_ids(stored: Sequence[Any], stack: dict[str, str]) -> set[int]:
+    """The prediction ids in ``stored`` (``ResultsStore.metric_stack_rows`` of one judge version)
     whose metrics were computed with another stack than ``stack``, or with one not recorded."""
-    same = stored[list(JUDGE_STACK_COLUMNS)].eq(stack).all(axis=1)
-    return {int(i) for i in stored.loc[~same, "prediction_id"]}
+    wanted = tuple(stack[column] for column in JUDGE_STACK_COLUMNS)
+    return {int(row.prediction_id) for row in stored if _libraries(row) != wanted}
 
 
-def differences(stored: pd.DataFrame, ids: set[int], stack: dict[str, str]) -> str:
+def differences(stored: Sequence[Any], ids: set[int], stack: dict[str, str]) -> str:
     """How the stored stacks of ``ids`` differ from ``stack``: ``numpy 1.26.4 -> 2.1.3, ...``."""
-    rows = stored[stored["prediction_id"].isin(list(ids))]
+    rows = [_libraries(row) for row in stored if row.prediction_id in ids]
     changes = []
-    for column in JUDGE_STACK_COLUMNS:
-        before = sorted({str(v) for v in rows[column] if v is not None and v == v and str(v) != stack[column]})
+    for i, column in enumerate(JUDGE_STACK_COLUMNS):
+        before = sorted({str(row[i]) for row in rows if row[i] is not None and str(row[i]) != stack[column]})
         if before:
             changes.append(f"{column.removesuffix('_version')} {'/'.join(before)} -> {stack[column]}")
-    unrecorded = int(rows[list(JUDGE_STACK_COLUMNS)].isna().all(axis=1).sum())
+    unrecorded = sum(1 for row in rows if all(value is None for value in row))
     if unrecorded:
         changes.append(f"{unrecorded} with no stack recorded")
     return ", ".join(changes)

@@ -1,8 +1,9 @@
 """Read the store's tables into pandas DataFrames, and export predictions to Parquet or CSV.
 
-Every reader is one SELECT, so it sees one consistent snapshot even while a run is writing (WAL):
-a prediction appears together with its whole trajectory or not at all. Numeric columns keep their
-dtypes even when a frame is empty; SQL NULL reads as NaN in float columns and None elsewhere.
+The rows come from ``row_readers`` (which the scoring pass reads without pandas). Every reader
+is one SELECT, so it sees one consistent snapshot even while a run is writing (WAL): a prediction
+appears together with its whole trajectory or not at all. Numeric columns keep their dtypes
+even when a frame is empty; SQL NULL reads as NaN in float columns and None elsewhere.
 JSON columns (``internals``, metrics) are decoded unless asked not to.
 
 Filters are keyword arguments naming a predictions column (``method``, ``catalog``,
@@ -20,42 +21,17 @@ from typing import Any
 import pandas as pd
 
 from srbf.store.jsontext import loads
-from srbf.store.schema import KEY_COLUMNS, METHOD_STACK_COLUMNS, METRIC_FRAME_COLUMNS, column_list
-
-PREDICTION_COLUMNS = (
-    "id",
-    "campaign_id",
-    *KEY_COLUMNS,
-    "provenance",
-    "status",
-    "expression",
-    "error",
-    "wall_seconds",
-    "cpu_seconds",
-    "method_seconds",
-    "data_hash",
-    "inputs_hash",
-    "internals",
-    "stderr_tail",
-    "created_at",
+from srbf.store.row_readers import (
+    CAMPAIGN_COLUMNS,
+    PREDICTION_COLUMNS,
+    TRAJECTORY_COLUMNS,
+    campaign_rows,
+    metric_rows,
+    prediction_rows,
+    trajectory_rows,
+    where,
 )
-TRAJECTORY_COLUMNS = ("prediction_id", "step", "seconds", "expression")
-CAMPAIGN_COLUMNS = (
-    "id",
-    "name",
-    "config",
-    "config_hash",
-    "provenance",
-    "srbf_version",
-    "git_commit",
-    "git_dirty",
-    "hostname",
-    "platform",
-    "cpu_count",
-    "python_version",
-    "created_at",
-    *METHOD_STACK_COLUMNS,
-)
+from srbf.store.schema import KEY_COLUMNS, METRIC_FRAME_COLUMNS, column_list
 
 _DTYPES = {
     "id": "int64",
@@ -74,21 +50,6 @@ _DTYPES = {
     "method_seconds": "float64",
     "seconds": "float64",
 }
-FILTERABLE = frozenset(PREDICTION_COLUMNS) - {"internals", "stderr_tail", "error", "expression"}
-
-
-def _where(filters: Mapping[str, Any], alias: str = "") -> tuple[list[str], list[Any]]:
-    clauses: list[str] = []
-    params: list[Any] = []
-    for column, wanted in filters.items():
-        if column not in FILTERABLE:
-            raise ValueError(f"cannot filter predictions by {column!r}; filterable: {sorted(FILTERABLE)}")
-        if wanted is None:
-            continue
-        values = list(wanted) if isinstance(wanted, (list, tuple, set, frozenset)) else [wanted]
-        clauses.append(f"{alias}{column} IN ({', '.join('?' * len(values))})")
-        params.extend(values)
-    return clauses, params
 
 
 def _frame(rows: list[tuple], columns: Iterable[str]) -> pd.DataFrame:
@@ -108,18 +69,7 @@ def predictions(
     unscored_by: str | None = None,
 ) -> pd.DataFrame:
     """Predictions in insertion order; ``unscored_by``: only those without metrics of that judge."""
-    clauses, params = _where(filters, "p.")
-    if unscored_by is not None:
-        clauses.append(
-            "NOT EXISTS (SELECT 1 FROM metrics m WHERE m.prediction_id = p.id AND m.judge_version = ?)"
-        )
-        params.append(unscored_by)
-    where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-    # A store of an older schema opened read-only is not migrated: its missing columns read as NULL
-    # (the repeat index as 0: it had one fit per key).
-    columns = column_list(conn, "predictions", PREDICTION_COLUMNS, "p.")
-    rows = conn.execute(f"SELECT {columns} FROM predictions p{where} ORDER BY p.id", params).fetchall()
-    frame = _frame(rows, PREDICTION_COLUMNS)
+    frame = _frame(prediction_rows(conn, filters, unscored_by=unscored_by), PREDICTION_COLUMNS)
     if decode_json:
         frame["internals"] = pd.Series(
             [loads(text) for text in frame["internals"]], index=frame.index, dtype=object
@@ -147,14 +97,14 @@ def scored_predictions(
     have metrics of ``judge_version`` (in insertion order, the columns of ``SCORED_COLUMNS`` and
     ``flagged``: whether their internals hold the key ``flag``), their metrics as JSON texts (not
     decoded: the caller decodes them in one go), and how many predictions the filters select."""
-    clauses, params = _where(filters, "p.")
-    where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-    total = conn.execute(f"SELECT count(*) FROM predictions p{where}", params).fetchone()[0]
+    clauses, params = where(filters, "p.")
+    condition = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+    total = conn.execute(f"SELECT count(*) FROM predictions p{condition}", params).fetchone()[0]
     present = {row[1] for row in conn.execute("PRAGMA table_info(predictions)")}
     flagged = "instr(p.internals, ?) > 0" if "internals" in present else "0 AND ?"
     rows = conn.execute(
         f"SELECT {column_list(conn, 'predictions', SCORED_COLUMNS, 'p.')}, {flagged}, m.metrics "
-        f"FROM predictions p JOIN metrics m ON m.prediction_id = p.id AND m.judge_version = ?{where} ORDER BY p.id",
+        f"FROM predictions p JOIN metrics m ON m.prediction_id = p.id AND m.judge_version = ?{condition} ORDER BY p.id",
         [f'"{flag}"', judge_version, *params],
     ).fetchall()
     texts = [row[-1] for row in rows]
@@ -165,42 +115,16 @@ def scored_predictions(
 
 def trajectories(conn: sqlite3.Connection, filters: Mapping[str, Any]) -> pd.DataFrame:
     """Trajectory steps of the selected predictions, ordered by prediction and step."""
-    filters = dict(filters)
-    ids = filters.pop("prediction_id", None)
-    if ids is not None:
-        filters["id"] = ids
-    clauses, params = _where(filters)
-    where = (
-        f" WHERE t.prediction_id IN (SELECT id FROM predictions WHERE {' AND '.join(clauses)})"
-        if clauses
-        else ""
-    )
-    rows = conn.execute(
-        f"SELECT t.prediction_id, t.step, t.seconds, t.expression FROM trajectories t{where} "
-        "ORDER BY t.prediction_id, t.step",
-        params,
-    ).fetchall()
-    return _frame(rows, TRAJECTORY_COLUMNS)
+    return _frame(trajectory_rows(conn, filters), TRAJECTORY_COLUMNS)
 
 
 def metrics(
     conn: sqlite3.Connection, judge_version: str | None, filters: Mapping[str, Any], *, expand: bool = True
 ) -> pd.DataFrame:
     """Metrics joined with their prediction's key; one column per metric when ``expand``."""
-    clauses, params = _where(filters, "p.")
-    if judge_version is not None:
-        clauses.append("m.judge_version = ?")
-        params.append(judge_version)
-    where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-    fixed = ["m.prediction_id", "m.judge_version", "p.campaign_id", column_list(conn, "predictions", KEY_COLUMNS, "p.")]
-    fixed += ["p.provenance", "p.status", "m.created_at"]
-    rows = conn.execute(
-        f"SELECT {', '.join(fixed)}, m.metrics FROM metrics m JOIN predictions p ON p.id = m.prediction_id"
-        f"{where} ORDER BY m.prediction_id, m.judge_version",
-        params,
-    ).fetchall()
-    frame = _frame(rows, (*METRIC_FRAME_COLUMNS, "metrics"))
-    decoded = [loads(text) for text in frame.pop("metrics")]
+    rows = metric_rows(conn, judge_version, filters)
+    frame = _frame([row[:-1] for row in rows], METRIC_FRAME_COLUMNS)
+    decoded = [loads(row[-1]) for row in rows]
     if not expand:
         frame["metrics"] = pd.Series(decoded, index=frame.index, dtype=object)
         return frame
@@ -212,12 +136,7 @@ def metrics(
 
 def campaigns(conn: sqlite3.Connection) -> pd.DataFrame:
     """Every campaign, oldest first, with its config decoded (a column newer than the store: None)."""
-    present = {row[1] for row in conn.execute("PRAGMA table_info(campaigns)")}
-    columns = ", ".join(c if c in present else f"NULL AS {c}" for c in CAMPAIGN_COLUMNS)
-    rows = conn.execute(f"SELECT {columns} FROM campaigns ORDER BY id").fetchall()
-    frame = _frame(rows, CAMPAIGN_COLUMNS)
-    frame["config"] = pd.Series([loads(text) for text in frame["config"]], index=frame.index, dtype=object)
-    return frame
+    return _frame(campaign_rows(conn), CAMPAIGN_COLUMNS)
 
 
 def export_predictions(

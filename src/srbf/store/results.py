@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import warnings
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,6 +33,17 @@ from srbf.store.connection import open_reader, open_writer, resolve_path, transa
 from srbf.store.environment import git_state, machine_info
 from srbf.store.errors import DuplicateKeyWarning, StoreError, translate
 from srbf.store.jsontext import dumps
+from srbf.store.row_readers import (
+    CAMPAIGN_COLUMNS,
+    PREDICTION_COLUMNS,
+    TRAJECTORY_COLUMNS,
+    campaign_rows,
+    metric_rows,
+    named,
+    prediction_rows,
+    trajectory_rows,
+)
+from srbf.store.rows import Fit, fit_rows, now_text
 from srbf.store.schema import (
     JUDGE_STACK_COLUMNS,
     KEY_COLUMNS,
@@ -41,9 +52,15 @@ from srbf.store.schema import (
     PROVENANCES,
     column_list,
 )
-from srbf.store.rows import Fit, fit_rows, now_text
 from srbf.store.shard_table import ShardInfo, claim_shard, read_shard
-from srbf.store.stacks import judge_stack_id, stack_values
+from srbf.store.stacks import (
+    METRIC_STACK_COLUMNS,
+    judge_stack_id,
+    metric_stack_rows,
+    metric_stacks,
+    stack_frame,
+    stack_values,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -323,13 +340,16 @@ class ResultsStore:
 
     # -- reading ----------------------------------------------------------------------------------
 
-    def _read(self, doing: str, reader: str, *args: Any, **kwargs: Any) -> Any:
-        from srbf.store import frames, stacks  # pandas is imported by readers only, not by the driver
-
+    def _read(self, doing: str, reader: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         try:
-            return getattr(stacks if hasattr(stacks, reader) else frames, reader)(self._conn, *args, **kwargs)
+            return reader(self._conn, *args, **kwargs)
         except sqlite3.DatabaseError as exc:
             raise translate(exc, self.path, doing) from exc
+
+    def _frames(self, doing: str, reader: str, *args: Any, **kwargs: Any) -> Any:
+        from srbf.store import frames  # pandas is imported by the frame readers only, not by the driver
+
+        return self._read(doing, getattr(frames, reader), *args, **kwargs)
 
     def done_keys(self, config_hash: str | None = None) -> set[TaskKey]:
         """Every stored key (of one configuration hash, if given), whatever its status: resume skips them."""
@@ -345,48 +365,80 @@ class ResultsStore:
     def predictions_frame(self, *, decode_json: bool = True, **filters: Any) -> pd.DataFrame:
         """Predictions as a DataFrame, oldest first; filters such as ``method=``, ``catalog=``,
         ``campaign_id=``, ``status=`` take a value or a list of values."""
-        return self._read("reading predictions", "predictions", filters, decode_json=decode_json)
+        return self._frames("reading predictions", "predictions", filters, decode_json=decode_json)
 
     def unscored_predictions(self, judge_version: str, **filters: Any) -> pd.DataFrame:
         """Predictions (as ``predictions_frame``) that have no metrics from ``judge_version`` yet."""
-        return self._read(
+        return self._frames(
             "reading unscored predictions", "predictions", filters, unscored_by=str(judge_version)
         )
 
     def scored_predictions(self, judge_version: str, flag: str, **filters: Any) -> tuple[pd.DataFrame, list[str], int]:
         """The selected predictions scored by ``judge_version``, their metrics' JSON texts and the
         number selected (``srbf.store.frames.scored_predictions``; the long frame's one read)."""
-        return self._read("reading scored predictions", "scored_predictions", str(judge_version), filters, flag)
+        return self._frames("reading scored predictions", "scored_predictions", str(judge_version), filters, flag)
 
     def trajectories_frame(self, **filters: Any) -> pd.DataFrame:
         """Trajectory steps (prediction_id, step, seconds, expression) in order; filter by
         ``prediction_id=`` or any predictions filter."""
-        return self._read("reading trajectories", "trajectories", filters)
+        return self._frames("reading trajectories", "trajectories", filters)
 
     def metrics_frame(
         self, judge_version: str | None = None, *, expand: bool = True, **filters: Any
     ) -> pd.DataFrame:
         """Metrics with their prediction's key, one column per metric (all judges if ``None``)."""
         version = None if judge_version is None else str(judge_version)
-        return self._read("reading metrics", "metrics", version, filters, expand=expand)
+        return self._frames("reading metrics", "metrics", version, filters, expand=expand)
 
     def campaigns_frame(self) -> pd.DataFrame:
         """Every campaign with its config, provenance, srbf version, git state, machine and the
         method's stack."""
-        return self._read("reading campaigns", "campaigns")
+        return self._frames("reading campaigns", "campaigns")
 
     def metric_stacks_frame(self, judge_version: str | None = None) -> pd.DataFrame:
         """Per metrics row: prediction_id, judge_version and the library versions that scored it."""
         version = None if judge_version is None else str(judge_version)
-        return self._read("reading the judge stacks", "metric_stacks", version)
+        return self._read("reading the judge stacks", metric_stacks, version)
 
     def stack_frame(self, **filters: Any) -> pd.DataFrame:
         """The stack behind the selected predictions: one row per method, run stack and judge stack
         (``srbf.store.stacks``; ``stack_table`` makes it the table ``srbf status`` prints)."""
-        return self._read("reading the stacks", "stack_frame", filters)
+        return self._read("reading the stacks", stack_frame, filters)
 
     def export(self, path: str | Path, format: str | None = None, *, metrics: str | None = None,
                **filters: Any) -> Path:  # fmt: skip
         """Write predictions to Parquet or CSV (format from the suffix unless given); return the path.
         ``metrics``: a judge version, whose metrics each row then carries (one column per metric)."""
-        return self._read("exporting predictions", "export_predictions", Path(path), format, filters, metrics)
+        return self._frames("exporting predictions", "export_predictions", Path(path), format, filters, metrics)
+
+    # -- reading rows (no pandas: what the scoring pass plans from) -------------------------------
+
+    def prediction_rows(self, columns: Iterable[str] = PREDICTION_COLUMNS, **filters: Any) -> list[tuple]:
+        """Predictions' ``columns`` as named tuples, oldest first (internals as JSON text); filters
+        as for ``predictions_frame``."""
+        columns = tuple(columns)
+        rows = self._read("reading predictions", prediction_rows, filters, columns=columns)
+        return list(map(named(columns)._make, rows))
+
+    def trajectory_rows(self, **filters: Any) -> list[tuple]:
+        """Trajectory steps as named tuples (prediction_id, step, seconds, expression) in order;
+        filters as for ``trajectories_frame``."""
+        return list(map(named(TRAJECTORY_COLUMNS)._make, self._read("reading trajectories", trajectory_rows, filters)))
+
+    def metric_rows(self, judge_version: str | None = None, **filters: Any) -> list[tuple]:
+        """Metrics rows as named tuples: their prediction's key (the columns of ``metrics_frame``)
+        and ``metrics``, the JSON text (all judges if ``judge_version`` is None)."""
+        version = None if judge_version is None else str(judge_version)
+        rows = self._read("reading metrics", metric_rows, version, filters)
+        return list(map(named((*METRIC_FRAME_COLUMNS, "metrics"))._make, rows))
+
+    def campaign_rows(self) -> list[tuple]:
+        """Every campaign as a named tuple (the columns of ``campaigns_frame``), config decoded."""
+        return list(map(named(CAMPAIGN_COLUMNS)._make, self._read("reading campaigns", campaign_rows)))
+
+    def metric_stack_rows(self, judge_version: str | None = None) -> list[tuple]:
+        """Per metrics row, as named tuples: prediction_id, judge_version and the library versions
+        that scored it (the columns of ``metric_stacks_frame``)."""
+        version = None if judge_version is None else str(judge_version)
+        rows = self._read("reading the judge stacks", metric_stack_rows, version)
+        return list(map(named(METRIC_STACK_COLUMNS)._make, rows))

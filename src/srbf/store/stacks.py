@@ -79,18 +79,25 @@ def _judge_select(conn: sqlite3.Connection) -> tuple[str, str]:
     return ", ".join(f"s.{c}" for c in JUDGE_STACK_COLUMNS), " LEFT JOIN judge_stacks s ON s.id = m.judge_stack_id"
 
 
-def metric_stacks(conn: sqlite3.Connection, judge_version: str | None) -> pd.DataFrame:
-    """Per metrics row (of one judge version, or all): prediction_id, judge_version and the
-    libraries that scored it (None where the store does not know)."""
-    import pandas as pd
+METRIC_STACK_COLUMNS = ("prediction_id", "judge_version", *JUDGE_STACK_COLUMNS)
 
+
+def metric_stack_rows(conn: sqlite3.Connection, judge_version: str | None) -> list[tuple]:
+    """Per metrics row (of one judge version, or all), by prediction: ``METRIC_STACK_COLUMNS``,
+    the prediction, judge version and libraries that scored it (None where the store does not know)."""
     select, join = _judge_select(conn)
     where, params = ("", []) if judge_version is None else (" WHERE m.judge_version = ?", [judge_version])
-    rows = conn.execute(
+    return conn.execute(
         f"SELECT m.prediction_id, m.judge_version, {select} FROM metrics m{join}{where} ORDER BY m.prediction_id",
         params,
     ).fetchall()
-    frame = pd.DataFrame.from_records(rows, columns=["prediction_id", "judge_version", *JUDGE_STACK_COLUMNS])
+
+
+def metric_stacks(conn: sqlite3.Connection, judge_version: str | None) -> pd.DataFrame:
+    """``metric_stack_rows`` as a DataFrame."""
+    import pandas as pd
+
+    frame = pd.DataFrame.from_records(metric_stack_rows(conn, judge_version), columns=list(METRIC_STACK_COLUMNS))
     frame["prediction_id"] = frame["prediction_id"].astype("int64")
     return frame
 
@@ -103,9 +110,9 @@ def stack_frame(conn: sqlite3.Connection, filters: Mapping[str, Any]) -> pd.Data
     ``filters`` select predictions as in ``frames`` (``method=``, ``config_hash=``, ...)."""
     import pandas as pd
 
-    from srbf.store.frames import _where
+    from srbf.store.row_readers import where
 
-    clauses, params = _where(filters, "p.")
+    clauses, params = where(filters, "p.")
     present = _columns(conn, "campaigns")
     run = ", ".join(f"c.{c}" if c in present else f"NULL AS {c}" for c in RUN_STACK_COLUMNS)
     judge, join = _judge_select(conn)
