@@ -14,6 +14,7 @@ import json
 import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from srbf.judge.problem_scoring import DrawnProblem, StoredPrediction, load_catalog
@@ -94,6 +95,7 @@ def plan(store: ResultsStore, todo: Sequence[Any]) -> tuple[list[DrawnProblem], 
     groups: dict[tuple, list[StoredPrediction]] = defaultdict(list)
     failures: list[ScoreFailure] = []
     refs_ok: dict[tuple, str | ValueError] = {}
+    condition_of = cache(parse_condition)  # a store holds a few conditions, read once each
     for row in todo:
         refs, n_validation, ood = settings.get(int(row.campaign_id), ((), DEFAULT_N_VALIDATION, DEFAULT_OOD))
         catalog, version = str(row.catalog), int(row.catalog_version)
@@ -108,7 +110,7 @@ def plan(store: ResultsStore, todo: Sequence[Any]) -> tuple[list[DrawnProblem], 
             failures.append(ScoreFailure(int(row.id), str(ref)))
             continue
         try:
-            n_support, noise = parse_condition(row.condition)
+            n_support, noise = condition_of(row.condition)
         except ValueError as error:
             failures.append(ScoreFailure(int(row.id), f"{catalog}/{row.problem_id}: {error}"))
             continue

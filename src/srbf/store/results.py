@@ -80,6 +80,17 @@ _REPLACE_METRICS = (
 )
 
 
+def _check_names(metrics: Mapping[str, Any], accepted: set[str]) -> None:
+    """ValueError unless every metric name is a string and clashes with no frame column; names in
+    ``accepted`` passed before (a pass's records share theirs: checked once, not per record)."""
+    if metrics.keys() <= accepted:
+        return
+    bad = [name for name in metrics if not isinstance(name, str) or name in METRIC_FRAME_COLUMNS]
+    if bad:
+        raise ValueError(f"metric names {bad!r} are not strings or clash with columns {METRIC_FRAME_COLUMNS}")
+    accepted.update(metrics)
+
+
 class ResultsStore:
     """The results store of one results root (a directory, or the ``.sqlite`` file itself).
 
@@ -272,10 +283,9 @@ class ResultsStore:
         ``srbf.judge.stack.judge_stack`` reads them); None records them as unknown."""
         stack = stack_values(judge_stack, JUDGE_STACK_COLUMNS, "judge stack")
         values: dict[bool, list[tuple]] = {True: [], False: []}
+        accepted: set[str] = set()
         for prediction_id, metrics in rows:
-            bad = [name for name in metrics if not isinstance(name, str) or name in METRIC_FRAME_COLUMNS]
-            if bad:
-                raise ValueError(f"metric names {bad!r} are not strings or clash with columns {METRIC_FRAME_COLUMNS}")
+            _check_names(metrics, accepted)
             text = dumps(dict(metrics), f"metrics of prediction {prediction_id}")
             values[prediction_id in replace].append((int(prediction_id), str(judge_version), text, now_text()))
         if not rows:
@@ -308,11 +318,7 @@ class ResultsStore:
         ``DuplicateKeyWarning``) unless ``replace`` is true. ``judge_stack`` as for
         ``record_metrics_many``.
         """
-        bad = [name for name in metrics if not isinstance(name, str) or name in METRIC_FRAME_COLUMNS]
-        if bad:
-            raise ValueError(
-                f"metric names {bad!r} are not strings or clash with columns {METRIC_FRAME_COLUMNS}"
-            )
+        _check_names(metrics, set())
         stack = stack_values(judge_stack, JUDGE_STACK_COLUMNS, "judge stack")
         text = dumps(dict(metrics), f"metrics of prediction {prediction_id}")
         conflict = _REPLACE_METRICS if replace else "DO NOTHING"
