@@ -520,3 +520,24 @@ def test_shared_readings_give_the_metrics_of_a_fresh_judge_per_prediction(tmp_pa
         assert stored[ids[(method, problem_id, draw)]] == record, (method, problem_id)
     assert stored[ids[("a", "Nguyen-9", 0)]]["arena_eff"] is not None
     assert stored[ids[("b", "Nguyen-1", 0)]]["success"] == 0
+
+
+def test_neither_the_pass_nor_its_scoring_processes_import_pandas(tmp_path):
+    """The parent plans from the store's plain rows and the scoring processes import only the judge:
+    pandas (80 MB and 0.6 s a process) is for the commands that read frames."""
+    import subprocess
+    import sys
+
+    root = tmp_path / "results"
+    fits = [(method, problem_id, draw, FitResult("ok", "x1 + 1")) for method in ("a", "b", "c")
+            for problem_id in ("Nguyen-1", "Nguyen-2") for draw in (0, 1)]  # fmt: skip
+    write_store(root, fits, time_limit=10)
+    command = [sys.executable, "-X", "importtime", "-m", "srbf.cli", "score", "--results", str(root), "--workers", "2",
+               "--json"]  # fmt: skip
+    out = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    summary = json.loads(out.stdout)
+    assert summary["scored"] == 12 and summary["workers"] == 2
+    imported = [line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")]
+    assert "srbf.judge.scoring" in imported  # the scoring processes' imports are listed too
+    assert not [name for name in imported if name == "pandas" or name.startswith("pandas.")]
