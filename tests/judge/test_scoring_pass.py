@@ -534,7 +534,7 @@ def test_neither_the_pass_nor_its_scoring_processes_import_pandas(tmp_path):
     write_store(root, fits, time_limit=10)
     command = [sys.executable, "-X", "importtime", "-m", "srbf.cli", "score", "--results", str(root), "--workers", "2",
                "--json"]  # fmt: skip
-    out = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    out = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
     assert out.returncode == 0, out.stderr[-2000:]
     summary = json.loads(out.stdout)
     assert summary["scored"] == 12 and summary["workers"] == 2
