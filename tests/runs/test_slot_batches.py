@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import signal
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -97,6 +98,18 @@ def test_a_slot_process_never_sent_anything_is_killed_at_close_without_waiting_f
     process = SlotProcess(SlotSettings())  # spawned before a plan exists (LocalExecutor.prestart)
     process.close()
     assert not process.alive and process.process.exitcode == -signal.SIGKILL
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads the process tree from /proc")
+def test_a_stopped_slot_process_ends_its_workers_and_then_exits_with_code_0(tmp_path, slot):
+    assert [o.result.status for o in slot.fits(orders(tmp_path, 2))] == ["ok", "ok"]
+    pid = slot.process.pid
+    tasks = Path(f"/proc/{pid}/task").iterdir()  # its workers are started from a thread of its own
+    workers = [int(child) for task in tasks for child in (task / "children").read_text().split()]
+    assert workers  # the method worker's guard
+    slot.close()  # ends without the interpreter's teardown (os._exit), after closing its workers
+    assert slot.process.exitcode == 0
+    assert not any(Path(f"/proc/{worker}").exists() for worker in workers)
 
 
 def test_a_worker_started_early_gives_its_reply_to_the_first_start_request(tmp_path, slot):
