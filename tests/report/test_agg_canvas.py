@@ -15,3 +15,17 @@ def test_a_figure_drawn_on_a_kept_renderer_has_the_bytes_of_a_fresh_one(tmp_path
     [reused] = curves_figure(aggregates, "log10_fvu_validation", tmp_path / "reused.png", {})
     assert ReusingCanvas._kept[1] is renderer  # the same size: drawn on the same renderer
     assert reused.read_bytes() == fresh.read_bytes()
+
+
+def test_a_large_figure_gets_a_renderer_of_its_own(tmp_path):
+    from matplotlib.figure import Figure
+
+    from srbf.report.figure_files import figure_files
+
+    ReusingCanvas._kept = None
+    fig = Figure(figsize=(10, 6))
+    fig.add_subplot().plot([0, 1], [0, 1])
+    figure_files("png", 400).save(fig, tmp_path / "large.png", 100)  # 4000 x 2400 pixels
+    assert ReusingCanvas._kept is None
+    figure_files("png", 100).save(fig, tmp_path / "small.png", 100)
+    assert ReusingCanvas._kept is not None and ReusingCanvas._kept[0][:2] == (1000, 600)

@@ -4,13 +4,16 @@ Matplotlib's Agg canvas makes a new renderer for every figure, and with it new c
 metrics and of parsed mathtext (the log axes' 10^k labels): measuring the same tick labels
 again was about a quarter of a curve figure's time when a process draws several figures of one
 size. The renderer is cleared before each draw, so the files are the same bytes. One renderer is
-kept per process, the last size drawn: a 2400-dpi figure's buffer is large.
+kept per process, the last size drawn, and only a small one (a 2400-dpi figure's buffer is over
+a gigabyte; at the default 100 dpi a curve figure's is 2.4 MB).
 """
 
 from __future__ import annotations
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.figure import Figure
+
+KEPT_PIXELS = 4_000_000  # the largest renderer kept (16 MB); a larger figure gets its own, as in matplotlib
 
 
 class ReusingCanvas(FigureCanvasAgg):
@@ -22,9 +25,13 @@ class ReusingCanvas(FigureCanvasAgg):
         width, height = self.get_width_height(physical=True)
         key = (width, height, self.figure.dpi)
         kept = ReusingCanvas._kept
-        if kept is None or kept[0] != key:
-            kept = ReusingCanvas._kept = (key, RendererAgg(width, height, self.figure.dpi))
-        self.renderer = kept[1]
+        if kept is not None and kept[0] == key:
+            self.renderer = kept[1]
+        elif width * height > KEPT_PIXELS:
+            return super().get_renderer()
+        else:
+            self.renderer = RendererAgg(width, height, self.figure.dpi)
+            ReusingCanvas._kept = (key, self.renderer)
         return self.renderer
 
 
