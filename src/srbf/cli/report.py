@@ -118,7 +118,7 @@ def _analyze(args: argparse.Namespace) -> int:
         report = build_report(frame, args.output, metrics=args.metric, times=args.at_seconds or DECLARED_TIMES,
                               statistic=args.statistic, show_incomplete=args.show_incomplete,
                               source=str(args.results or DEFAULT_RESULTS), confirmatory=_confirmatory(args, frame),
-                              stack=_stack(args), files=files, at_budget=args.at_budget,
+                              stack=functools.partial(_stack, args), files=files, at_budget=args.at_budget,
                               timing=_timing(args), painter=painter)
     for note in report.notes:
         print(f"srbf: note: {note}", file=sys.stderr)

@@ -8,6 +8,7 @@ its CSV tables. docs/report.md describes every part and how to read it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -101,7 +102,8 @@ def run_analysis(frame: pd.DataFrame, metrics, *, times=DECLARED_TIMES, statisti
 def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DECLARED_TIMES,
                  statistic: str = "meta", show_incomplete: bool = False, source: str = "",
                  confirmatory=(), seed: int = 0, n_resamples: int = 1000,
-                 stack: pd.DataFrame | None = None, files: FigureFiles = FigureFiles(),
+                 stack: pd.DataFrame | Callable[[], pd.DataFrame | None] | None = None,
+                 files: FigureFiles = FigureFiles(),
                  at_budget: str | None = None, timing=None, painter: Painter | None = None) -> Report:
     """Analyse ``frame`` and write the report into directory ``out``.
 
@@ -111,7 +113,8 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
     problem has no finished draw (flagged §); by default they are withheld. confirmatory: the
     pairs of method labels declared confirmatory (Holm-corrected, marked ◆); the rest are
     exploratory (Benjamini-Hochberg). stack: the results' ``srbf.store.stacks.stack_frame``, shown in
-    a section of its own and written to tables/stack.csv (None: no section). files: the formats
+    a section of its own and written to tables/stack.csv (None: no section), or a function that
+    reads it, called once the curves are being drawn. files: the formats
     and resolution of the figures. at_budget: "max" reads values, verdicts and ranks with every
     method at its own largest complete budget instead of at the time marks. A time mark whose
     values all equal the previous mark's is folded into it in index.md and the figures
@@ -140,6 +143,8 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
         curves = [curve_job(analysis.aggregates, metric, folder, files, provenance=provenance, times=times_shown,
                             show_incomplete=show_incomplete) for metric in metrics]
         painter.draw(curves)  # they need the aggregates only
+        if callable(stack):  # read while the curves are drawn
+            stack = stack()
         methods = sorted(frame["method"].astype(str).unique())
 
         boards = [T.leaderboard(analysis.aggregates, metrics, mark, provenance) for mark in marks]

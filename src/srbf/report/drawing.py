@@ -25,6 +25,7 @@ from typing import Any
 
 Job = tuple[Callable[..., list[Path]] | str, tuple, dict[str, Any]]  # a figure function, its arguments
 DRAWING_MODULES = ("srbf.report.figures", "srbf.report.cd")  # what a Painter imports ahead of its jobs
+WARM_UP = "srbf.report.agg_canvas:warm_up"  # and then runs, still ahead of them
 
 
 def usable_cores() -> int:
@@ -76,6 +77,7 @@ def start_drawing(jobs: Sequence[Job], workers: int | None = None) -> Drawing:
 def _import_drawing() -> None:
     for module in DRAWING_MODULES:
         importlib.import_module(module)
+    _run(WARM_UP, (), {})
 
 
 def _draw_all(jobs: list[Job], workers: int) -> list[Path]:

@@ -44,6 +44,9 @@ class FigureFiles:
         """``fig`` written as ``path`` with each format's suffix; the paths written."""
         from matplotlib import rc_context
 
+        from srbf.report.agg_canvas import reuse_renderer
+
+        reuse_renderer(fig)
         written = []
         for fmt, target in zip(self.formats, self.targets(path)):
             target.parent.mkdir(parents=True, exist_ok=True)
