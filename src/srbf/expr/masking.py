@@ -42,7 +42,7 @@ from srbf.expr.canonical import (
 from srbf.expr.canonical_nodes import CALL, MINUS_ONE, NUM, RAW, SYM, factor_key, from_expr, to_expr
 from srbf.expr.tree import Call, Const, Expr, Num, rebuild, walk
 
-__all__ = ["LEVELS", "MASK", "drop_zeros", "mask", "masked_form", "masked_levels", "raw_skeleton"]
+__all__ = ["LEVELS", "MASK", "drop_zeros", "mask", "masked_form", "masked_levels", "raw_skeleton", "raw_skeletons"]
 
 MASK_NAME = "<constant>"
 MASK = Const(MASK_NAME)
@@ -218,6 +218,25 @@ def raw_skeleton(expr: Expr, level: str = "structure", *, drop: bool = True) -> 
 
     written = drop_zeros(expr) if drop else expr
     return rebuild(written, lambda leaf: MASK if type(leaf) in (Num, Const) else leaf, call)
+
+
+def raw_skeletons(expr: Expr) -> tuple[Expr, Expr]:
+    """``raw_skeleton(expr, "structure")`` and ``raw_skeleton(expr, "exponents")`` from one walk (the
+    judge needs both of every formula): the two share every subtree without a kept exponent."""
+
+    def leaf(node: Expr) -> tuple[Expr, Expr]:
+        masked = MASK if type(node) in (Num, Const) else node
+        return masked, masked
+
+    def call(node: Call, pairs: tuple) -> tuple[Expr, Expr]:
+        structure = tuple([pair[0] for pair in pairs])
+        exponents = tuple([pair[1] for pair in pairs])
+        if node.op == "pow" and len(pairs) == 2 and type(node.args[1]) is Num:
+            exponents = (exponents[0], node.args[1])
+        masked = _rebuilt_call(node, structure)
+        return masked, (masked if all(map(is_, exponents, structure)) else _rebuilt_call(node, exponents))
+
+    return rebuild(drop_zeros(expr), leaf, call)
 
 
 def _rebuilt_call(node: Call, args: tuple) -> Expr:

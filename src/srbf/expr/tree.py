@@ -92,6 +92,14 @@ class Call:
 Expr = Union[Num, Var, Const, Call]
 
 
+def hashed_call(op: str, args: tuple[Expr, ...]) -> Call:
+    """``Call(op, args)`` with its hash computed now, from its children's (computed already when
+    they were built this way): for a tree built bottom-up whose every node will be compared."""
+    node = Call(op, args)
+    object.__setattr__(node, "_hash", hash((op, args)))
+    return node
+
+
 def walk(expr: Expr) -> Iterator[Expr]:
     """Every node of the tree in prefix order (iteratively: deep trees do not hit the recursion limit)."""
     stack = [expr]

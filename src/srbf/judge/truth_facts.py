@@ -26,7 +26,7 @@ import threading
 from pathlib import Path
 from typing import Any, Iterable
 
-from srbf.expr.tree import Call, Const, Expr, Num, Var
+from srbf.expr.tree import Call, Const, Expr, Num, Var, hashed_call
 from srbf.judge.formula_facts import FormulaFacts
 from srbf.judge.metric_keys import JUDGE_VERSION
 
@@ -75,7 +75,7 @@ def decode_tree(value: Any) -> Expr:
     if kind is list:
         if len(value) == 1:
             return _leaf(Const, value[0])
-        return Call(value[0], tuple([decode_tree(arg) for arg in value[1:]]))
+        return hashed_call(value[0], tuple([decode_tree(arg) for arg in value[1:]]))  # the judge compares them all
     if kind is str:
         return _leaf(Var, value)
     return Num(float(value))
