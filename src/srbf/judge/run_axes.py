@@ -127,7 +127,7 @@ class ProblemPoints:
                 values = function(X)
         except (Exception, RecursionError):  # noqa: BLE001 - any failure is the formula's
             return math.inf
-        if not np.all(np.isfinite(values)):
+        if not np.isfinite(values).all():
             return math.inf
         return float(target.fvu(values))
 
