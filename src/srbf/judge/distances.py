@@ -37,11 +37,15 @@ def levenshtein(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
     for i, item in enumerate(a, 1):
         current = [i]
         append = current.append
-        for j, other in enumerate(b, 1):
-            substitute = previous[j - 1] + (item != other)
-            delete = previous[j] + 1
-            insert = current[j - 1] + 1
-            append(min(substitute, delete, insert))
+        left = i  # current[j - 1]
+        for other, diagonal, up in zip(b, previous, previous[1:]):
+            best = diagonal if item == other else diagonal + 1  # keep or substitute
+            if up + 1 < best:  # delete
+                best = up + 1
+            if left + 1 < best:  # insert
+                best = left + 1
+            append(best)
+            left = best
         previous = current
     return previous[-1]
 
