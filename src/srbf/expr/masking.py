@@ -62,25 +62,27 @@ def _term_key(term: tuple) -> tuple:
 def _mask_node(node: tuple, keep_exponents: bool) -> tuple:
     """The masked node, built bottom-up from an explicit stack (no recursion limit)."""
     out: list[tuple] = []
-    stack: list[tuple[tuple, bool]] = [(node, False)]
+    stack: list[tuple] = [node]  # a node, or (node,): its arguments are masked, mask it
+    pop, push, append = stack.pop, stack.append, out.append
     while stack:
-        current, done = stack.pop()
+        current = pop()
         kind = current[0]
-        if kind == RAW:  # a subtree the time limit left as written: its skeleton as written
-            written = raw_skeleton(current[4], "exponents" if keep_exponents else "structure", drop=False)
-            out.append(from_expr(written))
+        if kind == CALL:
+            push((current,))
+            stack.extend(reversed(current[3]))
         elif kind == NUM or kind == SYM:
-            out.append(_MASK)
-        elif kind != CALL:
-            out.append(current)
-        elif done:
+            append(_MASK)
+        elif kind == RAW:  # a subtree the time limit left as written: its skeleton as written
+            written = raw_skeleton(current[4], "exponents" if keep_exponents else "structure", drop=False)
+            append(from_expr(written))
+        elif type(kind) is tuple:  # (node,): a call whose masked arguments are the last of ``out``
+            current = kind
             n = len(current[3])
             masked = out[len(out) - n:]
             del out[len(out) - n:]
-            out.append(_masked_call(current, masked, keep_exponents))
+            append(_masked_call(current, masked, keep_exponents))
         else:
-            stack.append((current, True))
-            stack.extend((arg, False) for arg in reversed(current[3]))
+            append(current)
     return out[0]
 
 
