@@ -68,7 +68,7 @@ class PreparedTree:
     """A tree flattened for Zhang-Shasha: 1-based postorder labels, the leftmost leaf of every
     node, and the keyroots. Prepare a tree once to compare it with many others."""
 
-    __slots__ = ("labels", "leftmost", "keyroots", "size", "sizes", "expr", "shape")
+    __slots__ = ("labels", "leftmost", "keyroots", "size", "sizes", "expr", "shape", "cells")
 
     def __init__(self, root: Expr, label: Callable[[Expr], str]):
         labels = [""]  # index 0 unused: nodes are numbered 1..n in postorder
@@ -100,6 +100,7 @@ class PreparedTree:
         for index in range(1, self.size + 1):
             highest[leftmost[index]] = index
         self.keyroots = sorted(highest.values())
+        self.cells = sum(k - leftmost[k] + 1 for k in self.keyroots)  # tree_edit_cells, asked per comparison
         self.shape = (tuple(labels), tuple(leftmost))  # all the distance depends on: its cache key
 
 
@@ -110,7 +111,7 @@ MAX_TREE_EDIT_CELLS = 5_000_000
 
 def tree_edit_cells(tree: PreparedTree) -> int:
     """The rows (or columns) the programme spends on ``tree``: the sizes of its keyroots' subtrees."""
-    return sum(k - tree.leftmost[k] + 1 for k in tree.keyroots)
+    return tree.cells
 
 
 def tree_edit_distance(a: Expr | PreparedTree, b: Expr | PreparedTree, label: Callable[[Expr], str]) -> int | None:
@@ -125,7 +126,7 @@ def tree_edit_distance(a: Expr | PreparedTree, b: Expr | PreparedTree, label: Ca
     tb = b if isinstance(b, PreparedTree) else PreparedTree(b, label)
     if ta.shape == tb.shape:
         return 0  # same labels in the same postorder with the same shape: the same tree
-    if tree_edit_cells(ta) * tree_edit_cells(tb) > MAX_TREE_EDIT_CELLS:
+    if ta.cells * tb.cells > MAX_TREE_EDIT_CELLS:
         return None
     key = (ta.shape, tb.shape)
     with _known_lock:
