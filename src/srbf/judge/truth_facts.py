@@ -102,10 +102,19 @@ def encode_facts(facts: FormulaFacts) -> dict[str, Any] | None:
     return data
 
 
+# A skeleton with exponents kept is often its structure (no number stands as an exponent): the
+# structure level holds no number at all, so the same JSON is the same tree, decoded once.
+_SAME_AS = {"exponents": "structure", "raw_exponents": "raw_structure"}
+
+
 def decode_facts(data: dict[str, Any]) -> FormulaFacts:
     tokens = tuple(data["tokens"])
+    trees: dict[str, Expr] = {}
+    for name in _TREES:
+        other = _SAME_AS.get(name)
+        trees[name] = trees[other] if other is not None and data[name] == data[other] else decode_tree(data[name])
     return FormulaFacts(
-        **{name: decode_tree(data[name]) for name in _TREES},
+        **trees,
         complete=True,
         tokens=tokens,
         token_set=frozenset(tokens),
