@@ -29,7 +29,7 @@ from srbf.expr import (
     to_prefix,
 )
 from srbf.expr.canonical import cache_info, clear_cache
-from srbf.expr.masking import drop_zeros
+from srbf.expr.masking import drop_zeros, raw_skeletons
 from srbf.expr.tree import walk
 
 NAMES = ["x0", "x1", "x2"]
@@ -197,6 +197,12 @@ def test_raw_skeleton_masks_numbers_and_keeps_the_shape(tree):
     written = drop_zeros(tree)
     assert [type(n) for n in walk(skeleton)] == [Const if isinstance(n, (Num, Const)) else type(n) for n in walk(written)]
     assert all(n == MASK for n in walk(skeleton) if isinstance(n, Const))
+
+
+@settings(max_examples=300, deadline=None)
+@given(any_trees)
+def test_raw_skeletons_are_both_levels_from_one_walk(tree):
+    assert raw_skeletons(tree) == (raw_skeleton(tree, "structure"), raw_skeleton(tree, "exponents"))
 
 
 # --- the cases the judge relies on ---------------------------------------------------------------

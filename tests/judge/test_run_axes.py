@@ -140,3 +140,18 @@ def test_a_bad_checkpoint_count_is_a_scoring_failure_naming_the_campaign(tmp_pat
         store.record(key, FitResult("ok", "x1"), campaign_id=campaign, data_hash="")
     summary = score_store(tmp_path / "bad", workers=1, progress=False)
     assert [f.reason for f in summary.failed] == ["campaign 1 (odd): run.checkpoints must be a positive integer, got 0"]
+
+
+def test_the_id_nmse_the_judge_hands_over_is_the_one_computed_here():
+    from srbf.judge.run_axes import ProblemPoints
+    from srbf.judge.scoring import Judge
+
+    catalog = load_catalog("nguyen")
+    entry = catalog.entry("Nguyen-1")
+    problem = ProblemSource().draw(entry, catalog="nguyen", catalog_version=catalog.version, seed=0, draw=0,
+                                   n_support=32, noise=0.0, n_validation=64, ood=True)  # fmt: skip
+    judge = Judge(TRUTH, problem, variables=entry.variable_names, target=entry.target)
+    fresh = ProblemPoints(problem, tuple(entry.variable_names), entry.target)  # its own targets, nothing handed over
+    for text in ("x1", "x1**2 + x1", TRUTH + " + sin(x1)", "exp(x1) - 0.3*cos(2.1*x1)"):
+        record = judge.score(text)
+        assert fresh.nmse(text, None)[0] == record["fvu_validation"]  # bit for bit: add_axes stores the judge's

@@ -49,6 +49,14 @@ def test_encoding_gives_back_the_same_facts(formula):
     same_facts(decode_facts(json.loads(json.dumps(encoded))), facts)
 
 
+def test_decoded_trees_come_hashed_as_a_tree_hashes_itself():
+    facts = facts_of("2.5*x*sin(3*y) - pi + x**2/y", ("x", "y"), positive=())
+    decoded = decode_facts(json.loads(json.dumps(encode_facts(facts))))
+    for name in ("canonical", "structure", "exponents", "raw_structure", "raw_exponents"):
+        tree = getattr(decoded, name)
+        assert tree._hash is not None and tree._hash == hash(getattr(facts, name))  # set while decoding, the same value
+
+
 def test_facts_cut_short_or_too_deep_are_not_encoded():
     incomplete = dataclasses.replace(facts_of("x + y", ("x", "y")), complete=False)
     assert encode_facts(incomplete) is None

@@ -129,26 +129,29 @@ def nonnegative(node: tuple, positive: frozenset = frozenset()) -> bool:
 def to_expr(node: tuple) -> Expr:
     """An internal node back to srbf's tree (sums and products n-ary; iterative for deep trees)."""
     out: list[Expr] = []
-    stack: list[tuple[tuple, bool]] = [(node, False)]
+    stack: list[tuple] = [node]  # a node, or (node,): its children are done, build it
+    pop, push, append = stack.pop, stack.append, out.append
+    leaves: dict[tuple, Expr] = {}  # one tree node per distinct leaf: masks and variables recur
     while stack:
-        current, done = stack.pop()
+        current = pop()
         kind = current[0]
-        if kind == NUM:
-            out.append(Num(math.nan if current[1] else current[2]))
-        elif kind == VAR:
-            out.append(Var(current[1]))
-        elif kind == SYM:
-            out.append(Const(current[1]))
+        if kind == CALL:
+            push((current,))
+            stack.extend(reversed(current[3]))
+        elif kind == NUM or kind == VAR or kind == SYM:
+            leaf = leaves.get(current)
+            if leaf is None:
+                leaf = leaves[current] = (Num(math.nan if current[1] else current[2]) if kind == NUM
+                                          else Var(current[1]) if kind == VAR else Const(current[1]))  # fmt: skip
+            append(leaf)
         elif kind == RAW:
-            out.append(current[4])
-        elif done:
+            append(current[4])
+        else:  # (node,): a call whose arguments are the last of ``out``
+            current = kind
             n = len(current[3])
             args = tuple(out[len(out) - n:])
             del out[len(out) - n:]
-            out.append(Call(current[1], args))
-        else:
-            stack.append((current, True))
-            stack.extend((child, False) for child in reversed(current[3]))
+            append(Call(current[1], args))
     return out[0]
 
 

@@ -42,7 +42,7 @@ from srbf.expr.canonical import (
 from srbf.expr.canonical_nodes import CALL, MINUS_ONE, NUM, RAW, SYM, factor_key, from_expr, to_expr
 from srbf.expr.tree import Call, Const, Expr, Num, rebuild, walk
 
-__all__ = ["LEVELS", "MASK", "drop_zeros", "mask", "masked_form", "masked_levels", "raw_skeleton"]
+__all__ = ["LEVELS", "MASK", "drop_zeros", "mask", "masked_form", "masked_levels", "raw_skeleton", "raw_skeletons"]
 
 MASK_NAME = "<constant>"
 MASK = Const(MASK_NAME)
@@ -62,25 +62,27 @@ def _term_key(term: tuple) -> tuple:
 def _mask_node(node: tuple, keep_exponents: bool) -> tuple:
     """The masked node, built bottom-up from an explicit stack (no recursion limit)."""
     out: list[tuple] = []
-    stack: list[tuple[tuple, bool]] = [(node, False)]
+    stack: list[tuple] = [node]  # a node, or (node,): its arguments are masked, mask it
+    pop, push, append = stack.pop, stack.append, out.append
     while stack:
-        current, done = stack.pop()
+        current = pop()
         kind = current[0]
-        if kind == RAW:  # a subtree the time limit left as written: its skeleton as written
-            written = raw_skeleton(current[4], "exponents" if keep_exponents else "structure", drop=False)
-            out.append(from_expr(written))
+        if kind == CALL:
+            push((current,))
+            stack.extend(reversed(current[3]))
         elif kind == NUM or kind == SYM:
-            out.append(_MASK)
-        elif kind != CALL:
-            out.append(current)
-        elif done:
+            append(_MASK)
+        elif kind == RAW:  # a subtree the time limit left as written: its skeleton as written
+            written = raw_skeleton(current[4], "exponents" if keep_exponents else "structure", drop=False)
+            append(from_expr(written))
+        elif type(kind) is tuple:  # (node,): a call whose masked arguments are the last of ``out``
+            current = kind
             n = len(current[3])
             masked = out[len(out) - n:]
             del out[len(out) - n:]
-            out.append(_masked_call(current, masked, keep_exponents))
+            append(_masked_call(current, masked, keep_exponents))
         else:
-            stack.append((current, True))
-            stack.extend((arg, False) for arg in reversed(current[3]))
+            append(current)
     return out[0]
 
 
@@ -218,6 +220,25 @@ def raw_skeleton(expr: Expr, level: str = "structure", *, drop: bool = True) -> 
 
     written = drop_zeros(expr) if drop else expr
     return rebuild(written, lambda leaf: MASK if type(leaf) in (Num, Const) else leaf, call)
+
+
+def raw_skeletons(expr: Expr) -> tuple[Expr, Expr]:
+    """``raw_skeleton(expr, "structure")`` and ``raw_skeleton(expr, "exponents")`` from one walk (the
+    judge needs both of every formula): the two share every subtree without a kept exponent."""
+
+    def leaf(node: Expr) -> tuple[Expr, Expr]:
+        masked = MASK if type(node) in (Num, Const) else node
+        return masked, masked
+
+    def call(node: Call, pairs: tuple) -> tuple[Expr, Expr]:
+        structure = tuple([pair[0] for pair in pairs])
+        exponents = tuple([pair[1] for pair in pairs])
+        if node.op == "pow" and len(pairs) == 2 and type(node.args[1]) is Num:
+            exponents = (exponents[0], node.args[1])
+        masked = _rebuilt_call(node, structure)
+        return masked, (masked if all(map(is_, exponents, structure)) else _rebuilt_call(node, exponents))
+
+    return rebuild(drop_zeros(expr), leaf, call)
 
 
 def _rebuilt_call(node: Call, args: tuple) -> Expr:

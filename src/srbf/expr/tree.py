@@ -92,6 +92,14 @@ class Call:
 Expr = Union[Num, Var, Const, Call]
 
 
+def hashed_call(op: str, args: tuple[Expr, ...]) -> Call:
+    """``Call(op, args)`` with its hash computed now, from its children's (computed already when
+    they were built this way): for a tree built bottom-up whose every node will be compared."""
+    node = Call(op, args)
+    object.__setattr__(node, "_hash", hash((op, args)))
+    return node
+
+
 def walk(expr: Expr) -> Iterator[Expr]:
     """Every node of the tree in prefix order (iteratively: deep trees do not hit the recursion limit)."""
     stack = [expr]
@@ -123,8 +131,17 @@ def rebuild(expr: Expr, leaf, call) -> Expr:
 
 
 def variables_of(expr: Expr) -> set[str]:
-    """The names of the variables a formula uses."""
-    return {node.name for node in walk(expr) if isinstance(node, Var)}
+    """The names of the variables a formula uses (a plain stack, not ``walk``: the judge asks this
+    of every truth and formula, and a generator costs more than the work)."""
+    names: set[str] = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if type(node) is Call:
+            stack.extend(node.args)
+        elif type(node) is Var:
+            names.add(node.name)
+    return names
 
 
 def count_nodes(expr: Expr) -> int:

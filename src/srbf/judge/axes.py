@@ -28,6 +28,8 @@ from itertools import combinations
 
 import numpy as np
 
+from srbf.judge.fit import mean_of
+
 __all__ = ["EPS", "L_MAX", "L_MIN", "Stability", "eff_score", "min_score", "phi", "quality", "stab_score", "sym_score"]
 
 L_MIN, L_MAX, EPS = -12.0, 2.0, 1e-12
@@ -68,7 +70,7 @@ def _qualities(nmse: Sequence[float]) -> np.ndarray:
     x = np.asarray(nmse, dtype=float)
     valid = np.isfinite(x) & (x >= 0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        r = np.clip(np.log10(np.maximum(x, EPS)), L_MIN, L_MAX)
+        r = np.log10(np.maximum(x, EPS)).clip(L_MIN, L_MAX)
     return np.where(valid, (L_MAX - r) / (L_MAX - L_MIN), 0.0)
 
 
@@ -83,7 +85,7 @@ def eff_score(nmse_id: Sequence[float], nmse_ood: Sequence[float] | None) -> flo
     best = float(q.max())
     if best == 0.0:
         return 0.0
-    return float(np.mean(q / best))
+    return mean_of(q / best)
 
 
 @dataclass(frozen=True)

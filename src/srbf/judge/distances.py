@@ -37,11 +37,15 @@ def levenshtein(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
     for i, item in enumerate(a, 1):
         current = [i]
         append = current.append
-        for j, other in enumerate(b, 1):
-            substitute = previous[j - 1] + (item != other)
-            delete = previous[j] + 1
-            insert = current[j - 1] + 1
-            append(min(substitute, delete, insert))
+        left = i  # current[j - 1]
+        for other, diagonal, up in zip(b, previous, previous[1:]):
+            best = diagonal if item == other else diagonal + 1  # keep or substitute
+            if up + 1 < best:  # delete
+                best = up + 1
+            if left + 1 < best:  # insert
+                best = left + 1
+            append(best)
+            left = best
         previous = current
     return previous[-1]
 
@@ -64,7 +68,7 @@ class PreparedTree:
     """A tree flattened for Zhang-Shasha: 1-based postorder labels, the leftmost leaf of every
     node, and the keyroots. Prepare a tree once to compare it with many others."""
 
-    __slots__ = ("labels", "leftmost", "keyroots", "size", "sizes", "expr", "shape")
+    __slots__ = ("labels", "leftmost", "keyroots", "size", "sizes", "expr", "shape", "cells")
 
     def __init__(self, root: Expr, label: Callable[[Expr], str]):
         labels = [""]  # index 0 unused: nodes are numbered 1..n in postorder
@@ -96,6 +100,7 @@ class PreparedTree:
         for index in range(1, self.size + 1):
             highest[leftmost[index]] = index
         self.keyroots = sorted(highest.values())
+        self.cells = sum(k - leftmost[k] + 1 for k in self.keyroots)  # tree_edit_cells, asked per comparison
         self.shape = (tuple(labels), tuple(leftmost))  # all the distance depends on: its cache key
 
 
@@ -106,7 +111,7 @@ MAX_TREE_EDIT_CELLS = 5_000_000
 
 def tree_edit_cells(tree: PreparedTree) -> int:
     """The rows (or columns) the programme spends on ``tree``: the sizes of its keyroots' subtrees."""
-    return sum(k - tree.leftmost[k] + 1 for k in tree.keyroots)
+    return tree.cells
 
 
 def tree_edit_distance(a: Expr | PreparedTree, b: Expr | PreparedTree, label: Callable[[Expr], str]) -> int | None:
@@ -121,7 +126,7 @@ def tree_edit_distance(a: Expr | PreparedTree, b: Expr | PreparedTree, label: Ca
     tb = b if isinstance(b, PreparedTree) else PreparedTree(b, label)
     if ta.shape == tb.shape:
         return 0  # same labels in the same postorder with the same shape: the same tree
-    if tree_edit_cells(ta) * tree_edit_cells(tb) > MAX_TREE_EDIT_CELLS:
+    if ta.cells * tb.cells > MAX_TREE_EDIT_CELLS:
         return None
     key = (ta.shape, tb.shape)
     with _known_lock:
@@ -143,77 +148,96 @@ _known_lock = threading.Lock()
 
 
 def _zhang_shasha(ta: PreparedTree, tb: PreparedTree) -> int:
-    """The distance between two prepared trees by Zhang and Shasha's dynamic programme."""
+    """The distance between two prepared trees by Zhang and Shasha's dynamic programme.
+
+    For each keyroot of ``a``, one pass over its rows fills the forest distances of every keyroot
+    of ``b`` at once: their columns side by side in one row, each block led by its empty-forest
+    column (entered by deletion only: its insert and diagonal costs are ``never``). Formula trees
+    are small, so the per-row overhead, not the cells, dominated a pass per pair of keyroots.
+    A row ends with ``never`` so that a block's first column can read "no diagonal" at index -1.
+    """
     left_a, left_b = ta.leftmost, tb.leftmost
     delete, insert = ta.sizes, tb.sizes
     lb = tb.labels
+    distinct_b = set(lb)
     rows: dict[str, list[int]] = {}  # one row of rename costs per distinct label of a
-    for x in ta.labels:
-        if x not in rows:
-            rows[x] = [label_distance(x, y) for y in lb]
-    rename = [rows[x] for x in ta.labels]
+    for x in set(ta.labels):
+        costs = {y: label_distance(x, y) for y in distinct_b}
+        rows[x] = list(map(costs.__getitem__, lb))
+    rename = list(map(rows.__getitem__, ta.labels))
     tree = [[0] * (tb.size + 1) for _ in range(ta.size + 1)]
+    never = sum(delete) + sum(insert) + 1  # dearer than deleting and inserting everything
 
-    # per keyroot j of b: its columns (node, leftmost leaf is lj?, forest column of the node's
-    # leftmost leaf minus one) and the first forest row (inserting the forest of b)
-    plans = []
+    # the columns of every keyroot j of b: node (0 for a block's empty forest), its insert cost,
+    # the column of the forest left of its subtree (-1: never), whether it is on j's left path
+    # (its leftmost leaf is j's), and the first row (inserting the forest of b)
+    nodes: list[int] = []
+    inserts: list[int] = []
+    cols: list[int] = []
+    roots: list[bool] = []
+    first: list[int] = []
     for j in tb.keyroots:
         lj = left_b[j]
-        joff = lj - 1
-        nodes = list(range(lj, j + 1))
-        roots = [left_b[nb] == lj for nb in nodes]
-        cols = [left_b[nb] - 1 - joff for nb in nodes]
-        first_row = [0]
-        for nb in nodes:
-            first_row.append(first_row[-1] + insert[nb])
-        plans.append((nodes, roots, cols, first_row))
+        start = len(first)
+        nodes.append(0)
+        inserts.append(never)
+        cols.append(-1)
+        roots.append(False)
+        first.append(0)
+        total = 0
+        for nb in range(lj, j + 1):
+            total += insert[nb]
+            nodes.append(nb)
+            inserts.append(insert[nb])
+            cols.append(start + left_b[nb] - lj)
+            roots.append(left_b[nb] == lj)
+            first.append(total)
+    first.append(never)
 
     for i in ta.keyroots:
         li = left_a[i]
         ioff = li - 1
-        rows_a = range(li, i + 1)
-        for nodes, roots, cols, first_row in plans:
-            forest = [first_row]
-            above = first_row
-            for node_a in rows_a:
-                cost_del = delete[node_a]
+        forest = [first]
+        above = first
+        for node_a in range(li, i + 1):
+            cost_del = delete[node_a]
+            tree_row = tree[node_a]
+            row: list[int] = []
+            append = row.append
+            prev = never
+            if left_a[node_a] == li:  # node_a on i's left path: tree distances are set here
                 rename_row = rename[node_a]
-                tree_row = tree[node_a]
-                prev = above[0] + cost_del
-                row = [prev]
-                append = row.append
-                y = 0
-                if left_a[node_a] == li:
-                    for nb in nodes:
-                        best = above[y + 1] + cost_del
-                        step = prev + insert[nb]
+                above_left = never
+                for nb, cost_ins, col, root, up in zip(nodes, inserts, cols, roots, above):
+                    best = up + cost_del
+                    prev += cost_ins
+                    if prev < best:
+                        best = prev
+                    if root:
+                        step = above_left + rename_row[nb]
                         if step < best:
                             best = step
-                        if roots[y]:
-                            step = above[y] + rename_row[nb]
-                            if step < best:
-                                best = step
-                            tree_row[nb] = best
-                        else:
-                            step = first_row[cols[y]] + tree_row[nb]  # the forest left of li is empty
-                            if step < best:
-                                best = step
-                        append(best)
-                        prev = best
-                        y += 1
-                else:
-                    forest_p = forest[left_a[node_a] - 1 - ioff]
-                    for nb in nodes:
-                        best = above[y + 1] + cost_del
-                        step = prev + insert[nb]
+                        tree_row[nb] = best
+                    else:
+                        step = first[col] + tree_row[nb]  # the forest left of li is empty
                         if step < best:
                             best = step
-                        step = forest_p[cols[y]] + tree_row[nb]
-                        if step < best:
-                            best = step
-                        append(best)
-                        prev = best
-                        y += 1
-                forest.append(row)
-                above = row
+                    append(best)
+                    prev = best
+                    above_left = up
+            else:
+                forest_p = forest[left_a[node_a] - 1 - ioff]
+                for nb, cost_ins, col, up in zip(nodes, inserts, cols, above):
+                    best = up + cost_del
+                    prev += cost_ins
+                    if prev < best:
+                        best = prev
+                    step = forest_p[col] + tree_row[nb]
+                    if step < best:
+                        best = step
+                    append(best)
+                    prev = best
+            append(never)
+            forest.append(row)
+            above = row
     return tree[ta.size][tb.size]

@@ -10,7 +10,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from srbf.expr.masking import drop_zeros, masked_levels, raw_skeleton
+from srbf.expr.masking import masked_levels, raw_skeletons
 from srbf.expr.tree import Expr, variables_of
 from srbf.judge.distances import PreparedTree
 from srbf.judge.length import count_constants, description_length, nesting, node_label, prefix_tokens
@@ -77,14 +77,14 @@ def _build(expr: Expr, n_variables: int, time_limit: float, positive: frozenset[
     form, exponents, structure = masked_levels(expr, time_limit=time_limit, positive=positive)
     canonical = form.expr
     tokens = tuple(prefix_tokens(exponents))
-    written = drop_zeros(expr)  # once for both raw skeletons
+    raw_structure, raw_exponents = raw_skeletons(expr)
     return FormulaFacts(
         canonical=canonical,
         complete=bool(form.complete),
         structure=structure,
         exponents=exponents,
-        raw_structure=raw_skeleton(written, "structure", drop=False),
-        raw_exponents=raw_skeleton(written, "exponents", drop=False),
+        raw_structure=raw_structure,
+        raw_exponents=raw_exponents,
         tokens=tokens,
         token_set=frozenset(tokens),
         variables=frozenset(variables_of(canonical)),

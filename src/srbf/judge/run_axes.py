@@ -77,13 +77,16 @@ class ProblemPoints:
         self._trees: dict[tuple, Any] = {}
         self._functions: dict[tuple, Any] = {}
         self._nmse: dict[tuple, tuple[float, float | None]] = {}
+        self._id: dict[tuple, float] = {}  # the judge's validation FVU: the ID NMSE, already computed
 
-    def remember(self, text: str, hints: Any, tree: Any, function: Any) -> None:
-        """``text``'s tree and compiled function as the judge read them (the same parse), so that
-        they are not parsed and compiled again here."""
+    def remember(self, text: str, hints: Any, tree: Any, function: Any, fvu_validation: float) -> None:
+        """``text``'s tree and compiled function as the judge read them (the same parse), and its
+        FVU on the validation points (this ID set, these targets), so that they are not parsed,
+        compiled and evaluated again here."""
         key = (text, _hint_key(hints))
         self._trees.setdefault(key, tree)
         self._functions.setdefault(key, function)
+        self._id.setdefault(key, fvu_validation)
 
     def tree(self, text: str, hints: Any) -> Any:
         """The parsed tree of ``text`` (with the method's parse hints), or None when it does not parse."""
@@ -109,8 +112,8 @@ class ProblemPoints:
                     function = compile_expr(tree, self.variables) if tree is not None else None
                 except (Exception, RecursionError):  # noqa: BLE001 - any failure is the formula's
                     function = None
-            self._nmse[key] = (self._on(function, self.X_id, self.t_id),
-                               self._on(function, self.X_ood, self.t_ood) if self.has_ood else None)  # fmt: skip
+            nmse_id = self._id[key] if key in self._id else self._on(function, self.X_id, self.t_id)
+            self._nmse[key] = (nmse_id, self._on(function, self.X_ood, self.t_ood) if self.has_ood else None)
         return self._nmse[key]
 
     @staticmethod
@@ -122,7 +125,7 @@ class ProblemPoints:
                 values = function(X)
         except (Exception, RecursionError):  # noqa: BLE001 - any failure is the formula's
             return math.inf
-        if not np.all(np.isfinite(values)):
+        if not np.isfinite(values).all():
             return math.inf
         return float(target.fvu(values))
 
@@ -160,7 +163,7 @@ def evaluate_run(
     # the judge read this text the same way (no parse hints: parsed with the entry's target)
     known = judge.reading(text) if judge is not None and text is not None and p.hints in (None, {}) else None
     if known is not None and record.get("success"):
-        points.remember(text, p.hints, known.tree, known.function)
+        points.remember(text, p.hints, known.tree, known.function, known.record["fvu_validation"])
     tree = points.tree(text, p.hints) if text is not None and record.get("success") else None
     valid = tree is not None and judge is not None
     facts = None

@@ -26,7 +26,7 @@ import threading
 from pathlib import Path
 from typing import Any, Iterable
 
-from srbf.expr.tree import Call, Const, Expr, Num, Var
+from srbf.expr.tree import Call, Const, Expr, Num, Var, hashed_call
 from srbf.judge.formula_facts import FormulaFacts
 from srbf.judge.metric_keys import JUDGE_VERSION
 
@@ -75,7 +75,7 @@ def decode_tree(value: Any) -> Expr:
     if kind is list:
         if len(value) == 1:
             return _leaf(Const, value[0])
-        return Call(value[0], tuple([decode_tree(arg) for arg in value[1:]]))
+        return hashed_call(value[0], tuple([decode_tree(arg) for arg in value[1:]]))  # the judge compares them all
     if kind is str:
         return _leaf(Var, value)
     return Num(float(value))
@@ -102,10 +102,19 @@ def encode_facts(facts: FormulaFacts) -> dict[str, Any] | None:
     return data
 
 
+# A skeleton with exponents kept is often its structure (no number stands as an exponent): the
+# structure level holds no number at all, so the same JSON is the same tree, decoded once.
+_SAME_AS = {"exponents": "structure", "raw_exponents": "raw_structure"}
+
+
 def decode_facts(data: dict[str, Any]) -> FormulaFacts:
     tokens = tuple(data["tokens"])
+    trees: dict[str, Expr] = {}
+    for name in _TREES:
+        other = _SAME_AS.get(name)
+        trees[name] = trees[other] if other is not None and data[name] == data[other] else decode_tree(data[name])
     return FormulaFacts(
-        **{name: decode_tree(data[name]) for name in _TREES},
+        **trees,
         complete=True,
         tokens=tokens,
         token_set=frozenset(tokens),
