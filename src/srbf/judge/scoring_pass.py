@@ -166,6 +166,10 @@ def score_store(
     summary = ScoreSummary(store.path.resolve())
     bar = dispatch = None
     try:
+        if cluster is not None:  # a LocalCluster starts while the store is read and the plan is made
+            from srbf.judge.scoring_dask import DaskDispatch
+
+            dispatch = DaskDispatch(**cluster)
         scored = store.metrics_frame(JUDGE_VERSION, expand=False)
         replace: set[int] = set()
         if srbench and len(scored):  # rows scored without the SymPy check: score them again, in place
@@ -177,12 +181,8 @@ def score_store(
         summary.skipped = len(scored) - len(replace)
         if todo.empty:
             return summary
-        if cluster is None:
+        if dispatch is None:
             dispatch = _Dispatch(min(n_workers, math.ceil(len(todo) / MIN_CHUNK)))
-        else:
-            from srbf.judge.scoring_dask import DaskDispatch
-
-            dispatch = DaskDispatch(**cluster)
         summary.workers = dispatch.workers
         works, failures = plan(store, todo)
         summary.failed.extend(failures)
