@@ -4,7 +4,10 @@
 dask-jobqueue under SLURM or PBS, on Kubernetes: docs/cluster.md); ``DaskCluster(local=N)``
 starts a ``LocalCluster`` of N single-threaded worker processes on this machine and stops it on
 ``close()``. Every failure to get a usable cluster (Dask not installed, an address nobody listens
-at, no worker within ``CONNECT_SECONDS``) is one ``ClusterError`` line.
+at, no worker within ``CONNECT_SECONDS``) is one ``ClusterError`` line. A LocalCluster starts in
+a background thread, so that its worker processes start while the caller reads its inputs and
+plans (the driver and the scoring pass make it first); its failure is raised where the client is
+first wanted.
 
 A LocalCluster runs with ``LEAN_SETTINGS``: Dask's upkeep that serves its dashboard and its
 spilling of task results (a profiler sampling task threads every 10 ms, an event-loop check 50
@@ -44,13 +47,14 @@ class ClusterError(SrbfError):
     """Dask is not installed, or the cluster cannot be reached or has no workers; one line."""
 
 
+NOT_INSTALLED = "--executor dask needs the dask and distributed packages: pip install 'srbf[cluster]'"
+
+
 def _distributed():
     try:
         import distributed
     except ImportError:
-        raise ClusterError(
-            "--executor dask needs the dask and distributed packages: pip install 'srbf[cluster]'"
-        ) from None
+        raise ClusterError(NOT_INSTALLED) from None
     return distributed
 
 
@@ -94,8 +98,8 @@ class DaskCluster:
         self._starting: threading.Thread | None = None
         self.where = f"a LocalCluster of {local} worker(s)" if local is not None else f"the Dask scheduler at {scheduler}"
         if local is not None:
-            if importlib.util.find_spec("distributed") is None:
-                _distributed()  # its one-line error, before anything starts
+            if importlib.util.find_spec("distributed") is None:  # said now, not when the client is wanted
+                raise ClusterError(NOT_INSTALLED)
             self.workers = int(local)  # single-threaded workers
             self._starting = threading.Thread(target=self._start, args=(int(local), int(max_retries)),
                                               name="srbf-dask-start", daemon=True)  # fmt: skip
