@@ -20,6 +20,8 @@ go. Workers started by hand can take the same settings (docs/cluster.md).
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import importlib.util
 import logging
 import socket
@@ -79,14 +81,17 @@ class DaskCluster:
     """A Dask ``client`` on the cluster at ``scheduler``, or on a LocalCluster of ``local`` worker
     processes started here (a task whose worker dies is retried ``max_retries`` times on it; a
     scheduler started by hand has its own ``allowed-failures``, 3 by default). ``workers`` is the
-    cluster's number of worker threads.
+    cluster's number of worker threads. ``preload``: modules a LocalCluster's workers import as
+    they start, while the caller plans (workers started by hand import them at their first task).
 
     A LocalCluster starts in a background thread (its worker processes take seconds to import
     Dask), so that it starts while the caller plans; ``client`` waits for it, and raises the
     ClusterError of a start that failed. A scheduler is connected to here and now (it is quick,
     and a wrong address is best said at once)."""
 
-    def __init__(self, *, scheduler: str | None = None, local: int | None = None, max_retries: int = 3):
+    def __init__(
+        self, *, scheduler: str | None = None, local: int | None = None, max_retries: int = 3, preload: tuple[str, ...] = ()
+    ):
         if (scheduler is None) == (local is None):
             raise ClusterError("--executor dask: give either --scheduler ADDRESS or --local N")
         if local is not None and (isinstance(local, bool) or int(local) < 1):
@@ -101,20 +106,20 @@ class DaskCluster:
             if importlib.util.find_spec("distributed") is None:  # said now, not when the client is wanted
                 raise ClusterError(NOT_INSTALLED)
             self.workers = int(local)  # single-threaded workers
-            self._starting = threading.Thread(target=self._start, args=(int(local), int(max_retries)),
+            self._starting = threading.Thread(target=self._start, args=(int(local), int(max_retries), preload),
                                               name="srbf-dask-start", daemon=True)  # fmt: skip
             self._starting.start()
         else:
             self._connect(lambda distributed: self._scheduler_client(distributed, scheduler))
             self.workers = max(1, sum(self._client.nthreads().values()))
 
-    def _start(self, local: int, max_retries: int) -> None:
+    def _start(self, local: int, max_retries: int, preload: tuple[str, ...]) -> None:
         try:
-            self._connect(lambda distributed: self._local_client(distributed, local, max_retries))
+            self._connect(lambda distributed: self._local_client(distributed, local, max_retries, preload))
         except BaseException as exc:  # noqa: BLE001 - raised where the client is wanted
             self._failure = exc
 
-    def _local_client(self, distributed, local: int, max_retries: int):
+    def _local_client(self, distributed, local: int, max_retries: int, preload: tuple[str, ...]):
         import dask
 
         settings = {**LEAN_SETTINGS, "distributed.scheduler.allowed-failures": max_retries}
@@ -125,6 +130,7 @@ class DaskCluster:
                 # its health and metrics routes on a free port of this host (not 8787, which
                 # another cluster may hold: Dask would warn)
                 scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                preload=list(preload),  # imported as each worker starts, not by its first task
             )  # fmt: skip
         # results straight from the workers, not relayed by the scheduler (all on this machine)
         return distributed.Client(self._cluster, set_as_default=False, direct_to_workers=True)
@@ -169,6 +175,11 @@ class DaskCluster:
     def _stop(self) -> None:
         client, self._client = self._client, None
         if client is not None:
+            if self._cluster is not None:
+                # the LocalCluster's workers exit through Python's finalization, whose last garbage
+                # collection walked every object scoring had left there: 1.5 s a worker on the suite
+                with contextlib.suppress(OSError, TimeoutError):
+                    client.run(gc.freeze)
             client.close()
         if self._cluster is not None:
             self._cluster.close()

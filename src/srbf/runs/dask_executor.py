@@ -72,7 +72,9 @@ class DaskExecutor(Executor):
     ):
         if batch_size is not None and int(batch_size) < 1:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
-        self.cluster = DaskCluster(scheduler=scheduler, local=local, max_retries=max_retries)  # a LocalCluster starts meanwhile
+        self.cluster = DaskCluster(  # a LocalCluster starts meanwhile, its workers importing the slot code
+            scheduler=scheduler, local=local, max_retries=max_retries, preload=(run_batch.__module__,)
+        )
         self.where = self.cluster.where
         self.batch_size = batch_size
         self.settings = SlotSettings(start_timeout, int(tail_bytes), int(max_restarts), sandbox)
