@@ -175,3 +175,30 @@ def test_dask_batches_follow_the_methods_pace(tmp_path, cluster):
             pending.popleft()
         share = executor._take(pending, 6)  # 60 left for a window of 6: a sixth, rounded to whole draws
         assert len(share) == 10 and len({f.key.problem_id for f in share}) == 5
+
+
+def test_a_local_cluster_run_from_the_command_line_stores_what_the_local_executor_stores(tmp_path, capsys):
+    """--local N: the LocalCluster starts while the run plans, and is stopped at the end, also by
+    a run that finds nothing left to do."""
+    config = swiss_config(tmp_path, n=4, draws=2)
+    assert main(["run", "-c", str(config), "--results", str(tmp_path / "local"), "--quiet"]) == 0
+    dask_run = ["run", "-c", str(config), "--results", str(tmp_path / "dask"), "--quiet", "--executor", "dask", "--local", "2"]
+    assert main(dask_run) == 0
+    assert "8 of 8 fit(s) recorded" in capsys.readouterr().out
+    assert main(dask_run) == 0  # resumed: nothing to run
+    assert "0 of 0 fit(s) recorded" in (out := capsys.readouterr().out) and "8 already stored" in out
+    assert stored(tmp_path / "dask") == stored(tmp_path / "local")
+
+
+def test_a_local_cluster_that_cannot_start_fails_in_one_line_where_it_is_needed():
+    import dask
+
+    from srbf.runs.dask_cluster import ClusterError, DaskCluster
+
+    with dask.config.set({"distributed.worker.multiprocessing-method": "no-such-method"}):
+        cluster = DaskCluster(local=1)  # returns at once: the LocalCluster starts in the background
+        assert cluster.workers == 1
+        with pytest.raises(ClusterError, match=r"^--executor dask: a LocalCluster of 1 worker\(s\): "):
+            cluster.client  # noqa: B018 - waits for the start, which failed
+    assert cluster.client is None  # said once; what was started is stopped
+    cluster.close()

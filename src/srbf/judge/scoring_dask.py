@@ -37,7 +37,7 @@ class DaskDispatch:
     """Chunks scored as Dask tasks; outcomes as tasks complete (see the module docstring)."""
 
     def __init__(self, *, scheduler: str | None = None, local: int | None = None):
-        self.cluster = DaskCluster(scheduler=scheduler, local=local)
+        self.cluster = DaskCluster(scheduler=scheduler, local=local, preload=(__name__,))  # the judge, as it starts
         self.workers = self.cluster.workers
         self.pending: dict = {}  # future -> chunk
         self.waiting: deque[list[DrawnProblem]] = deque()

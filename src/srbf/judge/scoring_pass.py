@@ -189,6 +189,10 @@ def score_store(
     summary = ScoreSummary(store.path.resolve())
     bar = dispatch = None
     try:
+        if cluster is not None:  # a LocalCluster starts while the store is read and the plan is made
+            from srbf.judge.scoring_dask import DaskDispatch
+
+            dispatch = DaskDispatch(**cluster)
         scored = {int(row.prediction_id) for row in store.metric_stack_rows(JUDGE_VERSION)}
         replace = _without_srbench(store) if srbench and scored else set()
         replace = _other_stacks(store, summary, replace, force)
@@ -197,12 +201,8 @@ def score_store(
         summary.skipped = len(scored) - len(replace)
         if not todo:
             return summary
-        if cluster is None:
+        if dispatch is None:
             dispatch = _Dispatch(min(n_workers, math.ceil(len(todo) / MIN_CHUNK)))
-        else:
-            from srbf.judge.scoring_dask import DaskDispatch
-
-            dispatch = DaskDispatch(**cluster)
         summary.workers = dispatch.workers
         works, failures = plan(store, todo)
         summary.failed.extend(failures)

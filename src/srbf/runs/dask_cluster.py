@@ -4,7 +4,10 @@
 dask-jobqueue under SLURM or PBS, on Kubernetes: docs/cluster.md); ``DaskCluster(local=N)``
 starts a ``LocalCluster`` of N single-threaded worker processes on this machine and stops it on
 ``close()``. Every failure to get a usable cluster (Dask not installed, an address nobody listens
-at, no worker within ``CONNECT_SECONDS``) is one ``ClusterError`` line.
+at, no worker within ``CONNECT_SECONDS``) is one ``ClusterError`` line. A LocalCluster starts in
+a background thread, so that its worker processes start while the caller reads its inputs and
+plans (the driver and the scoring pass make it first); its failure is raised where the client is
+first wanted.
 
 A LocalCluster runs with ``LEAN_SETTINGS``: Dask's upkeep that serves its dashboard and its
 spilling of task results (a profiler sampling task threads every 10 ms, an event-loop check 50
@@ -17,9 +20,12 @@ go. Workers started by hand can take the same settings (docs/cluster.md).
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import importlib.util
 import logging
 import socket
-import warnings
+import threading
 
 from srbf.core import SrbfError
 from srbf.runs.executor import first_line
@@ -43,13 +49,14 @@ class ClusterError(SrbfError):
     """Dask is not installed, or the cluster cannot be reached or has no workers; one line."""
 
 
+NOT_INSTALLED = "--executor dask needs the dask and distributed packages: pip install 'srbf[cluster]'"
+
+
 def _distributed():
     try:
         import distributed
     except ImportError:
-        raise ClusterError(
-            "--executor dask needs the dask and distributed packages: pip install 'srbf[cluster]'"
-        ) from None
+        raise ClusterError(NOT_INSTALLED) from None
     return distributed
 
 
@@ -74,46 +81,105 @@ class DaskCluster:
     """A Dask ``client`` on the cluster at ``scheduler``, or on a LocalCluster of ``local`` worker
     processes started here (a task whose worker dies is retried ``max_retries`` times on it; a
     scheduler started by hand has its own ``allowed-failures``, 3 by default). ``workers`` is the
-    cluster's number of worker threads."""
+    cluster's number of worker threads. ``preload``: modules a LocalCluster's workers import as
+    they start, while the caller plans (workers started by hand import them at their first task).
 
-    def __init__(self, *, scheduler: str | None = None, local: int | None = None, max_retries: int = 3):
+    A LocalCluster starts in a background thread (its worker processes take seconds to import
+    Dask), so that it starts while the caller plans; ``client`` waits for it, and raises the
+    ClusterError of a start that failed. A scheduler is connected to here and now (it is quick,
+    and a wrong address is best said at once)."""
+
+    def __init__(
+        self, *, scheduler: str | None = None, local: int | None = None, max_retries: int = 3, preload: tuple[str, ...] = ()
+    ):
         if (scheduler is None) == (local is None):
             raise ClusterError("--executor dask: give either --scheduler ADDRESS or --local N")
         if local is not None and (isinstance(local, bool) or int(local) < 1):
             raise ClusterError(f"--local: must be a positive integer, got {local!r}")
-        distributed = _distributed()
         self._cluster = None
-        self.client = None
+        self._client = None
+        self._closed = False
+        self._failure: BaseException | None = None
+        self._starting: threading.Thread | None = None
         self.where = f"a LocalCluster of {local} worker(s)" if local is not None else f"the Dask scheduler at {scheduler}"
-        try:
-            if local is not None:
-                import dask
+        if local is not None:
+            if importlib.util.find_spec("distributed") is None:  # said now, not when the client is wanted
+                raise ClusterError(NOT_INSTALLED)
+            self.workers = int(local)  # single-threaded workers
+            self._starting = threading.Thread(target=self._start, args=(int(local), int(max_retries), preload),
+                                              name="srbf-dask-start", daemon=True)  # fmt: skip
+            self._starting.start()
+        else:
+            self._connect(lambda distributed: self._scheduler_client(distributed, scheduler))
+            self.workers = max(1, sum(self._client.nthreads().values()))
 
-                settings = {**LEAN_SETTINGS, "distributed.scheduler.allowed-failures": int(max_retries)}
-                with dask.config.set(settings), warnings.catch_warnings():
-                    # its health and metrics routes move to a free port when another cluster holds 8787
-                    warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
-                    self._cluster = distributed.LocalCluster(
-                        n_workers=int(local), threads_per_worker=1, processes=True, memory_limit=0,
-                        dashboard_address=None, silence_logs=logging.ERROR,
-                    )  # fmt: skip
-                # results straight from the workers, not relayed by the scheduler (all on this machine)
-                self.client = distributed.Client(self._cluster, set_as_default=False, direct_to_workers=True)
-            else:
-                _check_reachable(scheduler)
-                self.client = distributed.Client(scheduler, timeout=f"{CONNECT_SECONDS}s", set_as_default=False)
-            self.client.wait_for_workers(1, timeout=CONNECT_SECONDS)
+    def _start(self, local: int, max_retries: int, preload: tuple[str, ...]) -> None:
+        try:
+            self._connect(lambda distributed: self._local_client(distributed, local, max_retries, preload))
+        except BaseException as exc:  # noqa: BLE001 - raised where the client is wanted
+            self._failure = exc
+
+    def _local_client(self, distributed, local: int, max_retries: int, preload: tuple[str, ...]):
+        import dask
+
+        settings = {**LEAN_SETTINGS, "distributed.scheduler.allowed-failures": max_retries}
+        with dask.config.set(settings):
+            self._cluster = distributed.LocalCluster(
+                n_workers=local, threads_per_worker=1, processes=True, memory_limit=0,
+                dashboard_address=None, silence_logs=logging.ERROR,
+                # its health and metrics routes on a free port of this host (not 8787, which
+                # another cluster may hold: Dask would warn)
+                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                preload=list(preload),  # imported as each worker starts, not by its first task
+            )  # fmt: skip
+        # results straight from the workers, not relayed by the scheduler (all on this machine)
+        return distributed.Client(self._cluster, set_as_default=False, direct_to_workers=True)
+
+    @staticmethod
+    def _scheduler_client(distributed, scheduler: str):
+        _check_reachable(scheduler)
+        return distributed.Client(scheduler, timeout=f"{CONNECT_SECONDS}s", set_as_default=False)
+
+    def _connect(self, make_client) -> None:
+        """Make the client (and a LocalCluster, for ``local``) and wait for a worker; on any
+        failure, let go of what was started and raise its ClusterError."""
+        try:
+            self._client = make_client(_distributed())
+            self._client.wait_for_workers(1, timeout=CONNECT_SECONDS)
         except BaseException as exc:
-            self.close()
+            self._stop()
             if isinstance(exc, (OSError, TimeoutError, RuntimeError, ValueError)):  # unreachable, no worker, bad address
                 raise ClusterError(f"--executor dask: {self.where}: {first_line(str(exc)) or type(exc).__name__}") from None
             raise
-        self.workers = max(1, sum(self.client.nthreads().values()))
+
+    @property
+    def client(self):
+        """The client, once the cluster is up (None after ``close``); raises what its start raised."""
+        if self._starting is not None:
+            self._starting.join()
+            self._starting = None
+        if self._failure is not None:
+            failure, self._failure = self._failure, None
+            self._closed = True
+            raise failure
+        return None if self._closed else self._client
 
     def close(self) -> None:
-        """Close the client, and the LocalCluster if this started one."""
-        client, self.client = self.client, None
+        """Close the client, and the LocalCluster if this started one (once it has started)."""
+        if self._starting is not None:
+            self._starting.join()
+            self._starting = None
+        self._closed = True
+        self._stop()
+
+    def _stop(self) -> None:
+        client, self._client = self._client, None
         if client is not None:
+            if self._cluster is not None:
+                # the LocalCluster's workers exit through Python's finalization, whose last garbage
+                # collection walked every object scoring had left there: 1.5 s a worker on the suite
+                with contextlib.suppress(OSError, TimeoutError):
+                    client.run(gc.freeze)
             client.close()
         if self._cluster is not None:
             self._cluster.close()

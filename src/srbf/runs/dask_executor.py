@@ -72,8 +72,9 @@ class DaskExecutor(Executor):
     ):
         if batch_size is not None and int(batch_size) < 1:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
-        self.cluster = DaskCluster(scheduler=scheduler, local=local, max_retries=max_retries)
-        self.client = self.cluster.client
+        self.cluster = DaskCluster(  # a LocalCluster starts meanwhile, its workers importing the slot code
+            scheduler=scheduler, local=local, max_retries=max_retries, preload=(run_batch.__module__,)
+        )
         self.where = self.cluster.where
         self.batch_size = batch_size
         self.settings = SlotSettings(start_timeout, int(tail_bytes), int(max_restarts), sandbox)
@@ -83,6 +84,11 @@ class DaskExecutor(Executor):
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self.workers = self.cluster.workers
+
+    @property
+    def client(self):
+        """The cluster's client, once it is up (None after ``close``)."""
+        return self.cluster.client
 
     # ------------------------------------------------------------------ the Executor interface
 
@@ -187,13 +193,15 @@ class DaskExecutor(Executor):
                 pass  # a worker gone meanwhile has no fit left to kill
 
     def close(self) -> None:
-        if self.client is None:
-            return
-        self.cancel()
         try:
-            self.client.run(close_all)
-        except (OSError, TimeoutError):
-            pass
-        self.client = None
+            client = self.client
+        except Exception:  # noqa: BLE001 - a LocalCluster that did not start has nothing to end
+            client = None
+        if client is not None:
+            self.cancel()
+            try:
+                client.run(close_all)
+            except (OSError, TimeoutError):
+                pass
         self.cluster.close()
 

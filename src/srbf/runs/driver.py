@@ -182,9 +182,9 @@ def run_config(
 
     ``variants`` restricts the run (default: all of ``config.variants()``); ``resume=False``
     refuses to run when some of the fits are already stored (srbf never overwrites a result).
-    ``executor`` defaults to ``make_executor(config.workers, sandbox)`` (made only when there is
-    something to run, closed at the end; ``sandbox`` is None unless the config asks for it), by
-    default a ``LocalExecutor``, made before planning so that its slot processes start meanwhile. ``progress`` shows the bar (default:
+    ``executor`` defaults to ``make_executor(config.workers, sandbox)`` (closed at the end;
+    ``sandbox`` is None unless the config asks for it), by default a ``LocalExecutor``; it is made
+    before planning, so that its slot processes (or a Dask LocalCluster) start meanwhile. ``progress`` shows the bar (default:
     when stderr is a terminal); ``log`` receives notes (default: stderr). Raises RunError when a
     method cannot start, the sandbox cannot run or another run holds the store, StoreError when
     the store cannot be written; nothing is recorded then.
@@ -219,7 +219,7 @@ def run_config(
         return (make_executor or _local_executor)(config.workers, sandbox)
 
     try:
-        if executor is None and make_executor is None:  # local slots: they start while the plan is made
+        if executor is None:  # local slots, or a LocalCluster's workers: they start while the plan is made
             executor = new_executor()
             executor.prestart([worker_spec(variants[0])] * executor.workers if variants else [])  # the likely first
         plan = make_plan(config, done=_stored_keys(store, variants), variants=variants, catalogs=load_catalogs(config))
@@ -240,8 +240,6 @@ def run_config(
             )
         if not plan.fits:
             return summary
-        if executor is None:
-            executor = new_executor()
         summary.workers = executor.workers
         notes: list[str] = []
 
