@@ -10,10 +10,7 @@
 docs/metrics.md defines every metric, its direction and its failure rule.
 """
 
-from srbf.judge.data import JudgeData, JudgeInputError
-from srbf.judge.display import format_metrics, jsonable
-from srbf.judge.fit import fvu
-from srbf.judge.from_files import judge_from_files
+from srbf.core import lazy_attributes
 from srbf.judge.metric_keys import (
     AXIS_KEYS,
     COMPARISON_KEYS,
@@ -25,7 +22,19 @@ from srbf.judge.metric_keys import (
     RATE_KEYS,
     SRBENCH_KEYS,
 )
-from srbf.judge.scoring import Judge, score, score_many
+
+# the scoring code (SymPy, mpmath) on first use: reading stored metrics needs only their vocabulary
+_EXPORTS = {
+    "JudgeData": "srbf.judge.data",
+    "JudgeInputError": "srbf.judge.data",
+    "format_metrics": "srbf.judge.display",
+    "jsonable": "srbf.judge.display",
+    "fvu": "srbf.judge.fit",
+    "judge_from_files": "srbf.judge.from_files",
+    "Judge": "srbf.judge.scoring",
+    "score": "srbf.judge.scoring",
+    "score_many": "srbf.judge.scoring",
+}
 
 __all__ = [
     "AXIS_KEYS",
@@ -47,3 +56,5 @@ __all__ = [
     "score",
     "score_many",
 ]
+
+__getattr__ = lazy_attributes(__name__, _EXPORTS)

@@ -32,7 +32,7 @@ def load_long_frame(results: str | Path | None = None, *, condition: str | None 
     several must be narrowed to one. Warnings of the scoring pass (predictions not scored yet) are
     appended to ``notes`` as lines instead of being printed.
     """
-    from srbf.judge import JUDGE_VERSION
+    from srbf.judge.metric_keys import JUDGE_VERSION
     from srbf.store import ResultsStore, metrics_long_frame, resolve_path
 
     root = DEFAULT_RESULTS if results is None else results
