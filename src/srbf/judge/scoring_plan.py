@@ -147,15 +147,17 @@ def plan(store: ResultsStore, todo: Sequence[Any]) -> tuple[list[DrawnProblem], 
 
 
 def chunks(works: list[DrawnProblem], workers: int) -> list[list[DrawnProblem]]:
-    """Whole problems in chunks of about total / (8 x workers) predictions (8 to 128)."""
-    total = sum(len(w.predictions) for w in works)
-    size = max(MIN_CHUNK, min(128, math.ceil(total / (8 * max(1, workers)))))
+    """Whole problems in chunks of about remaining / (4 x workers) predictions (8 to 128): the
+    chunks shrink towards the end, so that no process waits long for another's last chunk."""
+    remaining = sum(len(w.predictions) for w in works)
+    share = 4 * max(1, workers)
     pieces, current, count = [], [], 0
     for work in works:
         current.append(work)
         count += len(work.predictions)
-        if count >= size:
+        if count >= max(MIN_CHUNK, min(128, math.ceil(remaining / share))):
             pieces.append(current)
+            remaining -= count
             current, count = [], 0
     if current:
         pieces.append(current)
