@@ -31,7 +31,7 @@ import multiprocessing
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 from srbf.judge.metric_keys import JUDGE_VERSION
 from srbf.judge.problem_scoring import DrawnProblem, Outcome, close_pool, init_worker, score_chunk, unscored
 from srbf.judge.score_summary import TARGETS_DIFFER, ScoreFailure, ScoreSummary, ScoringError
-from srbf.judge.scoring_plan import MIN_CHUNK, PLAN_COLUMNS, chunks, plan
+from srbf.judge.scoring_plan import MIN_CHUNK, PLAN_COLUMNS, chunks, planned
 from srbf.judge.stack import differences, other_stack_ids
 from srbf.store.jsontext import loads
 
@@ -102,8 +102,10 @@ class _Dispatch:
             for _ in range(self.workers):  # each submit starts one process, up to ``workers``
                 self.executor.submit(int)
 
-    def submit(self, chunks: list[list[DrawnProblem]], srbench: bool) -> None:
-        self.chunks, self.srbench = chunks, srbench
+    def submit(self, chunks: Iterable[list[DrawnProblem]], srbench: bool) -> None:
+        """Hand out every chunk of ``chunks``, each as it comes (the processes start on the first
+        ones while the plan makes the rest)."""
+        self.chunks, self.srbench = list(chunks) if self.executor is None else [], srbench
         if self.executor is not None:
             self.pending = {self.executor.submit(score_chunk, chunk, srbench): chunk for chunk in chunks}
 
@@ -204,10 +206,10 @@ def score_store(
         if dispatch is None:
             dispatch = _Dispatch(min(n_workers, math.ceil(len(todo) / MIN_CHUNK)))
         summary.workers = dispatch.workers
-        works, failures = plan(store, todo)
+        failures: list[ScoreFailure] = []  # chunks go out as each catalog is planned: scoring starts at once
+        dispatch.submit(chunks(planned(store, todo, failures), dispatch.workers, len(todo)), srbench)
         summary.failed.extend(failures)
-        dispatch.submit(chunks(works, dispatch.workers), srbench)
-        bar = _progress(sum(len(w.predictions) for w in works), progress and sys.stderr.isatty())
+        bar = _progress(len(todo) - len(failures), progress and sys.stderr.isatty())
         for batch in dispatch:
             rows = [(pid, metrics) for pid, metrics, _ in batch if metrics is not None]
             summary.scored += store.record_metrics_many(rows, JUDGE_VERSION, replace=replace, judge_stack=summary.stack)
