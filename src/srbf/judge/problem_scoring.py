@@ -269,7 +269,8 @@ def init_worker() -> None:
     """A scoring process's set-up: Ctrl-C is the parent's (it stops the pass cleanly), and the
     collector runs as in a run's slot (``GC_THRESHOLDS``): scoring, like drawing, allocates many
     short-lived containers, and Python's default thresholds spent about a tenth of its CPU
-    traversing them; what is imported by now lives as long as the process (frozen)."""
+    traversing them (the pass's parent, loading catalogs and writing metrics, a fifth of its);
+    what is imported by now lives as long as the process (frozen)."""
     from srbf.runs.slot import GC_THRESHOLDS
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -26,6 +26,7 @@ docs/metrics.md ("Scoring a results store") is the long form.
 from __future__ import annotations
 
 import atexit
+import gc
 import math
 import multiprocessing
 import os
@@ -41,6 +42,7 @@ from srbf.judge.problem_scoring import DrawnProblem, Outcome, close_pool, init_w
 from srbf.judge.score_summary import TARGETS_DIFFER, ScoreFailure, ScoreSummary, ScoringError
 from srbf.judge.scoring_plan import MIN_CHUNK, PLAN_COLUMNS, chunks, planned
 from srbf.judge.stack import differences, other_stack_ids
+from srbf.runs.slot import GC_THRESHOLDS
 from srbf.store.jsontext import loads
 
 if TYPE_CHECKING:
@@ -190,6 +192,8 @@ def score_store(
     store, own = _open(results)
     summary = ScoreSummary(store.path.resolve())
     bar = dispatch = None
+    thresholds = gc.get_threshold()
+    gc.set_threshold(*GC_THRESHOLDS)  # as in the scoring processes (``init_worker``), until the pass ends
     try:
         if cluster is not None:  # a LocalCluster starts while the store is read and the plan is made
             from srbf.judge.scoring_dask import DaskDispatch
@@ -226,5 +230,6 @@ def score_store(
             dispatch.close()
         if own:
             store.close()
+        gc.set_threshold(*thresholds)
         summary.seconds = time.perf_counter() - started
     return summary
