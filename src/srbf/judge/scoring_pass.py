@@ -26,12 +26,13 @@ docs/metrics.md ("Scoring a results store") is the long form.
 from __future__ import annotations
 
 import atexit
+import gc
 import math
 import multiprocessing
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
@@ -39,8 +40,9 @@ from typing import TYPE_CHECKING, Any
 from srbf.judge.metric_keys import JUDGE_VERSION
 from srbf.judge.problem_scoring import DrawnProblem, Outcome, close_pool, init_worker, score_chunk, unscored
 from srbf.judge.score_summary import TARGETS_DIFFER, ScoreFailure, ScoreSummary, ScoringError
-from srbf.judge.scoring_plan import MIN_CHUNK, PLAN_COLUMNS, chunks, plan
+from srbf.judge.scoring_plan import MIN_CHUNK, PLAN_COLUMNS, chunks, planned
 from srbf.judge.stack import differences, other_stack_ids
+from srbf.runs.slot import GC_THRESHOLDS
 from srbf.store.jsontext import loads
 
 if TYPE_CHECKING:
@@ -102,8 +104,10 @@ class _Dispatch:
             for _ in range(self.workers):  # each submit starts one process, up to ``workers``
                 self.executor.submit(int)
 
-    def submit(self, chunks: list[list[DrawnProblem]], srbench: bool) -> None:
-        self.chunks, self.srbench = chunks, srbench
+    def submit(self, chunks: Iterable[list[DrawnProblem]], srbench: bool) -> None:
+        """Hand out every chunk of ``chunks``, each as it comes (the processes start on the first
+        ones while the plan makes the rest)."""
+        self.chunks, self.srbench = list(chunks) if self.executor is None else [], srbench
         if self.executor is not None:
             self.pending = {self.executor.submit(score_chunk, chunk, srbench): chunk for chunk in chunks}
 
@@ -188,6 +192,8 @@ def score_store(
     store, own = _open(results)
     summary = ScoreSummary(store.path.resolve())
     bar = dispatch = None
+    thresholds = gc.get_threshold()
+    gc.set_threshold(*GC_THRESHOLDS)  # as in the scoring processes (``init_worker``), until the pass ends
     try:
         if cluster is not None:  # a LocalCluster starts while the store is read and the plan is made
             from srbf.judge.scoring_dask import DaskDispatch
@@ -204,10 +210,10 @@ def score_store(
         if dispatch is None:
             dispatch = _Dispatch(min(n_workers, math.ceil(len(todo) / MIN_CHUNK)))
         summary.workers = dispatch.workers
-        works, failures = plan(store, todo)
+        failures: list[ScoreFailure] = []  # chunks go out as each catalog is planned: scoring starts at once
+        dispatch.submit(chunks(planned(store, todo, failures), dispatch.workers, len(todo)), srbench)
         summary.failed.extend(failures)
-        dispatch.submit(chunks(works, dispatch.workers), srbench)
-        bar = _progress(sum(len(w.predictions) for w in works), progress and sys.stderr.isatty())
+        bar = _progress(len(todo) - len(failures), progress and sys.stderr.isatty())
         for batch in dispatch:
             rows = [(pid, metrics) for pid, metrics, _ in batch if metrics is not None]
             summary.scored += store.record_metrics_many(rows, JUDGE_VERSION, replace=replace, judge_stack=summary.stack)
@@ -224,5 +230,6 @@ def score_store(
             dispatch.close()
         if own:
             store.close()
+        gc.set_threshold(*thresholds)
         summary.seconds = time.perf_counter() - started
     return summary

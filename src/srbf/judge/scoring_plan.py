@@ -4,8 +4,10 @@
 resolves each prediction's catalog (the campaign's file, else the shipped set of that name and
 version), reads its condition, parse hints, trajectory and checkpoint grid (for the arena axes,
 ``run_axes.axis_inputs``), and groups the predictions by drawn problem;
-those that cannot be scored at all get a ``ScoreFailure`` with the reason. ``chunks`` cuts the
-problems into the pieces the worker processes take.
+those that cannot be scored at all get a ``ScoreFailure`` with the reason. ``planned`` gives the
+same problems one catalog at a time, as each is loaded, and ``chunks`` cuts them into the pieces
+the worker processes take as they come: the scoring pass's processes start on the first catalog's
+problems while the parent loads the others.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +27,7 @@ from srbf.store import parse_condition
 if TYPE_CHECKING:
     from srbf.store import ResultsStore
 
-__all__ = ["MIN_CHUNK", "PLAN_COLUMNS", "chunks", "plan"]
+__all__ = ["MIN_CHUNK", "PLAN_COLUMNS", "chunks", "plan", "planned"]
 
 # srbf.runs.config.SamplingConfig's defaults (not imported: pydantic costs a third of a second), used
 # for a campaign whose config does not say; a wrong guess shows as a hash mismatch, never silently.
@@ -89,23 +91,55 @@ def plan(store: ResultsStore, todo: Sequence[Any]) -> tuple[list[DrawnProblem], 
     """The predictions ``todo`` (rows with the fields of ``PLAN_COLUMNS``: ``prediction_rows``, or
     a predictions frame's ``itertuples``) grouped by drawn problem, in problem order; and those
     that cannot be scored at all (catalog or condition problems), each with its reason."""
+    failures: list[ScoreFailure] = []
+    works = sorted(planned(store, todo, failures), key=_order)
+    return works, failures
+
+
+def _order(work: DrawnProblem) -> tuple:
+    return work.ref, work.problem_id, work.seed, work.draw, work.condition  # draws of a problem together
+
+
+def planned(store: ResultsStore, todo: Sequence[Any], failures: list[ScoreFailure]) -> Iterator[DrawnProblem]:
+    """``plan``'s drawn problems one catalog at a time, as its file is loaded (each catalog's in
+    problem order), so that scoring starts before the last catalog is read; the predictions that
+    cannot be scored are appended to ``failures`` as they are met."""
     campaigns = store.campaign_rows()
     settings = _campaign_settings(campaigns)
     steps, grids = axis_inputs(store, {int(row.id) for row in todo}, campaigns)  # for EFF
-    groups: dict[tuple, list[StoredPrediction]] = defaultdict(list)
-    failures: list[ScoreFailure] = []
-    refs_ok: dict[tuple, str | ValueError] = {}
-    condition_of = cache(parse_condition)  # a store holds a few conditions, read once each
+    by_catalog: dict[tuple[str, int], list[Any]] = defaultdict(list)
     for row in todo:
-        refs, n_validation, ood = settings.get(int(row.campaign_id), ((), DEFAULT_N_VALIDATION, DEFAULT_OOD))
-        catalog, version = str(row.catalog), int(row.catalog_version)
-        ref_key = (catalog, version, refs)
-        if ref_key not in refs_ok:
+        by_catalog[(str(row.catalog), int(row.catalog_version))].append(row)
+    for (catalog, version), rows in sorted(by_catalog.items()):
+        refs_ok: dict[tuple[str, ...], str | ValueError] = {}
+        for refs in {settings.get(int(row.campaign_id), ((),))[0] for row in rows}:
             try:
-                refs_ok[ref_key] = _resolve_catalog(catalog, version, refs)
+                refs_ok[refs] = _resolve_catalog(catalog, version, refs)
             except ValueError as error:
-                refs_ok[ref_key] = error
-        ref = refs_ok[ref_key]
+                refs_ok[refs] = error
+        works = []
+        for (ref, problem_id, *rest), preds in _groups(rows, settings, refs_ok, steps, grids, failures).items():
+            try:
+                entry = load_catalog(ref).entry(problem_id)
+            except KeyError as error:
+                where = DrawnProblem(ref, None, catalog, version, problem_id, *rest, predictions=()).where
+                failures += [ScoreFailure(p.id, f"{where}: cannot regenerate the points: {error.args[0]}") for p in preds]
+                continue
+            works.append(DrawnProblem(ref, entry, catalog, version, problem_id, *rest, predictions=tuple(preds)))
+        yield from sorted(works, key=_order)
+
+
+def _groups(rows: list[Any], settings: dict, refs_ok: dict, steps: dict, grids: dict,
+            failures: list[ScoreFailure]) -> dict[tuple, list[StoredPrediction]]:
+    """One catalog's predictions by drawn problem (the reference its catalog is loaded from,
+    problem id, seed, draw, condition, support size, noise, ``n_validation``, ``ood``); those whose
+    catalog, condition, internals or checkpoints cannot be read go to ``failures``."""
+    groups: dict[tuple, list[StoredPrediction]] = defaultdict(list)
+    condition_of = cache(parse_condition)  # a store holds a few conditions, read once each
+    for row in rows:
+        refs, n_validation, ood = settings.get(int(row.campaign_id), ((), DEFAULT_N_VALIDATION, DEFAULT_OOD))
+        catalog = str(row.catalog)
+        ref = refs_ok[refs]
         if isinstance(ref, ValueError):
             failures.append(ScoreFailure(int(row.id), str(ref)))
             continue
@@ -130,33 +164,25 @@ def plan(store: ResultsStore, todo: Sequence[Any]) -> tuple[list[DrawnProblem], 
             int(row.id), str(row.status), row.expression, row.error, str(row.data_hash or ""), inputs_hash,
             internals.get("parse"), steps.get(int(row.id), ()), grid,
         )
-        key = (ref, catalog, version, str(row.problem_id), int(row.seed), int(row.draw), str(row.condition),
-               n_support, noise, n_validation, ood)  # fmt: skip
+        key = (ref, str(row.problem_id), int(row.seed), int(row.draw), str(row.condition), n_support, noise,
+               n_validation, ood)  # fmt: skip
         groups[key].append(prediction)
-    works = []
-    for (ref, *rest), preds in groups.items():
-        try:
-            entry = load_catalog(ref).entry(rest[2])
-        except KeyError as error:
-            where = DrawnProblem(ref, None, *rest, predictions=()).where
-            failures += [ScoreFailure(p.id, f"{where}: cannot regenerate the points: {error.args[0]}") for p in preds]
-            continue
-        works.append(DrawnProblem(ref, entry, *rest, predictions=tuple(preds)))
-    works.sort(key=lambda w: (w.ref, w.problem_id, w.seed, w.draw, w.condition))  # draws of a problem together
-    return works, failures
+    return groups
 
 
-def chunks(works: list[DrawnProblem], workers: int) -> list[list[DrawnProblem]]:
-    """Whole problems in chunks of about total / (8 x workers) predictions (8 to 128)."""
-    total = sum(len(w.predictions) for w in works)
-    size = max(MIN_CHUNK, min(128, math.ceil(total / (8 * max(1, workers)))))
-    pieces, current, count = [], [], 0
+def chunks(works: Iterable[DrawnProblem], workers: int, total: int) -> Iterator[list[DrawnProblem]]:
+    """Whole problems in chunks of about remaining / (4 x workers) predictions (8 to 128), as
+    ``works`` come (``total``: their predictions, or more): the chunks shrink towards the end, so
+    that no process waits long for another's last chunk."""
+    remaining = total
+    share = 4 * max(1, workers)
+    current, count = [], 0
     for work in works:
         current.append(work)
         count += len(work.predictions)
-        if count >= size:
-            pieces.append(current)
+        if count >= max(MIN_CHUNK, min(128, math.ceil(remaining / share))):
+            yield current
+            remaining -= count
             current, count = [], 0
     if current:
-        pieces.append(current)
-    return pieces
+        yield current
