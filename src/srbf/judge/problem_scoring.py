@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from srbf.catalogs.model import CatalogEntry
+from srbf.core import GC_THRESHOLDS
 from srbf.judge.score_summary import TARGETS_DIFFER
 from srbf.judge.scoring import Judge
 from srbf.runs.problems import ProblemSource
@@ -271,8 +272,6 @@ def init_worker() -> None:
     short-lived containers, and Python's default thresholds spent about a tenth of its CPU
     traversing them (the pass's parent, loading catalogs and writing metrics, a fifth of its);
     what is imported by now lives as long as the process (frozen)."""
-    from srbf.runs.slot import GC_THRESHOLDS
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)

@@ -37,12 +37,12 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
 
+from srbf.core import GC_THRESHOLDS
 from srbf.judge.metric_keys import JUDGE_VERSION
 from srbf.judge.problem_scoring import DrawnProblem, Outcome, close_pool, init_worker, score_chunk, unscored
 from srbf.judge.score_summary import TARGETS_DIFFER, ScoreFailure, ScoreSummary, ScoringError
 from srbf.judge.scoring_plan import MIN_CHUNK, PLAN_COLUMNS, chunks, planned
 from srbf.judge.stack import differences, other_stack_ids
-from srbf.runs.slot import GC_THRESHOLDS
 from srbf.store.jsontext import loads
 
 if TYPE_CHECKING:

@@ -27,7 +27,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Iterator
 
-from srbf.core import FitResult
+from srbf.core import GC_THRESHOLDS, FitResult
 from srbf.methods import isolation
 from srbf.methods.worker import WorkerStartError
 from srbf.runs.executor import HeldWorker, first_line, new_worker
@@ -39,10 +39,6 @@ __all__ = ["SlotOutcome", "SlotProcess", "SlotSettings", "Slot"]
 KEPT_WORKERS = 2  # method workers a slot keeps: the current method's and one other
 DRAWS_KEPT = 32  # draws a slot keeps, so the rungs of a ladder and the repeats share one
 HOLD_SECONDS = 0.02  # how long a slot may hold finished outcomes to send them together
-# A slot process's collector thresholds: drawing allocates many short-lived containers (a
-# formula's tokens and tree), which Python's defaults (700, 10, 10) traverse again and again
-# (about a sixth of drawing's CPU); they hold no reference cycles worth collecting sooner.
-GC_THRESHOLDS = (10_000, 10, 10)
 
 
 @dataclass(frozen=True)
