@@ -69,6 +69,8 @@ def role(depth: int, command: str) -> str:
         return "the command"
     if "resource_tracker" in command:
         return "resource tracker"
+    if "multiprocessing.forkserver" in command:  # a LocalCluster's Dask workers are forked by it
+        return "fork server" if depth == 1 else "spawned (slot, scorer, Dask worker)"
     if "srbf/methods/worker" in command or "srbf.methods.worker" in command:
         return "method processes"
     return "spawned (slot, scorer, Dask worker)" if depth == 1 else "other"

@@ -202,3 +202,17 @@ def test_a_local_cluster_that_cannot_start_fails_in_one_line_where_it_is_needed(
             cluster.client  # noqa: B018 - waits for the start, which failed
     assert cluster.client is None  # said once; what was started is stopped
     cluster.close()
+
+
+def test_a_local_clusters_workers_collect_as_a_slot_does():
+    import gc
+
+    from srbf.runs.dask_cluster import DaskCluster
+    from srbf.runs.slot import GC_THRESHOLDS
+
+    cluster = DaskCluster(local=1)
+    try:
+        assert list(cluster.client.run(gc.get_threshold).values()) == [GC_THRESHOLDS]  # dask_setup ran there
+        assert all(count > 0 for count in cluster.client.run(gc.get_freeze_count).values())
+    finally:
+        cluster.close()

@@ -57,18 +57,29 @@ class DaskDispatch:
             done.add(future)
 
     def __iter__(self) -> Iterator[list[Outcome]]:
+        """The outcomes of the chunks done by each wake-up together (one commit for them), fetched
+        in one request, after the next chunks are sent."""
         from distributed import as_completed
         from distributed.scheduler import KilledWorker
 
-        done = as_completed(loop=self.cluster.client.loop)
+        client = self.cluster.client
+        done = as_completed(loop=client.loop)
         self._send(done)
-        for future in done:
-            chunk = self.pending.pop(future)
-            try:
-                yield future.result()
-            except KilledWorker as error:
-                yield unscored(chunk, f"the Dask workers scoring it died ({first_line(str(error))})")
+        for futures in done.batches():
+            chunks = [self.pending.pop(future) for future in futures]
             self._send(done)
+            fetch = [future for future in futures if future.status != "error"]
+            values = dict(zip(fetch, client.gather(fetch))) if fetch else {}
+            outcomes: list[Outcome] = []
+            for future, chunk in zip(futures, chunks):
+                if future in values:
+                    outcomes += values[future]
+                    continue
+                error = future.exception()
+                if not isinstance(error, KilledWorker):
+                    raise error
+                outcomes += unscored(chunk, f"the Dask workers scoring it died ({first_line(str(error))})")
+            yield outcomes
 
     def close(self) -> None:
         """Cancel the chunks not scored yet, and let go of the cluster (stopping a LocalCluster)."""
