@@ -36,9 +36,8 @@ import multiprocessing
 import socket
 import threading
 
-from srbf.core import SrbfError
+from srbf.core import GC_THRESHOLDS, SrbfError
 from srbf.runs.executor import first_line
-from srbf.runs.slot import GC_THRESHOLDS
 
 __all__ = ["CONNECT_SECONDS", "LEAN_SETTINGS", "ClusterError", "DaskCluster"]
 
@@ -59,7 +58,7 @@ LEAN_SETTINGS = {
 def dask_setup(worker) -> None:
     """Run by Dask in each worker of a LocalCluster as it starts (this module is preloaded there):
     what is imported by then lives as long as the process (frozen), and the collector runs with
-    the slot's ``GC_THRESHOLDS``."""
+    ``srbf.core.GC_THRESHOLDS``."""
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
 
