@@ -12,7 +12,7 @@ Each step is the ``srbf`` command a user types, in a fresh process, on a fresh s
 - ``srbf analyze`` on it.
 
 For each it prints the wall time, the CPU time of the whole process tree (user + system, of the
-command and every descendant it waited for), the peak memory of that tree (the sum of their
+command and every descendant, including those it leaves behind, such as a fork server), the peak memory of that tree (the sum of their
 proportional set sizes, PSS, sampled every 20 ms from /proc: a page that forked processes share
 counts once, where summing resident sets would count it in each), the fits (or predictions)
 per second, and the 2-worker speed-up over 1 worker. The machine's load average is printed before and after: on a
@@ -50,9 +50,8 @@ def _pss(pid: int) -> int:
     return 0
 
 
-def tree_pss(root: int) -> int:
-    """Bytes of memory held by process ``root`` and all its descendants now (Linux /proc; PSS,
-    not the sum of resident sets, which would count a page shared by forked processes in each)."""
+def _children() -> dict[int, list[int]]:
+    """Each running process's children, by parent pid (Linux /proc)."""
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -63,6 +62,13 @@ def tree_pss(root: int) -> int:
         except (OSError, IndexError):
             continue  # gone meanwhile
         children.setdefault(int(fields[1]), []).append(int(entry))
+    return children
+
+
+def tree_pss(root: int) -> int:
+    """Bytes of memory held by process ``root`` and all its descendants now (Linux /proc; PSS,
+    not the sum of resident sets, which would count a page shared by forked processes in each)."""
+    children = _children()
     total, todo = 0, [root]
     while todo:
         pid = todo.pop()
@@ -72,6 +78,29 @@ def tree_pss(root: int) -> int:
             pass  # gone meanwhile
         todo.extend(children.get(pid, []))
     return total
+
+
+def _adopt_orphans() -> None:
+    """Make this process the subreaper of what it starts (Linux ``PR_SET_CHILD_SUBREAPER``): a
+    process a command leaves behind, such as the fork server of a Dask LocalCluster's workers,
+    which the command never waits for, comes back here when the command ends, so that waiting
+    for it (``_reap_orphans``) counts its CPU and its children's in ``RUSAGE_CHILDREN``."""
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+
+
+def _reap_orphans(kept: set[int]) -> None:
+    """Wait for the processes a finished command left to this one (not those in ``kept``)."""
+    for _ in range(100):
+        orphans = set(_children().get(os.getpid(), [])) - kept
+        if not orphans:
+            return
+        for pid in orphans:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass  # not reparented here yet: look again
 
 
 ENV = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
@@ -85,6 +114,7 @@ def children_cpu() -> float:
 def run_sampled(command: list[str], sample) -> float:
     """Run ``command``, calling ``sample(pid)`` every 20 ms while it runs; its wall time. Exits
     with the command's error output when it fails."""
+    kept = set(_children().get(os.getpid(), []))
     started = time.perf_counter()
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ENV)
     done = threading.Event()
@@ -98,6 +128,7 @@ def run_sampled(command: list[str], sample) -> float:
     sampler.start()
     _, err = proc.communicate()
     seconds = time.perf_counter() - started
+    _reap_orphans(kept)
     done.set()
     sampler.join()
     if proc.returncode != 0:
@@ -174,6 +205,7 @@ def main() -> None:
     parser.add_argument("--skip-dask", action="store_true", help="leave out the LocalCluster runs")
     parser.add_argument("--keep", type=Path, help="keep the stores and reports here (default: a temporary folder)")
     args = parser.parse_args()
+    _adopt_orphans()
     srbf = [sys.executable, "-m", "srbf.cli"]
     with tempfile.TemporaryDirectory(prefix="srbf-suite-") as scratch:
         folder = args.keep or Path(scratch)
