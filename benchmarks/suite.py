@@ -65,10 +65,31 @@ def _children() -> dict[int, list[int]]:
     return children
 
 
+def _children_of(pid: int) -> list[int]:
+    """The children of ``pid``, from each of its threads' ``children`` file (Linux 3.5+ with
+    CONFIG_PROC_CHILDREN): a few small reads, where a scan of all of /proc costs about 2 ms, which
+    every 20 ms was a tenth of a core taken from the command being measured."""
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found  # gone meanwhile
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as handle:
+                found.extend(int(child) for child in handle.read().split())
+        except OSError:
+            continue  # the thread ended meanwhile
+    return found
+
+
+_TASK_CHILDREN = os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
+
+
 def tree_pss(root: int) -> int:
     """Bytes of memory held by process ``root`` and all its descendants now (Linux /proc; PSS,
     not the sum of resident sets, which would count a page shared by forked processes in each)."""
-    children = _children()
+    children = None if _TASK_CHILDREN else _children()
     total, todo = 0, [root]
     while todo:
         pid = todo.pop()
@@ -76,7 +97,7 @@ def tree_pss(root: int) -> int:
             total += _pss(pid)
         except (OSError, ValueError):
             pass  # gone meanwhile
-        todo.extend(children.get(pid, []))
+        todo.extend(_children_of(pid) if children is None else children.get(pid, []))
     return total
 
 
