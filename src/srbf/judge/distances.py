@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import threading
 from functools import lru_cache
-from itertools import accumulate
+from itertools import accumulate, islice
+from operator import sub
 from typing import Callable, Hashable, Sequence
 
 from srbf.expr.tree import Call, Expr
@@ -75,7 +76,7 @@ class PreparedTree:
     (exponents, variables), so the mirrors' programme fills about a quarter fewer cells.
     """
 
-    __slots__ = ("labels", "leftmost", "keyroots", "size", "sizes", "expr", "shape", "cells", "work", "_columns")
+    __slots__ = ("labels", "leftmost", "keyroots", "size", "sizes", "expr", "shape", "cells", "work", "_columns", "_subtrees")
 
     def __init__(self, root: Expr, label: Callable[[Expr], str]):
         labels = [""]  # index 0 unused: nodes are numbered 1..n in postorder
@@ -114,11 +115,31 @@ class PreparedTree:
         self.cells = size - leftmost[size] + 1 + sum(k - leftmost[k] + 1 for k in range(1, size) if leftmost[k + 1] == k + 1)
         self.shape = (tuple(labels), tuple(leftmost))  # all the distance depends on: its cache key
         self._columns: tuple[list, ...] | None = None
+        self._subtrees: tuple[list[int], list[int], list[int]] | None = None
+
+    def subtrees(self) -> tuple[list[int], list[int], list[int]]:
+        """Per node 1..n: the cost of inserting its subtree, its last child (0 for a leaf) and its
+        previous sibling (0 for a first child, or the root): what ``_to_leaf`` walks (built once)."""
+        if self._subtrees is None:
+            leftmost, size = self.leftmost, self.size
+            before = list(accumulate(self.sizes))  # sizes[0] is 0: before[k] is the cost of nodes 1..k
+            totals = [before[k] - before[leftmost[k] - 1] for k in range(1, size + 1)]
+            last = [0 if leftmost[k] == k else k - 1 for k in range(1, size + 1)]
+            previous = [0] * (size + 1)
+            for k in range(1, size + 1):
+                child = k - 1  # the children of k, right to left: k - 1, leftmost[k - 1] - 1, ...
+                while child >= leftmost[k]:
+                    sibling = leftmost[child] - 1
+                    if sibling >= leftmost[k]:
+                        previous[child] = sibling
+                    child = sibling
+            self._subtrees = (totals, last, previous[1:])
+        return self._subtrees
 
     def columns(self) -> tuple[list, ...]:
         """The tree's nodes as the columns of one row of the programme (built once).
 
-        The forest distances of every keyroot j sit side by side, each block led by its
+        The forest distances of every keyroot j but the leaves sit side by side, each block led by its
         empty-forest column (entered by deletion only: its insert cost is ``_NEVER``). Per column:
         its node (0 for a block head), its insert cost, the column of the forest left of its
         subtree (-1: none), and, for a node off j's left path, the cost of inserting that forest
@@ -134,6 +155,8 @@ class PreparedTree:
             first: list[int] = []
             for j in self.keyroots:
                 lj = leftmost[j]
+                if lj == j:
+                    continue  # a leaf: its tree distances are ``_to_leaf``'s
                 start = len(first)
                 block = range(lj, j + 1)
                 nodes.append(0)
@@ -224,9 +247,21 @@ def _zhang_shasha(ta: PreparedTree, tb: PreparedTree) -> int:
         rows[x] = list(map(costs.__getitem__, lb))
     rename = list(map(rows.__getitem__, ta.labels))
     tree = [[0] * (tb.size + 1) for _ in range(ta.size + 1)]
+    inner = []  # the keyroots of a that are not leaves: the others' rows are closed forms
+    for i in ta.keyroots:
+        if left_a[i] == i:
+            tree[i][1:] = _to_leaf(list(map(sub, rename[i], tb.sizes)), tb, delete[i])
+        else:
+            inner.append(i)
+    rows_a = tree[1:]
+    for j in tb.keyroots:
+        if tb.leftmost[j] == j:  # a leaf of b, not among the columns: its column is a closed form
+            column = _to_leaf([r[j] - d for r, d in zip(rename, delete)], ta, tb.sizes[j])
+            for tree_row, value in zip(rows_a, column):
+                tree_row[j] = value
     nodes, inserts, cols, fronts, first = tb.columns()
 
-    for i in ta.keyroots:
+    for i in inner:
         li = left_a[i]
         ioff = li - 1
         forest = [first]
@@ -271,3 +306,28 @@ def _zhang_shasha(ta: PreparedTree, tb: PreparedTree) -> int:
             forest.append(row)
             above = row
     return tree[ta.size][tb.size]
+
+
+def _to_leaf(gains: list[int], tree: PreparedTree, leaf: int) -> list[int]:
+    """The distances between one leaf and every subtree of ``tree`` (nodes 1..n): the subtree's
+    insertions plus the leaf's deletion, or less what mapping the leaf onto its best node saves
+    (a mapping of one pair is always valid).
+
+    ``gains`` gives, per node of the tree (index 0 unused), the leaf's rename cost onto it less
+    the node's own cost; ``leaf`` is the leaf's own cost. The best gain in a subtree comes from
+    its root and, through its last child, from the forest of its children; ``forests[k]`` is the
+    best gain in the subtrees of k and its previous siblings.
+    """
+    totals, last, previous = tree.subtrees()
+    forests = [_NEVER]
+    keep = forests.append
+    distances = []
+    append = distances.append
+    for gain, child, sibling, total in zip(islice(gains, 1, None), last, previous, totals):
+        best = forests[child]
+        if gain < best:
+            best = gain
+        before = forests[sibling]
+        keep(best if best < before else before)
+        append(total + (best if best < leaf else leaf))
+    return distances
