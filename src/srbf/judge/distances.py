@@ -76,7 +76,7 @@ class PreparedTree:
     (exponents, variables), so the mirrors' programme fills about a quarter fewer cells.
     """
 
-    __slots__ = ("labels", "leftmost", "keyroots", "size", "sizes", "expr", "shape", "cells", "work", "_columns", "_subtrees")
+    __slots__ = ("labels", "leftmost", "keyroots", "size", "sizes", "expr", "shape", "cells", "work", "leaves", "width", "_columns", "_subtrees")
 
     def __init__(self, root: Expr, label: Callable[[Expr], str]):
         labels = [""]  # index 0 unused: nodes are numbered 1..n in postorder
@@ -108,7 +108,10 @@ class PreparedTree:
         for index in range(1, size + 1):
             highest[leftmost[index]] = index
         self.keyroots = sorted(highest.values())
-        self.work = sum(k - leftmost[k] + 1 for k in self.keyroots)  # the rows the programme spends on it
+        # as rows of the programme: the rows of its keyroots but the leaves (closed forms); as columns: the width of a row
+        self.work = sum(k - leftmost[k] + 1 for k in self.keyroots if leftmost[k] != k)
+        self.leaves = sum(1 for k in self.keyroots if leftmost[k] == k)
+        self.width = sum(k - leftmost[k] + 2 for k in self.keyroots)
         # tree_edit_cells, asked per comparison, counts the keyroots of the tree as written: the
         # root and every first child, here every last child but the root's: not followed in this
         # postorder by a leaf (the first leaf of a next sibling)
@@ -139,7 +142,7 @@ class PreparedTree:
     def columns(self) -> tuple[list, ...]:
         """The tree's nodes as the columns of one row of the programme (built once).
 
-        The forest distances of every keyroot j but the leaves sit side by side, each block led by its
+        The forest distances of every keyroot j sit side by side, each block led by its
         empty-forest column (entered by deletion only: its insert cost is ``_NEVER``). Per column:
         its node (0 for a block head), its insert cost, the column of the forest left of its
         subtree (-1: none), and, for a node off j's left path, the cost of inserting that forest
@@ -155,8 +158,6 @@ class PreparedTree:
             first: list[int] = []
             for j in self.keyroots:
                 lj = leftmost[j]
-                if lj == j:
-                    continue  # a leaf: its tree distances are ``_to_leaf``'s
                 start = len(first)
                 block = range(lj, j + 1)
                 nodes.append(0)
@@ -204,9 +205,9 @@ def tree_edit_distance(a: Expr | PreparedTree, b: Expr | PreparedTree, label: Ca
         found = _known.get(key)
     if found is None:
         # the distance is the same both ways round (inserting and deleting a label cost alike,
-        # renaming is symmetric): the tree with fewer rows' cells per row of the other runs as rows
-        a_rows = ta.work * (tb.work + len(tb.keyroots) + _ROW_COST)
-        b_rows = tb.work * (ta.work + len(ta.keyroots) + _ROW_COST)
+        # renaming is symmetric): the rows go to the tree that makes the programme cheaper
+        a_rows = ta.work * (tb.width + _ROW_COST) + ta.leaves * tb.size * _LEAF_COST
+        b_rows = tb.work * (ta.width + _ROW_COST) + tb.leaves * ta.size * _LEAF_COST
         found = _zhang_shasha(ta, tb) if a_rows <= b_rows else _zhang_shasha(tb, ta)
         with _known_lock:
             _known[key] = found
@@ -215,8 +216,10 @@ def tree_edit_distance(a: Expr | PreparedTree, b: Expr | PreparedTree, label: Ca
     return found
 
 
-# A row's own cost (its list, its loop), in cells: to weigh the rows against the columns.
+# A row's own cost (its list, its loop), and a leaf's closed form per node of the other tree, in
+# cells: to weigh the rows against the columns.
 _ROW_COST = 8
+_LEAF_COST = 2
 # A path that does not exist: dearer than every edit script (a distance is at most the labels'
 # characters of both trees), small enough to stay a one-digit int (the interpreter's fast path).
 _NEVER = 1 << 28
@@ -253,12 +256,6 @@ def _zhang_shasha(ta: PreparedTree, tb: PreparedTree) -> int:
             tree[i][1:] = _to_leaf(list(map(sub, rename[i], tb.sizes)), tb, delete[i])
         else:
             inner.append(i)
-    rows_a = tree[1:]
-    for j in tb.keyroots:
-        if tb.leftmost[j] == j:  # a leaf of b, not among the columns: its column is a closed form
-            column = _to_leaf([r[j] - d for r, d in zip(rename, delete)], ta, tb.sizes[j])
-            for tree_row, value in zip(rows_a, column):
-                tree_row[j] = value
     nodes, inserts, cols, fronts, first = tb.columns()
 
     for i in inner:
