@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import threading
 from functools import lru_cache
+from itertools import accumulate, islice
+from operator import sub
 from typing import Callable, Hashable, Sequence
 
 from srbf.expr.tree import Call, Expr
@@ -66,14 +68,20 @@ def label_distance(a: str, b: str) -> int:
 
 class PreparedTree:
     """A tree flattened for Zhang-Shasha: 1-based postorder labels, the leftmost leaf of every
-    node, and the keyroots. Prepare a tree once to compare it with many others."""
+    node, and the keyroots. Prepare a tree once to compare it with many others.
 
-    __slots__ = ("labels", "leftmost", "keyroots", "size", "sizes", "expr", "shape", "cells")
+    The flattening is of the tree's mirror (every node's children right to left): the distance
+    between two mirrors is the distance between the trees (mirroring keeps every ancestry and
+    reverses every sibling order alike), and formulas' right operands are more often leaves
+    (exponents, variables), so the mirrors' programme fills about a quarter fewer cells.
+    """
+
+    __slots__ = ("labels", "leftmost", "keyroots", "size", "sizes", "expr", "shape", "cells", "work", "leaves", "width", "_columns", "_subtrees")
 
     def __init__(self, root: Expr, label: Callable[[Expr], str]):
         labels = [""]  # index 0 unused: nodes are numbered 1..n in postorder
         leftmost = [0]
-        # iterative postorder; each entry: [node, next child index, leftmost leaf of node or 0]
+        # iterative postorder of the mirror; each entry: [node, children visited, leftmost leaf or 0]
         stack: list[list] = [[root, 0, 0]]
         while stack:
             frame = stack[-1]
@@ -81,7 +89,7 @@ class PreparedTree:
             children = node.args if isinstance(node, Call) else ()
             if child < len(children):
                 frame[1] += 1
-                stack.append([children[child], 0, 0])
+                stack.append([children[-1 - child], 0, 0])
                 continue
             stack.pop()
             index = len(labels)
@@ -93,15 +101,78 @@ class PreparedTree:
         self.expr = root
         self.labels = labels
         self.leftmost = leftmost
-        self.size = len(labels) - 1
+        self.size = size = len(labels) - 1
         self.sizes = [len(x) for x in labels]
         # keyroots: for each leftmost leaf, the highest node having it (largest postorder index)
         highest: dict[int, int] = {}
-        for index in range(1, self.size + 1):
+        for index in range(1, size + 1):
             highest[leftmost[index]] = index
         self.keyroots = sorted(highest.values())
-        self.cells = sum(k - leftmost[k] + 1 for k in self.keyroots)  # tree_edit_cells, asked per comparison
+        # as rows of the programme: the rows of its keyroots but the leaves (closed forms); as columns: the width of a row
+        self.work = sum(k - leftmost[k] + 1 for k in self.keyroots if leftmost[k] != k)
+        self.leaves = sum(1 for k in self.keyroots if leftmost[k] == k)
+        self.width = sum(k - leftmost[k] + 2 for k in self.keyroots)
+        # tree_edit_cells, asked per comparison, counts the keyroots of the tree as written: the
+        # root and every first child, here every last child but the root's: not followed in this
+        # postorder by a leaf (the first leaf of a next sibling)
+        self.cells = size - leftmost[size] + 1 + sum(k - leftmost[k] + 1 for k in range(1, size) if leftmost[k + 1] == k + 1)
         self.shape = (tuple(labels), tuple(leftmost))  # all the distance depends on: its cache key
+        self._columns: tuple[list, ...] | None = None
+        self._subtrees: tuple[list[int], list[int], list[int]] | None = None
+
+    def subtrees(self) -> tuple[list[int], list[int], list[int]]:
+        """Per node 1..n: the cost of inserting its subtree, its last child (0 for a leaf) and its
+        previous sibling (0 for a first child, or the root): what ``_to_leaf`` walks (built once)."""
+        if self._subtrees is None:
+            leftmost, size = self.leftmost, self.size
+            before = list(accumulate(self.sizes))  # sizes[0] is 0: before[k] is the cost of nodes 1..k
+            totals = [before[k] - before[leftmost[k] - 1] for k in range(1, size + 1)]
+            last = [0 if leftmost[k] == k else k - 1 for k in range(1, size + 1)]
+            previous = [0] * (size + 1)
+            for k in range(1, size + 1):
+                child = k - 1  # the children of k, right to left: k - 1, leftmost[k - 1] - 1, ...
+                while child >= leftmost[k]:
+                    sibling = leftmost[child] - 1
+                    if sibling >= leftmost[k]:
+                        previous[child] = sibling
+                    child = sibling
+            self._subtrees = (totals, last, previous[1:])
+        return self._subtrees
+
+    def columns(self) -> tuple[list, ...]:
+        """The tree's nodes as the columns of one row of the programme (built once).
+
+        The forest distances of every keyroot j sit side by side, each block led by its
+        empty-forest column (entered by deletion only: its insert cost is ``_NEVER``). Per column:
+        its node (0 for a block head), its insert cost, the column of the forest left of its
+        subtree (-1: none), and, for a node off j's left path, the cost of inserting that forest
+        (``None`` on the left path, where tree distances are set); then the row of the empty
+        forest of rows (inserting each block's forest), ended by ``_NEVER`` (read at -1).
+        """
+        if self._columns is None:
+            leftmost, sizes = self.leftmost, self.sizes
+            nodes: list[int] = []
+            inserts: list[int] = []
+            cols: list[int] = []
+            fronts: list[int | None] = []
+            first: list[int] = []
+            for j in self.keyroots:
+                lj = leftmost[j]
+                start = len(first)
+                block = range(lj, j + 1)
+                nodes.append(0)
+                nodes.extend(block)
+                inserts.append(_NEVER)
+                inserts.extend(sizes[lj : j + 1])
+                cols.append(-1)
+                cols.extend([start + leftmost[nb] - lj for nb in block])
+                first.append(0)
+                first.extend(accumulate(sizes[lj : j + 1]))
+                fronts.append(_NEVER)
+                fronts.extend([None if leftmost[nb] == lj else first[start + leftmost[nb] - lj] for nb in block])
+            first.append(_NEVER)
+            self._columns = (nodes, inserts, cols, fronts, first)
+        return self._columns
 
 
 # Cells of the dynamic programme above which the distance is not computed (None): about 4 s at
@@ -110,7 +181,8 @@ MAX_TREE_EDIT_CELLS = 5_000_000
 
 
 def tree_edit_cells(tree: PreparedTree) -> int:
-    """The rows (or columns) the programme spends on ``tree``: the sizes of its keyroots' subtrees."""
+    """The rows (or columns) Zhang-Shasha spends on ``tree`` as written: the sizes of its keyroots'
+    subtrees (the cap's measure, whichever way round the programme runs)."""
     return tree.cells
 
 
@@ -132,13 +204,25 @@ def tree_edit_distance(a: Expr | PreparedTree, b: Expr | PreparedTree, label: Ca
     with _known_lock:
         found = _known.get(key)
     if found is None:
-        found = _zhang_shasha(ta, tb)
+        # the distance is the same both ways round (inserting and deleting a label cost alike,
+        # renaming is symmetric): the rows go to the tree that makes the programme cheaper
+        a_rows = ta.work * (tb.width + _ROW_COST) + ta.leaves * tb.size * _LEAF_COST
+        b_rows = tb.work * (ta.width + _ROW_COST) + tb.leaves * ta.size * _LEAF_COST
+        found = _zhang_shasha(ta, tb) if a_rows <= b_rows else _zhang_shasha(tb, ta)
         with _known_lock:
             _known[key] = found
             if len(_known) > _KNOWN_SIZE:
                 del _known[next(iter(_known))]  # the oldest: skeletons recur within a pass, rarely across
     return found
 
+
+# A row's own cost (its list, its loop), and a leaf's closed form per node of the other tree, in
+# cells: to weigh the rows against the columns.
+_ROW_COST = 8
+_LEAF_COST = 2
+# A path that does not exist: dearer than every edit script (a distance is at most the labels'
+# characters of both trees), small enough to stay a one-digit int (the interpreter's fast path).
+_NEVER = 1 << 28
 
 # Distances computed, by the two trees' shapes: methods often return the same skeleton, and
 # catalogs share truths (masked skeletons recur more than formulas do).
@@ -148,16 +232,16 @@ _known_lock = threading.Lock()
 
 
 def _zhang_shasha(ta: PreparedTree, tb: PreparedTree) -> int:
-    """The distance between two prepared trees by Zhang and Shasha's dynamic programme.
+    """The distance between two prepared trees by Zhang and Shasha's dynamic programme, ``ta``'s
+    nodes as rows, ``tb``'s as columns (``PreparedTree.columns``).
 
     For each keyroot of ``a``, one pass over its rows fills the forest distances of every keyroot
-    of ``b`` at once: their columns side by side in one row, each block led by its empty-forest
-    column (entered by deletion only: its insert and diagonal costs are ``never``). Formula trees
-    are small, so the per-row overhead, not the cells, dominated a pass per pair of keyroots.
-    A row ends with ``never`` so that a block's first column can read "no diagonal" at index -1.
+    of ``b`` at once. Formula trees are small, so the per-row overhead, not the cells, dominated a
+    pass per pair of keyroots. A row ends with ``_NEVER`` so that a block's first column can read
+    "no diagonal" at index -1.
     """
-    left_a, left_b = ta.leftmost, tb.leftmost
-    delete, insert = ta.sizes, tb.sizes
+    left_a = ta.leftmost
+    delete = ta.sizes
     lb = tb.labels
     distinct_b = set(lb)
     rows: dict[str, list[int]] = {}  # one row of rename costs per distinct label of a
@@ -166,35 +250,15 @@ def _zhang_shasha(ta: PreparedTree, tb: PreparedTree) -> int:
         rows[x] = list(map(costs.__getitem__, lb))
     rename = list(map(rows.__getitem__, ta.labels))
     tree = [[0] * (tb.size + 1) for _ in range(ta.size + 1)]
-    never = sum(delete) + sum(insert) + 1  # dearer than deleting and inserting everything
-
-    # the columns of every keyroot j of b: node (0 for a block's empty forest), its insert cost,
-    # the column of the forest left of its subtree (-1: never), whether it is on j's left path
-    # (its leftmost leaf is j's), and the first row (inserting the forest of b)
-    nodes: list[int] = []
-    inserts: list[int] = []
-    cols: list[int] = []
-    roots: list[bool] = []
-    first: list[int] = []
-    for j in tb.keyroots:
-        lj = left_b[j]
-        start = len(first)
-        nodes.append(0)
-        inserts.append(never)
-        cols.append(-1)
-        roots.append(False)
-        first.append(0)
-        total = 0
-        for nb in range(lj, j + 1):
-            total += insert[nb]
-            nodes.append(nb)
-            inserts.append(insert[nb])
-            cols.append(start + left_b[nb] - lj)
-            roots.append(left_b[nb] == lj)
-            first.append(total)
-    first.append(never)
-
+    inner = []  # the keyroots of a that are not leaves: the others' rows are closed forms
     for i in ta.keyroots:
+        if left_a[i] == i:
+            tree[i][1:] = _to_leaf(list(map(sub, rename[i], tb.sizes)), tb, delete[i])
+        else:
+            inner.append(i)
+    nodes, inserts, cols, fronts, first = tb.columns()
+
+    for i in inner:
         li = left_a[i]
         ioff = li - 1
         forest = [first]
@@ -204,40 +268,63 @@ def _zhang_shasha(ta: PreparedTree, tb: PreparedTree) -> int:
             tree_row = tree[node_a]
             row: list[int] = []
             append = row.append
-            prev = never
+            prev = _NEVER
             if left_a[node_a] == li:  # node_a on i's left path: tree distances are set here
                 rename_row = rename[node_a]
-                above_left = never
-                for nb, cost_ins, col, root, up in zip(nodes, inserts, cols, roots, above):
-                    best = up + cost_del
+                above_left = _NEVER
+                for nb, cost_ins, front, up in zip(nodes, inserts, fronts, above):
                     prev += cost_ins
-                    if prev < best:
-                        best = prev
-                    if root:
-                        step = above_left + rename_row[nb]
-                        if step < best:
-                            best = step
-                        tree_row[nb] = best
+                    best = up + cost_del
+                    if best < prev:
+                        prev = best
+                    if front is None:
+                        best = above_left + rename_row[nb]
+                        if best < prev:
+                            prev = best
+                        tree_row[nb] = prev
                     else:
-                        step = first[col] + tree_row[nb]  # the forest left of li is empty
-                        if step < best:
-                            best = step
-                    append(best)
-                    prev = best
+                        best = front + tree_row[nb]  # the forest left of li is empty
+                        if best < prev:
+                            prev = best
+                    append(prev)
                     above_left = up
             else:
                 forest_p = forest[left_a[node_a] - 1 - ioff]
                 for nb, cost_ins, col, up in zip(nodes, inserts, cols, above):
-                    best = up + cost_del
                     prev += cost_ins
-                    if prev < best:
-                        best = prev
-                    step = forest_p[col] + tree_row[nb]
-                    if step < best:
-                        best = step
-                    append(best)
-                    prev = best
-            append(never)
+                    best = up + cost_del
+                    if best < prev:
+                        prev = best
+                    best = forest_p[col] + tree_row[nb]
+                    if best < prev:
+                        prev = best
+                    append(prev)
+            append(_NEVER)
             forest.append(row)
             above = row
     return tree[ta.size][tb.size]
+
+
+def _to_leaf(gains: list[int], tree: PreparedTree, leaf: int) -> list[int]:
+    """The distances between one leaf and every subtree of ``tree`` (nodes 1..n): the subtree's
+    insertions plus the leaf's deletion, or less what mapping the leaf onto its best node saves
+    (a mapping of one pair is always valid).
+
+    ``gains`` gives, per node of the tree (index 0 unused), the leaf's rename cost onto it less
+    the node's own cost; ``leaf`` is the leaf's own cost. The best gain in a subtree comes from
+    its root and, through its last child, from the forest of its children; ``forests[k]`` is the
+    best gain in the subtrees of k and its previous siblings.
+    """
+    totals, last, previous = tree.subtrees()
+    forests = [_NEVER]
+    keep = forests.append
+    distances = []
+    append = distances.append
+    for gain, child, sibling, total in zip(islice(gains, 1, None), last, previous, totals):
+        best = forests[child]
+        if gain < best:
+            best = gain
+        before = forests[sibling]
+        keep(best if best < before else before)
+        append(total + (best if best < leaf else leaf))
+    return distances
