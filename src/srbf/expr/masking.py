@@ -40,7 +40,7 @@ from srbf.expr.canonical import (
     positive_set,
 )
 from srbf.expr.canonical_nodes import CALL, MINUS_ONE, NUM, RAW, SYM, factor_key, from_expr, to_expr
-from srbf.expr.tree import Call, Const, Expr, Num, rebuild
+from srbf.expr.tree import Call, Const, Expr, Num, hashed_call, rebuild
 
 __all__ = ["LEVELS", "MASK", "drop_zeros", "mask", "masked_form", "masked_levels", "raw_skeleton", "raw_skeletons"]
 
@@ -156,8 +156,8 @@ def masked_levels(expr: Expr, *, time_limit: float = DEFAULT_TIME_LIMIT, positiv
         try:
             exponents = _mask_node(node, keep_exponents=True)
             structure = _mask_node(exponents, keep_exponents=False)
-            tree = to_expr(exponents)  # often the structure too (no exponent kept): one tree for both
-            return form, tree, (tree if structure == exponents else to_expr(structure))
+            tree = to_expr(exponents, hashed=True)  # often the structure too (no exponent kept): one tree for both
+            return form, tree, (tree if structure == exponents else to_expr(structure, hashed=True))
         except RecursionError:
             pass
     # cut short by the time limit (each level canonicalises again, as mask does) or too deep
@@ -259,4 +259,4 @@ def raw_skeletons(expr: Expr) -> tuple[Expr, Expr]:
 
 def _rebuilt_call(node: Call, args: tuple) -> Expr:
     """``node`` itself when its arguments came back unchanged (by identity: no deep comparison)."""
-    return node if all(map(is_, args, node.args)) else Call(node.op, args)
+    return node if all(map(is_, args, node.args)) else hashed_call(node.op, args)  # skeletons get compared
