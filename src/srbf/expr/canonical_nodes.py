@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from srbf.expr.operators import OPERATORS
-from srbf.expr.tree import Call, Const, Expr, Num, Var
+from srbf.expr.tree import Call, Const, Expr, Num, Var, hashed_call
 
 NUM, SYM, VAR, CALL, RAW = 0, 1, 2, 3, 9
 
@@ -126,8 +126,11 @@ def nonnegative(node: tuple, positive: frozenset = frozenset()) -> bool:
     return False
 
 
-def to_expr(node: tuple) -> Expr:
-    """An internal node back to srbf's tree (sums and products n-ary; iterative for deep trees)."""
+def to_expr(node: tuple, hashed: bool = False) -> Expr:
+    """An internal node back to srbf's tree (sums and products n-ary; iterative for deep trees).
+    ``hashed``: each call's hash computed as it is built, for a tree that will be compared (far
+    cheaper than the hash a call computes on first use)."""
+    make = hashed_call if hashed else Call
     out: list[Expr] = []
     stack: list[tuple] = [node]  # a node, or (node,): its children are done, build it
     pop, push, append = stack.pop, stack.append, out.append
@@ -151,7 +154,7 @@ def to_expr(node: tuple) -> Expr:
             n = len(current[3])
             args = tuple(out[len(out) - n:])
             del out[len(out) - n:]
-            append(Call(current[1], args))
+            append(make(current[1], args))
     return out[0]
 
 

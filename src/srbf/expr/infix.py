@@ -20,34 +20,40 @@ class _Token(NamedTuple):
     pos: int
 
 
+# Each match is one token with the whitespace before it (the end matches with no group), so that
+# whitespace costs no match of its own.
 _TOKEN_RE = re.compile(
     r"""
-    (?P<ws>\s+)
-  | (?P<num>(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)
-  | (?P<name>[^\W\d]\w*(?:\.[^\W\d]\w*)*)
-  | (?P<op>\*\*|[-+*/^])
-  | (?P<lpar>[(\[])
-  | (?P<rpar>[)\]])
-  | (?P<comma>,)
-  | (?P<bad>.)
+    \s*
+    (?:
+      (?P<num>(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)
+    | (?P<name>[^\W\d]\w*(?:\.[^\W\d]\w*)*)
+    | (?P<op>\*\*|[-+*/^])
+    | (?P<lpar>[(\[])
+    | (?P<rpar>[)\]])
+    | (?P<comma>,)
+    | (?P<bad>.)
+    | \Z
+    )
     """,
     re.VERBOSE | re.DOTALL,
 )
-_KINDS = {"lpar": "(", "rpar": ")", "comma": ","}
+_KINDS = (None, "num", "name", "op", "(", ")", ",", "bad")  # by group number
 
 
 def _tokenize(text: str, offset: int) -> list[_Token]:
     tokens = []
-    make, kinds = tuple.__new__, _KINDS  # a token built without the named tuple's Python-level __new__
+    append, make, kinds = tokens.append, tuple.__new__, _KINDS  # a token built without the named tuple's __new__
     text = text.replace("\u2212", "-")  # the Unicode minus sign some tools print
     for match in _TOKEN_RE.finditer(text, offset):
-        kind = match.lastgroup
-        if kind == "ws":
-            continue
+        group = match.lastindex
+        if group is None:  # the end
+            break
+        kind = kinds[group]
         if kind == "bad":
-            char, pos = match.group(), match.start()
+            char, pos = match[group], match.start(group)
             raise ParseError(f"unexpected character {char!r} at position {pos}", char, pos)
-        tokens.append(make(_Token, (kinds.get(kind, kind), match.group(), match.start())))
+        append(make(_Token, (kind, match[group], match.start(group))))
     return tokens
 
 

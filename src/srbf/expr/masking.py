@@ -40,7 +40,7 @@ from srbf.expr.canonical import (
     positive_set,
 )
 from srbf.expr.canonical_nodes import CALL, MINUS_ONE, NUM, RAW, SYM, factor_key, from_expr, to_expr
-from srbf.expr.tree import Call, Const, Expr, Num, rebuild, walk
+from srbf.expr.tree import Call, Const, Expr, Num, hashed_call, rebuild
 
 __all__ = ["LEVELS", "MASK", "drop_zeros", "mask", "masked_form", "masked_levels", "raw_skeleton", "raw_skeletons"]
 
@@ -155,7 +155,9 @@ def masked_levels(expr: Expr, *, time_limit: float = DEFAULT_TIME_LIMIT, positiv
     if form.complete:
         try:
             exponents = _mask_node(node, keep_exponents=True)
-            return form, to_expr(exponents), to_expr(_mask_node(exponents, keep_exponents=False))
+            structure = _mask_node(exponents, keep_exponents=False)
+            tree = to_expr(exponents, hashed=True)  # often the structure too (no exponent kept): one tree for both
+            return form, tree, (tree if structure == exponents else to_expr(structure, hashed=True))
         except RecursionError:
             pass
     # cut short by the time limit (each level canonicalises again, as mask does) or too deep
@@ -200,9 +202,23 @@ def drop_zeros(expr: Expr) -> Expr:
     """The formula as written, with literal zeros worked out: a product or quotient with a 0
     factor (or numerator) is 0, a 0 term leaves its sum, ``x**0`` is 1. The canonical form does
     this and more; raw skeletons use this so that ``0*x1`` is never the skeleton of ``c*x1``."""
-    if not any(type(node) is Num and node.value == 0 for node in walk(expr)):
+    if not _has_zero(expr):
         return expr  # the common case, found without rebuilding the tree
     return rebuild(expr, lambda leaf: leaf, _without_zeros)
+
+
+def _has_zero(expr: Expr) -> bool:
+    """Whether the tree has a literal 0 (a plain stack: this runs on every formula the judge reads)."""
+    stack = [expr]
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        node = pop()
+        kind = type(node)
+        if kind is Call:
+            extend(node.args)
+        elif kind is Num and node.value == 0:
+            return True
+    return False
 
 
 def raw_skeleton(expr: Expr, level: str = "structure", *, drop: bool = True) -> Expr:
@@ -243,4 +259,4 @@ def raw_skeletons(expr: Expr) -> tuple[Expr, Expr]:
 
 def _rebuilt_call(node: Call, args: tuple) -> Expr:
     """``node`` itself when its arguments came back unchanged (by identity: no deep comparison)."""
-    return node if all(map(is_, args, node.args)) else Call(node.op, args)
+    return node if all(map(is_, args, node.args)) else hashed_call(node.op, args)  # skeletons get compared

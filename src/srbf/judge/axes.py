@@ -65,27 +65,40 @@ def min_score(size_truth: float | None, size_prediction: float | None, valid: bo
     return min(1.0, float(size_truth) / float(size_prediction))
 
 
-def _qualities(nmse: Sequence[float]) -> np.ndarray:
-    """``quality`` of each NMSE at once; NaN (an unavailable checkpoint) counts as 0 too."""
-    x = np.asarray(nmse, dtype=float)
-    valid = np.isfinite(x) & (x >= 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = np.log10(np.maximum(x, EPS)).clip(L_MIN, L_MAX)
-    return np.where(valid, (L_MAX - r) / (L_MAX - L_MIN), 0.0)
+def _qualities(nmse: Sequence[float]) -> list[float]:
+    """``quality`` of each NMSE with NumPy's log10 (one call for all), the rest in Python floats
+    (the same IEEE operations an array would do); NaN (an unavailable checkpoint) counts as 0 too."""
+    nmse = [float(x) for x in nmse]
+    valid = [x >= 0 and math.isfinite(x) for x in nmse]
+    logs = iter(np.log10([max(x, EPS) for x, ok in zip(nmse, valid) if ok]).tolist())
+    return [(L_MAX - min(max(next(logs), L_MIN), L_MAX)) / (L_MAX - L_MIN) if ok else 0.0 for ok in valid]
 
 
 def eff_score(nmse_id: Sequence[float], nmse_ood: Sequence[float] | None) -> float | None:
     """EFF of one run from the NMSE of its incumbent at each checkpoint (NaN: unavailable, inf:
-    invalid); None when it has no checkpoint values at all (no trajectory)."""
-    if len(nmse_id) == 0:
+    invalid); None when it has no checkpoint values at all (no trajectory).
+
+    A run holds few distinct incumbents over many checkpoints: each distinct (ID, OOD) pair is
+    scored once, and the mean is NumPy's pairwise sum of the per-checkpoint ratios, or the count
+    of ratios equal to 1 over the checkpoints when every ratio is 0 or 1 (then the sum is exact)."""
+    n = len(nmse_id)
+    if n == 0:
         return None
-    q = _qualities(nmse_id)
-    if nmse_ood is not None:
-        q = (q + _qualities(nmse_ood)) / 2.0
-    best = float(q.max())
+    if nmse_ood is not None and len(nmse_ood) != n:
+        raise ValueError(f"{n} ID but {len(nmse_ood)} OOD checkpoint values")
+    points = tuple(nmse_id) if nmse_ood is None else tuple(zip(nmse_id, nmse_ood))
+    distinct = list(dict.fromkeys(points))  # NaN keys by identity: a NaN object counts as itself
+    if nmse_ood is None:
+        q = _qualities(distinct)
+    else:
+        q = [(a + b) / 2.0 for a, b in zip(_qualities([i for i, _ in distinct]), _qualities([o for _, o in distinct]))]
+    best = max(q)
     if best == 0.0:
         return 0.0
-    return mean_of(q / best)
+    ratio = dict(zip(distinct, [value / best for value in q]))
+    if all(r == 1.0 or r == 0.0 for r in ratio.values()):
+        return float(sum(points.count(key) for key, r in ratio.items() if r == 1.0)) / n
+    return mean_of(np.array([ratio[key] for key in points]))
 
 
 @dataclass(frozen=True)

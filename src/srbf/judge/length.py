@@ -9,7 +9,6 @@ arity, a variable, a named constant, a number or the mask ``<constant>``.
 from __future__ import annotations
 
 import math
-from decimal import Decimal
 
 from srbf.expr.operators import CONSTANTS, OPERATORS
 from srbf.expr.printer import format_number
@@ -37,16 +36,20 @@ def binarize(expr: Expr) -> Expr:
     return rebuild(expr, lambda leaf: leaf, _binary_call)
 
 
+# Each operator's label (its symbol, or its name for functions and unary minus) and the operators
+# of two arguments, which n-ary sums and products are chains of: looked up once per node.
+_LABELS = {name: op.symbol if op.symbol is not None and name != "neg" else name for name, op in OPERATORS.items()}
+_BINARY = frozenset(name for name, op in OPERATORS.items() if op.arity == 2)
+
+
 def node_label(node: Expr) -> str:
     """The label of one node: operator symbol or name, variable or constant name, or the number."""
-    if isinstance(node, Num):
+    kind = type(node)
+    if kind is Call:
+        return _LABELS.get(node.op, node.op)
+    if kind is Num:
         return format_number(node.value)
-    if isinstance(node, (Var, Const)):
-        return node.name
-    op = OPERATORS.get(node.op)
-    if op is None:
-        return node.op
-    return op.symbol if op.symbol is not None and op.name != "neg" else op.name
+    return node.name
 
 
 def prefix_tokens(expr: Expr) -> list[str]:
@@ -56,25 +59,29 @@ def prefix_tokens(expr: Expr) -> list[str]:
     arguments gives its operator k - 1 times, then its arguments in order.
     """
     tokens: list[str] = []
+    append, labels = tokens.append, _LABELS
     stack = [expr]
+    pop, extend = stack.pop, stack.extend
     while stack:
-        node = stack.pop()
-        label = node_label(node)
-        if isinstance(node, Call):
-            tokens.extend([label] * _operator_tokens(node))
-            stack.extend(reversed(node.args))
+        node = pop()
+        kind = type(node)
+        if kind is Call:
+            op, args = node.op, node.args
+            label = labels.get(op, op)
+            if len(args) > 2 and op in _BINARY:
+                tokens.extend([label] * (len(args) - 1))
+            else:
+                append(label)
+            extend(reversed(args))
         else:
-            tokens.append(label)
+            append(format_number(node.value) if kind is Num else node.name)
     return tokens
 
 
 def _operator_tokens(node: Call) -> int:
     """How many binary/unary operator tokens a node stands for (k - 1 for an n-ary sum)."""
     n = len(node.args)
-    op = OPERATORS.get(node.op)
-    if op is not None and op.arity == 2 and n > 2:
-        return n - 1
-    return 1
+    return n - 1 if n > 2 and node.op in _BINARY else 1
 
 
 def count_constants(canonical: Expr) -> int:
@@ -145,9 +152,21 @@ def number_bits(value: float) -> float:
         return 1 + 17 * _LOG2_10 + _elias_gamma_length(2 * 308 + 1)
     if value == 0:
         return 1 + _LOG2_10 + 1
-    sign, digits, exponent = Decimal(repr(abs(float(value)))).normalize().as_tuple()
+    digits, exponent = _decimal_digits(abs(float(value)))
     zigzag = 2 * exponent if exponent >= 0 else -2 * exponent - 1
-    return 1 + len(digits) * _LOG2_10 + _elias_gamma_length(zigzag + 1)
+    return 1 + digits * _LOG2_10 + _elias_gamma_length(zigzag + 1)
+
+
+def _decimal_digits(value: float) -> tuple[int, int]:
+    """(len(m), k) of a finite positive ``value = m * 10^k``, m without trailing zeros, read off its
+    shortest round-trip form (what ``Decimal(repr(value)).normalize()`` gives, without a Decimal)."""
+    text = repr(value)
+    mantissa, _, power = text.partition("e")
+    exponent = int(power) if power else 0
+    whole, _, fraction = mantissa.partition(".")
+    digits = (whole + fraction).lstrip("0")
+    significant = digits.rstrip("0")
+    return len(significant), exponent - len(fraction) + len(digits) - len(significant)
 
 
 def description_length(expr: Expr, n_variables: int) -> float:

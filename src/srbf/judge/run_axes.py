@@ -131,6 +131,8 @@ class ProblemPoints:
 
 
 def _hint_key(hints: Any) -> tuple:
+    if not hints:  # the common case (no parse hints), without the Mapping check
+        return ()
     return tuple(sorted((str(k), str(v)) for k, v in hints.items())) if isinstance(hints, Mapping) else ()
 
 
@@ -182,8 +184,8 @@ def evaluate_run(
         nmse_ood=nmse_ood,
         symbolic=truth_judgment(record if valid else {**record, "success": 0}, facts,
                                 judge.truth_formula if valid else None),  # fmt: skip
-        checkpoint_id=tuple(a for a, _ in at),
-        checkpoint_ood=tuple(o for _, o in at) if points.has_ood else None,
+        checkpoint_id=tuple([a for a, _ in at]),
+        checkpoint_ood=tuple([o for _, o in at]) if points.has_ood else None,
         trajectory_steps=len(p.steps),
     )
     return evaluation, ((tree, facts) if valid else None)

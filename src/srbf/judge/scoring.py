@@ -11,6 +11,7 @@ None. ``Judge.failure_record`` is that record without a problem, for a fit that 
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Iterable, NamedTuple, Sequence
 
@@ -54,6 +55,26 @@ def _overlap(predicted: frozenset, true: frozenset) -> tuple[float, float, float
     recall = common / len(true) if true else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
     return precision, recall, f1
+
+
+@functools.cache
+def _blank_template(srbench: bool, numeric_only: bool) -> dict[str, Any]:
+    """Every key a judge with these options records, with its default, in the stored order (made
+    once per pair of options: ``Judge._blank`` copies it for each prediction)."""
+    keys = FIT_KEYS + ("srbench_accuracy_solution",)
+    if not numeric_only:
+        keys = FIT_KEYS + COMPARISON_KEYS + LENGTH_KEYS + ("srbench_accuracy_solution",)
+    if srbench:
+        keys = keys + ("srbench_symbolic_solution",)
+    result: dict[str, Any] = {key: None for key in keys}
+    result["failure_reason"] = None
+    if not numeric_only:
+        result["canonical_complete"] = None
+    if srbench:
+        result["srbench_symbolic_undecided"] = False
+        result["srbench_symbolic_note"] = ""
+    result["judge_version"] = JUDGE_VERSION
+    return result
 
 
 class Reading(NamedTuple):
@@ -201,20 +222,8 @@ class Judge:
 
     @staticmethod
     def _blank(srbench: bool, numeric_only: bool) -> dict[str, Any]:
-        keys = FIT_KEYS + ("srbench_accuracy_solution",)
-        if not numeric_only:
-            keys = FIT_KEYS + COMPARISON_KEYS + LENGTH_KEYS + ("srbench_accuracy_solution",)
-        if srbench:
-            keys = keys + ("srbench_symbolic_solution",)
-        result: dict[str, Any] = {key: None for key in keys}
-        result["failure_reason"] = None
-        if not numeric_only:
-            result["canonical_complete"] = None
-        if srbench:
-            result["srbench_symbolic_undecided"] = False
-            result["srbench_symbolic_note"] = ""
-        result["judge_version"] = JUDGE_VERSION
-        return result
+        """A fresh record with every key of these options and its default (copied from one made once)."""
+        return dict(_blank_template(bool(srbench), bool(numeric_only)))
 
     @classmethod
     def failure_record(cls, reason: str, *, srbench: bool = False, numeric_only: bool = False) -> dict[str, Any]:
