@@ -19,7 +19,19 @@ from srbf.judge import JUDGE_VERSION, Judge
 from srbf.judge.data import positive_variables
 from srbf.judge.formula_facts import FormulaFacts, describe
 from srbf.judge.scoring import DEFAULT_CANONICAL_TIME_LIMIT
-from srbf.judge.truth_facts import DATA_DIR, FORMAT, SUFFIX, decode_facts, encode_facts, entry_key, read_file, shipped_facts
+from srbf.expr.tree import Call, Num, Var
+from srbf.judge.truth_facts import (
+    DATA_DIR,
+    FORMAT,
+    SUFFIX,
+    decode_facts,
+    decode_nodes,
+    encode_facts,
+    encode_nodes,
+    entry_key,
+    read_file,
+    shipped_facts,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 FIELDS = [f.name for f in dataclasses.fields(FormulaFacts) if not f.name.startswith("_")]
@@ -55,6 +67,23 @@ def test_decoded_trees_come_hashed_as_a_tree_hashes_itself():
     for name in ("canonical", "structure", "exponents", "raw_structure", "raw_exponents"):
         tree = getattr(decoded, name)
         assert tree._hash is not None and tree._hash == hash(getattr(facts, name))  # set while decoding, the same value
+
+
+def test_the_trees_share_one_table_of_distinct_nodes():
+    x, y = Var("x"), Var("y")
+    square = Call("pow", (x, Num(2.0)))
+    trees = [Call("add", (square, Call("mul", (Num(0.0), y)))), Call("add", (square, Call("mul", (Num(-0.0), y)))), square]
+    table, roots = encode_nodes(trees)
+    assert len(table) == 10  # x, 2.0, x**2, 0.0, y, 0.0*y, the first sum, -0.0, -0.0*y, the second sum
+    nodes = decode_nodes(json.loads(json.dumps(table)))
+    decoded = [nodes[row] for row in roots]
+    assert decoded == trees and decoded[2] is decoded[0].args[0] is decoded[1].args[0]
+    assert repr(decoded[1].args[1].args[0].value) == "-0.0"  # equal to 0.0 as a float, yet its own node
+
+
+def test_the_key_is_the_json_text_of_the_truth():
+    for formula, names, positive in [("x + y", ("x", "y"), {"y"}), ('a "q" \u00e9\t\\ b', ("\u00e4", "b"), ()), ("1", (), ())]:
+        assert entry_key(formula, names, positive) == json.dumps([formula, list(names), sorted(positive)])
 
 
 def test_facts_cut_short_or_too_deep_are_not_encoded():

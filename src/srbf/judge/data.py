@@ -54,7 +54,7 @@ class JudgeData:
         for key in ARRAYS:
             try:
                 value = np.asarray(_get(data, key))
-                if np.iscomplexobj(value):  # float64 would silently drop the imaginary part
+                if value.dtype.kind == "c":  # float64 would silently drop the imaginary part
                     raise JudgeInputError(f"{key} holds complex numbers; it must hold real numbers")
                 arrays[key] = np.array(value, dtype=np.float64)
             except (TypeError, ValueError) as error:
@@ -74,12 +74,10 @@ class JudgeData:
                 raise JudgeInputError(f"X_{part} has {X.shape[0]} rows but y_{part} has {y.shape[0]} values")
             if y.shape[0] == 0:
                 raise JudgeInputError(f"X_{part} and y_{part} hold no points (the {part} set is empty)")
-            bad = int(np.count_nonzero(~np.isfinite(y)))
-            if bad:
-                raise JudgeInputError(f"y_{part} has {bad} non-finite value(s)")
-            bad = int(np.count_nonzero(~np.isfinite(X)))
-            if bad:
-                raise JudgeInputError(f"X_{part} has {bad} non-finite value(s)")
+            for name, array in ((f"y_{part}", y), (f"X_{part}", X)):
+                finite = np.isfinite(array)
+                if not np.logical_and.reduce(finite, axis=None):  # the ufunc's own reduction: no wrapper
+                    raise JudgeInputError(f"{name} has {int(np.count_nonzero(~finite))} non-finite value(s)")
         d = arrays["X_support"].shape[1]
         if arrays["X_validation"].shape[1] != d:
             raise JudgeInputError(

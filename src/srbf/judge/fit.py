@@ -21,9 +21,10 @@ LOG10_FLOOR = math.log10(EPS64)  # about -15.65
 ACCURACY_SOLUTION_R2 = 0.999  # SRBench's accuracy solution: R^2 on the test points above this
 
 
-# Reductions below are the arrays' methods (and ``np.add.reduce``), not ``np.all``/``np.max``/
-# ``np.mean``: the same values without the functions' dispatch, which cost more than the sums
-# themselves on a few hundred points (a judge prepares two targets per problem).
+# Reductions below are the ufuncs' own (``np.add.reduce``, ``np.maximum.reduce``...) or the arrays'
+# methods, not ``np.all``/``np.max``/``np.mean``: the same values without the functions' dispatch
+# (nor, for the ufuncs', the methods' Python wrappers), which cost more than the sums themselves on
+# a few hundred points (a judge prepares two targets per problem, one problem per prediction).
 
 
 def mean_of(values: np.ndarray) -> float:
@@ -31,12 +32,19 @@ def mean_of(values: np.ndarray) -> float:
     return float(np.add.reduce(values)) / values.size
 
 
+def _peak(values: np.ndarray) -> float:
+    """max|values|: NaN when one is NaN, inf when one is infinite (so it also says whether all are finite)."""
+    return float(np.maximum.reduce(np.abs(values)))
+
+
+def _exponent_of(peak: float) -> int | None:
+    """The binary exponent e with ``peak`` in [2**(e-1), 2**e), or None when it is zero."""
+    return None if peak == 0.0 else math.frexp(peak)[1]
+
+
 def _exponent(values: np.ndarray) -> int | None:
     """The binary exponent e with max|values| in [2**(e-1), 2**e), or None when all are zero."""
-    peak = float(np.abs(values).max())
-    if peak == 0.0:
-        return None
-    return math.frexp(peak)[1]
+    return _exponent_of(_peak(values))
 
 
 def _scaled_sum_of_squares(values: np.ndarray) -> tuple[float, int]:
@@ -66,11 +74,12 @@ class Target:
         y = np.asarray(y, dtype=np.float64).ravel()
         if y.size == 0:
             raise ValueError("FVU of an empty set of points is undefined")
-        if not np.isfinite(y).all():
+        peak = _peak(y)
+        if not math.isfinite(peak):  # the peak of finite values is finite; a NaN or inf is its peak
             raise ValueError("the targets y contain non-finite values")
         self.y = y
-        self.constant = bool((y == y[0]).all())
-        self.peak_exponent = _exponent(y)
+        self.constant = bool(np.logical_and.reduce(y == y[0]))
+        self.peak_exponent = _exponent_of(peak)
         self.t_var, self.e_var, self.ss_var = 0.0, 0, None
         if not self.constant:
             ys = np.ldexp(y, -self.peak_exponent)

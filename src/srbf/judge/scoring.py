@@ -171,7 +171,8 @@ class Judge:
             )
         for name in sorted(names):
             column = self.variables.index(name)
-            lowest = min(float(self.data.X_support[:, column].min()), float(self.data.X_validation[:, column].min()))
+            lowest = min(float(np.minimum.reduce(self.data.X_support[:, column])),
+                         float(np.minimum.reduce(self.data.X_validation[:, column])))  # fmt: skip
             if lowest < 0:
                 raise JudgeInputError(f"variable {name} is declared positive but has a negative value ({lowest:g})")
         return names

@@ -13,9 +13,13 @@ describing the truth (``None`` here). tests/judge/test_truth_facts.py fails when
 no longer equal what ``formula_facts.describe`` computes (a judge change: run the tool again).
 
 A file is gzipped text (``zcat`` shows it): a JSON header line, then one line per truth, its key
-and its facts as JSON separated by a tab. Trees are written as JSON: a number is a JSON number, a variable its name as a string, a named
-constant (also the mask ``<constant>``) a one-element list ``[name]``, an operator a list
-``[op, arg, ...]`` of at least two elements.
+and its facts as JSON separated by a tab. The five trees of a truth share most of their subtrees
+(the masked forms differ from the canonical form only at numbers), so they are written as one table
+of their distinct nodes, children before parents, and the index of each tree's root: a number is a
+JSON number, a variable its name as a string, a named constant (also the mask ``<constant>``) a
+one-element list ``[name]``, an operator a list ``[op, index, ...]`` of at least two elements whose
+indices are its arguments' rows. Decoding is one loop over the table, each distinct node built once
+(a third of the nodes the five trees hold).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from __future__ import annotations
 import gzip
 import json
 import threading
+from json.encoder import encode_basestring_ascii as _quoted
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -30,13 +35,13 @@ from srbf.expr.tree import Call, Const, Expr, Num, Var, hashed_call
 from srbf.judge.formula_facts import FormulaFacts
 from srbf.judge.metric_keys import JUDGE_VERSION
 
-__all__ = ["DATA_DIR", "FORMAT", "SUFFIX", "decode_facts", "encode_facts", "entry_key", "read_file", "shipped_facts",
-           "write_file"]
+__all__ = ["DATA_DIR", "FORMAT", "SUFFIX", "decode_facts", "decode_nodes", "encode_facts", "encode_nodes", "entry_key",
+           "read_file", "shipped_facts", "write_file"]
 
 DATA_DIR = Path(__file__).resolve().parent / "data" / "truth_facts"
 SUFFIX = ".json.gz"  # gzipped JSON (zcat shows it): a tenth of the size
-FORMAT = 1  # the layout of a file below; bump with any change to it
-MAX_DEPTH = 200  # deeper trees are not shipped (decoding recurses): described when scored
+FORMAT = 2  # the layout of a file below; bump with any change to it
+MAX_DEPTH = 200  # deeper trees are not shipped (encoding recurses): described when scored
 
 _TREES = ("canonical", "structure", "exponents", "raw_structure", "raw_exponents")
 
@@ -46,18 +51,37 @@ _lock = threading.Lock()
 
 def entry_key(formula: str, variables: Iterable[str], positive: Iterable[str]) -> str:
     """What a truth's facts depend on: its text, the variables it is read over (their count sets
-    the description length) and the ones known positive (canonical rules)."""
-    return json.dumps([formula, list(variables), sorted(positive)])
+    the description length) and the ones known positive (canonical rules). The text of
+    ``json.dumps([formula, list(variables), sorted(positive)])``, quoted by json's own C
+    function without the encoder's set-up (which cost more than the quoting, once per problem)."""
+    names, known = ", ".join(map(_quoted, variables)), ", ".join(map(_quoted, sorted(positive)))
+    return f"[{_quoted(formula)}, [{names}], [{known}]]"
 
 
-def encode_tree(expr: Expr) -> Any:
-    if type(expr) is Num:
-        return expr.value
-    if type(expr) is Var:
-        return expr.name
-    if type(expr) is Const:
-        return [expr.name]
-    return [expr.op, *(encode_tree(arg) for arg in expr.args)]
+def encode_nodes(trees: Iterable[Expr]) -> tuple[list[Any], list[int]]:
+    """The table of the distinct nodes of ``trees`` (children first) and the row of each root.
+    Numbers are told apart by their text, so -0.0 and 0.0 (equal as floats) stay two nodes."""
+    table: list[Any] = []
+    rows: dict[Any, int] = {}
+
+    def add(expr: Expr) -> int:
+        kind = type(expr)
+        if kind is Call:
+            item: Any = [expr.op, *(add(arg) for arg in expr.args)]
+            key: Any = tuple(item)
+        elif kind is Num:
+            item, key = expr.value, (Num, repr(expr.value))
+        elif kind is Var:
+            item, key = expr.name, (Var, expr.name)
+        else:
+            item, key = [expr.name], (Const, expr.name)
+        row = rows.get(key)
+        if row is None:
+            row = rows[key] = len(table)
+            table.append(item)
+        return row
+
+    return table, [add(tree) for tree in trees]
 
 
 _leaves: dict[tuple[type, str], Expr] = {}  # variables and named constants, one node per name
@@ -70,15 +94,23 @@ def _leaf(kind: type, name: str) -> Expr:
     return found
 
 
-def decode_tree(value: Any) -> Expr:
-    kind = type(value)
-    if kind is list:
-        if len(value) == 1:
-            return _leaf(Const, value[0])
-        return hashed_call(value[0], tuple([decode_tree(arg) for arg in value[1:]]))  # the judge compares them all
-    if kind is str:
-        return _leaf(Var, value)
-    return Num(float(value))
+def decode_nodes(table: list[Any]) -> list[Expr]:
+    """The nodes of an ``encode_nodes`` table, each built once, hashed as built (the judge
+    compares them all), in one loop: children come before their parents."""
+    nodes: list[Expr] = []
+    append = nodes.append
+    for item in table:
+        kind = type(item)
+        if kind is list:
+            if len(item) == 1:
+                append(_leaf(Const, item[0]))
+            else:
+                append(hashed_call(item[0], tuple([nodes[row] for row in item[1:]])))
+        elif kind is str:
+            append(_leaf(Var, item))
+        else:
+            append(Num(float(item)))
+    return nodes
 
 
 def _depth(expr: Expr) -> int:
@@ -93,28 +125,21 @@ def _depth(expr: Expr) -> int:
 
 def encode_facts(facts: FormulaFacts) -> dict[str, Any] | None:
     """``facts`` as JSON-ready data; None when they cannot be shipped (an incomplete canonical
-    form, which depends on the machine's speed, or a tree too deep to decode by recursion)."""
+    form, which depends on the machine's speed, or a tree too deep to encode by recursion)."""
     if not facts.complete or any(_depth(getattr(facts, name)) > MAX_DEPTH for name in _TREES):
         return None
-    data: dict[str, Any] = {name: encode_tree(getattr(facts, name)) for name in _TREES}
+    table, roots = encode_nodes(getattr(facts, name) for name in _TREES)
+    data: dict[str, Any] = {"nodes": table, "trees": roots}
     data.update(tokens=list(facts.tokens), variables=sorted(facts.variables), constants=facts.constants,
                 nesting=facts.nesting, mdl=facts.mdl)  # fmt: skip
     return data
 
 
-# A skeleton with exponents kept is often its structure (no number stands as an exponent): the
-# structure level holds no number at all, so the same JSON is the same tree, decoded once.
-_SAME_AS = {"exponents": "structure", "raw_exponents": "raw_structure"}
-
-
 def decode_facts(data: dict[str, Any]) -> FormulaFacts:
     tokens = tuple(data["tokens"])
-    trees: dict[str, Expr] = {}
-    for name in _TREES:
-        other = _SAME_AS.get(name)
-        trees[name] = trees[other] if other is not None and data[name] == data[other] else decode_tree(data[name])
+    nodes = decode_nodes(data["nodes"])
     return FormulaFacts(
-        **trees,
+        **{name: nodes[row] for name, row in zip(_TREES, data["trees"])},
         complete=True,
         tokens=tokens,
         token_set=frozenset(tokens),
