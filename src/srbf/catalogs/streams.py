@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
 import numpy as np
@@ -22,7 +23,14 @@ STREAMS = ("support", "validation", "ood", "noise")
 
 def key_material(catalog: str, catalog_version: int, problem_id: str, seed: int, draw: int) -> str:
     """The text every stream of a problem key is hashed from (see :func:`stream_generator`)."""
+    if type(catalog) is str and type(problem_id) is str and type(catalog_version) is type(seed) is type(draw) is int:
+        # what json.dumps writes for these types, without its encoder's set-up (a draw's hot path)
+        quoted, qid = encode_basestring_ascii(catalog), encode_basestring_ascii(problem_id)
+        return f"{_KEY_HEAD}{quoted},{catalog_version!r},{qid},{seed!r},{draw!r}]"
     return json.dumps([KEY_SCHEME, catalog, catalog_version, problem_id, seed, draw], separators=(",", ":"))
+
+
+_KEY_HEAD = json.dumps([KEY_SCHEME])[:-1] + ","
 
 
 def _stream_state(material: str, stream: str) -> dict[str, Any]:
