@@ -71,9 +71,14 @@ def _hash_arrays(pairs: Iterable[tuple[str, np.ndarray]]) -> str:
     digest = hashlib.sha256()
     for name, array in pairs:
         array = np.ascontiguousarray(array, dtype="<f8")  # no copy for a drawn array
-        digest.update(f"{name}:{'x'.join(map(str, array.shape))};".encode("ascii"))
+        digest.update(_header(name, array.shape))
         digest.update(array)
     return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=256)  # a few shapes recur: (512, d) and (512,)
+def _header(name: str, shape: tuple[int, ...]) -> bytes:
+    return f"{name}:{'x'.join(map(str, shape))};".encode("ascii")
 
 
 @dataclass(frozen=True, eq=False)

@@ -34,10 +34,13 @@ _KEY_HEAD = json.dumps([KEY_SCHEME])[:-1] + ","
 
 
 def _stream_state(material: str, stream: str) -> dict[str, Any]:
-    digest = hashlib.sha256(f"{material}:{stream}".encode("ascii")).digest()
-    state = int.from_bytes(digest[:16], "little")
-    inc = int.from_bytes(digest[16:], "little") | 1  # PCG64 increments are odd
+    digest = int.from_bytes(hashlib.sha256(f"{material}:{stream}".encode("ascii")).digest(), "little")
+    state = digest & _LOW_128  # the first 16 bytes, little-endian
+    inc = (digest >> 128) | 1  # the last 16; PCG64 increments are odd
     return {"bit_generator": "PCG64", "state": {"state": state, "inc": inc}, "has_uint32": 0, "uinteger": 0}
+
+
+_LOW_128 = (1 << 128) - 1
 
 
 def stream_generator(
