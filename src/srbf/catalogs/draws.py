@@ -88,6 +88,7 @@ class Plan:
     scale: np.ndarray
     low: np.ndarray  # (d, 1): magnitudes are clipped to [low, high] (integer: integer bounds)
     high: np.ndarray
+    clip_low: bool  # whether clipping at ``low`` can change a value (see :func:`_magnitudes`)
     log_rows: np.ndarray | None
     int_rows: np.ndarray | None
     sign: np.ndarray | None  # (d, 1) of +1 / -1 for the ``negative`` rule; None if all +1
@@ -155,8 +156,9 @@ def plan_for(variables: tuple[VariableSpec, ...]) -> Plan:
         a.setflags(write=False)
         return a
 
+    clip_low = bool(log_rows) or any(v == 0.0 and math.copysign(1.0, v) < 0 for v in low)
     return Plan(
-        names, len(names) + len(both_rows), column(offset), column(scale), column(low), column(high),
+        names, len(names) + len(both_rows), column(offset), column(scale), column(low), column(high), clip_low,
         _index(log_rows), _index(int_rows), column(sign) if -1.0 in sign else None, _index(both_rows),
     )  # fmt: skip
 
@@ -171,8 +173,9 @@ def _magnitudes(plan: Plan, U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         M[plan.log_rows] = _portable_exp(M[plan.log_rows])
     if plan.int_rows is not None:
         M[plan.int_rows] = np.floor(M[plan.int_rows])
-    np.maximum(M, plan.low, out=M)  # rounding may land one ulp outside a range
-    np.minimum(M, plan.high, out=M)
+    if plan.clip_low:  # low + u * scale >= low (rounding is monotonic), floor too: only exp can undershoot
+        np.maximum(M, plan.low, out=M)  # (a low of -0.0 is kept clipped: max(+0.0, -0.0) may give either)
+    np.minimum(M, plan.high, out=M)  # rounding may land one ulp above a range
     return M, T
 
 
@@ -346,7 +349,7 @@ def fill(
         ok = np.isfinite(y)
         if outside is not None:
             ok &= outside
-        if ok.all():
+        if np.count_nonzero(ok) == len(ok):  # ok.all(), without its Python wrapper
             ok = None
         start = 0
         for s, size in zip(active, sizes):

@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -68,22 +68,17 @@ _ARRAY_FIELDS = ("X_support", "y_support", "X_validation", "y_validation", "X_oo
 
 def _hash_arrays(pairs: Iterable[tuple[str, np.ndarray]]) -> str:
     """SHA-256 over ``name:shape;`` headers (shape like ``512x3``) and little-endian float64 bytes."""
-    return _hash_data_and_inputs(pairs)[0]
-
-
-def _hash_data_and_inputs(pairs: Iterable[tuple[str, np.ndarray]]) -> tuple[str, str]:
-    """The hash of every array and that of the X arrays alone, as ``_hash_arrays`` makes each, in
-    one pass (each array converted once: a new problem needs both)."""
-    data, inputs = hashlib.sha256(), hashlib.sha256()
+    digest = hashlib.sha256()
     for name, array in pairs:
-        array = np.ascontiguousarray(array, dtype="<f8")
-        header = f"{name}:{'x'.join(map(str, array.shape))};".encode("ascii")
-        data.update(header)
-        data.update(array)
-        if name.startswith("X"):
-            inputs.update(header)
-            inputs.update(array)
-    return data.hexdigest(), inputs.hexdigest()
+        array = np.ascontiguousarray(array, dtype="<f8")  # no copy for a drawn array
+        digest.update(_header(name, array.shape))
+        digest.update(array)
+    return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=256)  # a few shapes recur: (512, d) and (512,)
+def _header(name: str, shape: tuple[int, ...]) -> bytes:
+    return f"{name}:{'x'.join(map(str, shape))};".encode("ascii")
 
 
 @dataclass(frozen=True, eq=False)
@@ -142,13 +137,18 @@ def _frozen(a: np.ndarray) -> np.ndarray:
 
 
 def _make_problem(ident: dict[str, Any], arrays: dict[str, np.ndarray], **extra: Any) -> Problem:
+    """A new Problem with its data hash; its inputs hash is hashed when first asked for (a slot's
+    FitTask needs it, the scoring pass only when the data hash differs). Filled in directly: the
+    frozen dataclass's __init__ sets its 18 fields one ``object.__setattr__`` at a time."""
     for a in arrays.values():
         a.setflags(write=False)
-    data_hash, inputs_hash = _hash_data_and_inputs((k, arrays[k]) for k in _ARRAY_FIELDS if k in arrays)
-    problem = Problem(**ident, **arrays, data_hash=data_hash, **extra)
-    problem.__dict__["inputs_hash"] = inputs_hash  # the cached property, known already
+    problem = object.__new__(Problem)
+    problem.__dict__.update(_PROBLEM_DEFAULTS, **ident, **arrays, **extra)
+    problem.__dict__["data_hash"] = _hash_arrays((k, arrays[k]) for k in _ARRAY_FIELDS if k in arrays)
     return problem
 
+
+_PROBLEM_DEFAULTS = {f.name: f.default for f in fields(Problem) if f.default is not MISSING}
 
 
 # --------------------------------------------------------------------------------------------

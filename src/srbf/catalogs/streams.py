@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
 import numpy as np
@@ -22,14 +23,24 @@ STREAMS = ("support", "validation", "ood", "noise")
 
 def key_material(catalog: str, catalog_version: int, problem_id: str, seed: int, draw: int) -> str:
     """The text every stream of a problem key is hashed from (see :func:`stream_generator`)."""
+    if type(catalog) is str and type(problem_id) is str and type(catalog_version) is type(seed) is type(draw) is int:
+        # what json.dumps writes for these types, without its encoder's set-up (a draw's hot path)
+        quoted, qid = encode_basestring_ascii(catalog), encode_basestring_ascii(problem_id)
+        return f"{_KEY_HEAD}{quoted},{catalog_version!r},{qid},{seed!r},{draw!r}]"
     return json.dumps([KEY_SCHEME, catalog, catalog_version, problem_id, seed, draw], separators=(",", ":"))
 
 
+_KEY_HEAD = json.dumps([KEY_SCHEME])[:-1] + ","
+
+
 def _stream_state(material: str, stream: str) -> dict[str, Any]:
-    digest = hashlib.sha256(f"{material}:{stream}".encode("ascii")).digest()
-    state = int.from_bytes(digest[:16], "little")
-    inc = int.from_bytes(digest[16:], "little") | 1  # PCG64 increments are odd
+    digest = int.from_bytes(hashlib.sha256(f"{material}:{stream}".encode("ascii")).digest(), "little")
+    state = digest & _LOW_128  # the first 16 bytes, little-endian
+    inc = (digest >> 128) | 1  # the last 16; PCG64 increments are odd
     return {"bit_generator": "PCG64", "state": {"state": state, "inc": inc}, "has_uint32": 0, "uinteger": 0}
+
+
+_LOW_128 = (1 << 128) - 1
 
 
 def stream_generator(

@@ -13,6 +13,7 @@ sampled problem (support, validation, OOD), for ``srbf check``.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, fields
@@ -142,8 +143,6 @@ class ProblemSource:
         """The problem drawn from ``entry`` of catalog ``catalog`` (version ``catalog_version``) with
         these settings: the same points on every call and in every process (a placeholder when
         sampling gives up on the draw). Raises what sampling raises for settings it refuses."""
-        from srbf.catalogs.sampling import ProblemSampler
-
         ident = (catalog, catalog_version, entry.id, seed, draw, n_support, noise, n_validation, ood)
         with self._lock:
             problem = self._problems.get(ident)
@@ -153,7 +152,7 @@ class ProblemSource:
             sampler_key = (catalog, catalog_version, entry.id)
             sampler = self._samplers.get(sampler_key)
             if sampler is None:
-                sampler = ProblemSampler(entry, catalog=catalog, catalog_version=catalog_version)
+                sampler = _sampler_class()(entry, catalog=catalog, catalog_version=catalog_version)
                 self._samplers[sampler_key] = sampler
         problem = sampler.sample(
             seed=seed, draw=draw, n_support=n_support, n_validation=n_validation, noise=noise, ood=ood
@@ -179,6 +178,14 @@ class ProblemSource:
             result = FitResult(status="placeholder", error=problem.placeholder_reason)
             return Placeholder(result, problem.data_hash, problem.inputs_hash)
         return fit_task(key, problem, order.spec, order.entry.formula, order.time_limit, order.method_seed)
+
+
+@functools.cache
+def _sampler_class():
+    """``ProblemSampler``, imported on the first draw (the parent of a run draws nothing), not on every one."""
+    from srbf.catalogs.sampling import ProblemSampler
+
+    return ProblemSampler
 
 
 def fit_task(key: TaskKey, problem, spec: WorkerSpec, truth: str, time_limit: float, method_seed: int) -> FitTask:
