@@ -14,10 +14,11 @@ and error as ``failure_reason``, so that rates count them; a placeholder gets on
 ``placeholder: ...``) and is left out of the statistics by ``srbf.store.metrics_long_frame``.
 
 This module is the parent's side: problems, each with its catalog entry, go in chunks to worker
-processes (spawned, so they start clean and import only the judge; they start while the parent
-plans), or to the workers of a Dask cluster (``scoring_dask``), which regenerate the points
-themselves; metrics are committed chunk by chunk as they come back, so an interrupted pass keeps what it scored and a
-rerun scores only what is missing. A prediction that cannot be scored (its points cannot be
+processes (forked on Linux as the pass starts, before it opens the store, with the judge imported;
+spawned elsewhere, importing only the judge while the parent plans), or to the workers of a Dask
+cluster (``scoring_dask``), which regenerate the points themselves; metrics are committed chunk by
+chunk as they come back, so an interrupted pass keeps what it scored and a rerun scores only what
+is missing. A prediction that cannot be scored (its points cannot be
 regenerated, other inputs than the method saw, a catalog whose version changed) gets no metrics
 row: the summary (``score_summary``) lists it with the reason, and a rerun tries again.
 docs/metrics.md ("Scoring a results store") is the long form.
@@ -220,8 +221,12 @@ def score_store(
         summary.skipped = len(scored) - len(replace)
         if not todo:
             return summary
+        wanted = min(n_workers, math.ceil(len(todo) / MIN_CHUNK))
+        if isinstance(dispatch, _Dispatch) and wanted == 1:  # too few to share: scored here, as when not forked
+            dispatch.close()
+            dispatch = None
         if dispatch is None:
-            dispatch = _Dispatch(min(n_workers, math.ceil(len(todo) / MIN_CHUNK)))
+            dispatch = _Dispatch(wanted)
         summary.workers = dispatch.workers
         failures: list[ScoreFailure] = []  # chunks go out as each catalog is planned: scoring starts at once
         dispatch.submit(chunks(planned(store, todo, failures), dispatch.workers, len(todo)), srbench)
