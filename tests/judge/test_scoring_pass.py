@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import os
 import shutil
 import sqlite3
 import warnings
@@ -14,7 +16,7 @@ import pytest
 from srbf.catalogs.loader import load_catalog
 from srbf.catalogs.sampling import sample_problem
 from srbf.cli import main
-from srbf.judge import AXIS_KEYS, JUDGE_VERSION, METRIC_KEYS
+from srbf.judge import AXIS_KEYS, JUDGE_VERSION, METRIC_KEYS, problem_scoring, scoring_pass
 from srbf.judge.checkpoints import checkpoint_times
 from srbf.judge.scoring_pass import ScoringError, score_store
 from srbf.core import FitResult, TaskKey
@@ -303,6 +305,26 @@ def test_two_workers_give_the_same_metrics_as_one(tmp_path):
     for i in fa:
         ra, rb = fa[i].drop("created_at"), fb[i].drop("created_at")
         pd.testing.assert_series_equal(ra, rb, check_names=False)
+
+
+def _score_chunk_holding_no_store(chunk, srbench):
+    """``score_chunk``, in a scoring process that must hold no descriptor of the store's files."""
+    held = []
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(FileNotFoundError):  # the listing's own descriptor, closed by now
+            held.append(os.readlink(f"/proc/self/fd/{fd}"))
+    assert held and not [path for path in held if STORE_FILENAME in path], held
+    return problem_scoring.score_chunk(chunk, srbench)
+
+
+@pytest.mark.skipif(not scoring_pass.FORK, reason="scoring processes are forked on Linux only")
+def test_forked_scoring_processes_hold_nothing_of_the_store(tmp_path, monkeypatch):
+    root = tmp_path / "results"
+    write_store(root, [(method, problem_id, draw, FitResult("ok", "x1 + 1")) for method in ("a", "b")
+                       for problem_id in ("Nguyen-1", "Nguyen-2", "Nguyen-3") for draw in (0, 1)])  # fmt: skip
+    monkeypatch.setattr(scoring_pass, "score_chunk", _score_chunk_holding_no_store)
+    summary = score_store(root, workers=2, progress=False)
+    assert summary.ok and summary.scored == 12 and summary.workers == 2
 
 
 def test_srbench_adds_the_symbolic_check_to_rows_scored_without_it(tmp_path):

@@ -26,10 +26,14 @@ from srbf.judge.score_summary import TARGETS_DIFFER
 from srbf.judge.scoring import Judge
 from srbf.runs.problems import ProblemSource
 
-__all__ = ["DrawnProblem", "Outcome", "StoredPrediction", "clear_cache", "close_pool", "init_worker", "load_catalog",
-           "never_ran", "refusal", "score_chunk", "unscored"]
+__all__ = ["WORKER_MODULES", "DrawnProblem", "Outcome", "StoredPrediction", "clear_cache", "close_pool", "init_worker",
+           "load_catalog", "never_ran", "refusal", "score_chunk", "unscored"]
 
 HINT_KEYS = ("one_based", "by_index", "notation")  # internals["parse"]: what srbf.expr.parse accepts
+# what a scoring process imports on its first problem (``_score_problem``): imported before the
+# processes are forked, once, instead of by each of them
+WORKER_MODULES = ("srbf.catalogs.admission", "srbf.catalogs.sampling", "srbf.judge.data", "srbf.judge.run_axes",
+                  "srbf.judge.truth_facts")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -267,12 +271,14 @@ def unscored(chunk: list[DrawnProblem], what: str) -> list[Outcome]:
 
 
 def init_worker() -> None:
-    """A scoring process's set-up: Ctrl-C is the parent's (it stops the pass cleanly), and the
-    collector runs as in a run's slot (``GC_THRESHOLDS``): scoring, like drawing, allocates many
-    short-lived containers, and Python's default thresholds spent about a tenth of its CPU
-    traversing them (the pass's parent, loading catalogs and writing metrics, a fifth of its);
-    what is imported by now lives as long as the process (frozen)."""
+    """A scoring process's set-up: Ctrl-C is the parent's (it stops the pass cleanly), SIGTERM
+    ends it (a forked process does not keep the command line's handler, which raises
+    KeyboardInterrupt), and the collector runs as in a run's slot (``GC_THRESHOLDS``): scoring,
+    like drawing, allocates many short-lived containers, and Python's default thresholds spent
+    about a tenth of its CPU traversing them (the pass's parent, loading catalogs and writing
+    metrics, a fifth of its); what is imported by now lives as long as the process (frozen)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
 
