@@ -9,8 +9,8 @@ platform: the figures are drawn here, one after the other, with the same results
 A job names its figure function as a function or as ``"module:function"`` text, imported where
 the figure is drawn: the report's own process need not import matplotlib at all. A
 :class:`Painter` goes further: forked before the store is read, it imports matplotlib and the
-figure code while this process reads and analyses, then draws
-the figures (with workers forked from it) while this process writes the tables and index.md.
+figure code while this process reads and analyses, forks its workers as soon as it is ready, then
+draws the figures (with those workers) while this process writes the tables and index.md.
 """
 
 from __future__ import annotations
