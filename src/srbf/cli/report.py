@@ -1,7 +1,8 @@
 """The analysis commands of the ``srbf`` CLI (analyze, compare, ranks).
 
 Thin: ``srbf.report`` (and with it pandas and ``srbf.stats``) is imported inside each command, so
-building the parser loads none of them; matplotlib is imported by the drawing process only.
+building the parser loads none of them; matplotlib is imported by the drawing process only, which
+``analyze`` forks as soon as pandas is in (SciPy and the analysis code are imported after the fork).
 """
 
 from __future__ import annotations
@@ -106,16 +107,18 @@ def timing_option(p: argparse.ArgumentParser) -> None:
 def _analyze(args: argparse.Namespace) -> int:
     import sys
 
-    from srbf.report.build import build_report
     from srbf.report.drawing import Painter
-    from srbf.report.figure_files import figure_files
+    from srbf.report.figure_files import figure_files  # and pandas
     from srbf.stats import DECLARED_TIMES
 
     files = figure_files(args.format, args.dpi)  # checked before the store is read
     if args.at_budget is not None and args.at_seconds:
         raise UserError("--at-budget and --at-seconds exclude each other: values are read at one or the other")
     gc.freeze()  # the imports: left alone by the collections of this process and of the drawing process it forks
-    with Painter() as painter:  # imports matplotlib in its own process while the store is read here
+    with Painter() as painter:  # imports matplotlib in its own process while SciPy is imported and the store read here
+        from srbf.report.build import build_report
+
+        gc.freeze()
         frame = _frame(args)
         report = build_report(frame, args.output, metrics=args.metric, times=args.at_seconds or DECLARED_TIMES,
                               statistic=args.statistic, show_incomplete=args.show_incomplete,

@@ -79,6 +79,17 @@ def run_analysis(frame: pd.DataFrame, metrics, *, times=DECLARED_TIMES, statisti
     comparison is exploratory (Benjamini-Hochberg). ``time_axis``: (method, budget, seconds) in place
     of the measured times (a timing readout, ``srbf.stats.timing_readout``). Returns the analysis,
     the marks and the headline mark."""
+    analysis, marks = analysis_at_marks(frame, metrics, times=times, statistic=statistic, confirmatory=confirmatory,
+                                        seed=seed, n_resamples=n_resamples, at_budget=at_budget, time_axis=time_axis)
+    return analysis, marks, T.headline_mark(analysis.aggregates, marks)
+
+
+def analysis_at_marks(frame: pd.DataFrame, metrics, *, times=DECLARED_TIMES, statistic: str = "meta",
+                      confirmatory=(), seed: int = 0, n_resamples: int = 1000,
+                      at_budget: str | None = None, time_axis: pd.DataFrame | None = None,
+                      ) -> tuple[Analysis, list[T.Mark]]:
+    """:func:`run_analysis` without the headline mark (``build_report`` picks it once the figures
+    are being drawn)."""
     if at_budget not in (None, *AT_BUDGETS):
         raise ReportInputError(f"--at-budget: must be one of {', '.join(AT_BUDGETS)} (every method at its own "
                                f"largest budget), got {at_budget!r}")
@@ -89,14 +100,14 @@ def run_analysis(frame: pd.DataFrame, metrics, *, times=DECLARED_TIMES, statisti
     if at_budget == "max":
         analysis = analyze(frame, metrics, times=times, parts=("aggregates",), **options)
         analysis, mark, _ = at_largest_budgets(frame, analysis, metrics, **options)
-        return analysis, [mark], mark
+        return analysis, [mark]
     analysis = analyze(frame, metrics, times=times, **options)
     marks = T.time_marks(analysis.aggregates, times)
     if not marks:
         by_budget = analyze(frame, metrics, times=(), compare_at="budget", parts=("comparisons", "ranks"), **options)
         analysis.comparisons, analysis.ranks = by_budget.comparisons, by_budget.ranks
         marks = T.budget_marks(analysis.aggregates)
-    return analysis, marks, T.headline_mark(analysis.aggregates, marks)
+    return analysis, marks
 
 
 def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DECLARED_TIMES,
@@ -126,12 +137,10 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
     frame = require_scores(frame, source or "the frame")
     metrics = choose_metrics(frame, metrics)
     provenance = provenance_labels(frame)
-    analysis, marks, headline = run_analysis(frame, metrics, times=times, statistic=statistic,
-                                             confirmatory=confirmatory, seed=seed, n_resamples=n_resamples,
-                                             at_budget=at_budget, time_axis=None if timing is None else timing.frame)
+    analysis, marks = analysis_at_marks(frame, metrics, times=times, statistic=statistic, confirmatory=confirmatory,
+                                        seed=seed, n_resamples=n_resamples, at_budget=at_budget,
+                                        time_axis=None if timing is None else timing.frame)
     shown, notes = collapse_repeated(analysis.aggregates, marks)  # the tables keep every mark
-    if notes:
-        headline = T.headline_mark(analysis.aggregates, shown)
     if timing is not None:
         notes = [timing.note, *notes]
     out = Path(out)
@@ -143,6 +152,7 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
         curves = [curve_job(analysis.aggregates, metric, folder, files, provenance=provenance, times=times_shown,
                             show_incomplete=show_incomplete) for metric in metrics]
         painter.draw(curves)  # they need the aggregates only
+        headline = T.headline_mark(analysis.aggregates, shown)
         if callable(stack):  # read while the curves are drawn
             stack = stack()
         methods = sorted(frame["method"].astype(str).unique())

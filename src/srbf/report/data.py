@@ -80,7 +80,7 @@ def provenance_labels(frame: pd.DataFrame) -> dict[str, str]:
         return {m: "unlabelled" for m in methods}
     labels = {}
     for method, values in frame.groupby(frame["method"].astype(str))["provenance"]:
-        found = sorted({str(v) for v in values.dropna()})
+        found = sorted({str(v) for v in values.dropna().unique()})
         labels[method] = "+".join(found) if found else "harness_tuned"
     return {m: labels.get(m, "harness_tuned") for m in methods}
 

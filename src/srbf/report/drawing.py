@@ -9,14 +9,15 @@ platform: the figures are drawn here, one after the other, with the same results
 A job names its figure function as a function or as ``"module:function"`` text, imported where
 the figure is drawn: the report's own process need not import matplotlib at all. A
 :class:`Painter` goes further: forked before the store is read, it imports matplotlib and the
-figure code while this process reads and analyses, then draws
-the figures (with workers forked from it) while this process writes the tables and index.md.
+figure code while this process reads and analyses, forks its workers as soon as it is ready, then
+draws the figures (with those workers) while this process writes the tables and index.md.
 """
 
 from __future__ import annotations
 
 import importlib
 import multiprocessing
+import multiprocessing.util
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -74,19 +75,39 @@ def start_drawing(jobs: Sequence[Job], workers: int | None = None) -> Drawing:
     return Drawing([pool.submit(_run, *job) for job in jobs], pool=pool)
 
 
-def _import_drawing() -> None:
+_helpers: ProcessPoolExecutor | None = None  # in a Painter's process: helpers forked ahead of its first batch
+
+
+def _fork_helpers(count: int) -> ProcessPoolExecutor:
+    """``count`` processes forked from this one now (a fork context starts them all at the first
+    submit), stopped when this process ends if no batch has used them."""
+    pool = ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("fork"))
+    multiprocessing.util.Finalize(pool, pool.shutdown, kwargs={"cancel_futures": True}, exitpriority=20)
+    pool.submit(int)
+    return pool
+
+
+def _prepare(workers: int) -> None:
+    """A Painter's process while the report's data are read elsewhere: import the figure code, warm
+    up, then fork the helpers of the first batch, so that they inherit both and the fork costs no
+    time once the figures have come."""
+    global _helpers
     for module in DRAWING_MODULES:
         importlib.import_module(module)
     _run(WARM_UP, (), {})
+    if workers >= 2:
+        _helpers = _fork_helpers(workers - 1)
 
 
 def _draw_all(jobs: list[Job], workers: int) -> list[Path]:
     """``jobs`` drawn here and in ``workers - 1`` processes forked from here (every ``workers``-th
-    job here, the others shared among them); the paths in the order of the jobs."""
+    job here, the others shared among them; the helpers :func:`_prepare` forked, if not used yet);
+    the paths in the order of the jobs."""
+    global _helpers
     workers = min(workers, len(jobs))
     if workers < 2:
         return [path for job in jobs for path in _run(*job)]
-    pool = ProcessPoolExecutor(max_workers=workers - 1, mp_context=multiprocessing.get_context("fork"))
+    pool, _helpers = _helpers or _fork_helpers(workers - 1), None
     try:
         theirs = {i: pool.submit(_run, *job) for i, job in enumerate(jobs) if i % workers}
         mine = {i: _run(*job) for i, job in enumerate(jobs) if not i % workers}
@@ -108,7 +129,7 @@ class Painter:
         self._batches: list[Future | list[Path]] = []
         if self.workers >= 2 and _can_fork():
             self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
-            self._pool.submit(_import_drawing)  # forks now; a failure shows in the batches' results
+            self._pool.submit(_prepare, self.workers)  # forks now; a failure shows in the batches' results
 
     def draw(self, jobs: Sequence[Job]) -> None:
         """Start drawing ``jobs``."""

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from srbf.report.escape import md
 from srbf.report.rounding import format_fixed, format_p, format_significant, format_with, interval_decimals
@@ -201,6 +200,8 @@ def _decimals_of(row, metric: str) -> int:
 def per_set(analysis, metrics) -> pd.DataFrame:
     """Each set's mean with its 95 % t interval (sd / sqrt(n), on the set's combining scale: a
     geometric interval for ratios), per method at its largest complete budget."""
+    from scipy import special  # here: the drawing process imports this module for ``oriented``, without SciPy
+
     table = analysis.per_set
     if table.empty:
         return table

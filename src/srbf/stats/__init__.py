@@ -12,42 +12,41 @@ Plain NumPy/SciPy functions (docs/statistics.md describes every procedure):
 - :func:`analyze` -- the long per-prediction frame to the aggregates, comparisons and ranks tables;
 - :data:`RULES` / :func:`rule_for` -- how each metric is aggregated (failures, infinities, scale);
 - :func:`display_name` -- the words a figure or a heading shows for a metric.
+
+Imported lazily, each name from its own module: the drawing process reads the rules and names
+without SciPy (srbf.report.drawing), and only what is used is loaded.
 """
 
-from srbf.stats.bootstrap import bootstrap_median
-from srbf.stats.median import weighted_median
-from srbf.stats.meta import combine_sets, paule_mandel
-from srbf.stats.multiple import benjamini_hochberg, holm
-from srbf.stats.paired import paired_comparison, verdict
-from srbf.stats.pvalues import mcnemar_exact, wilcoxon_pratt
-from srbf.stats.ranks import critical_difference, friedman_nemenyi, nemenyi_q
-from srbf.stats.names import DISPLAY_NAMES, display_name
-from srbf.stats.rules import RULES, MetricRule, rule_for
-from srbf.stats.analysis import Analysis, analyze
-from srbf.stats.timeaxis import DECLARED_TIMES, interpolate_at_time, time_weights
+from __future__ import annotations
 
-__all__ = [
-    "Analysis",
-    "DECLARED_TIMES",
-    "DISPLAY_NAMES",
-    "MetricRule",
-    "RULES",
-    "analyze",
-    "benjamini_hochberg",
-    "bootstrap_median",
-    "combine_sets",
-    "critical_difference",
-    "display_name",
-    "friedman_nemenyi",
-    "holm",
-    "interpolate_at_time",
-    "mcnemar_exact",
-    "nemenyi_q",
-    "paired_comparison",
-    "paule_mandel",
-    "rule_for",
-    "time_weights",
-    "verdict",
-    "weighted_median",
-    "wilcoxon_pratt",
-]
+from srbf.core import lazy_attributes
+
+_EXPORTS = {
+    "Analysis": "srbf.stats.analysis",
+    "DECLARED_TIMES": "srbf.stats.timeaxis",
+    "DISPLAY_NAMES": "srbf.stats.names",
+    "MetricRule": "srbf.stats.rules",
+    "RULES": "srbf.stats.rules",
+    "analyze": "srbf.stats.analysis",
+    "benjamini_hochberg": "srbf.stats.multiple",
+    "bootstrap_median": "srbf.stats.bootstrap",
+    "combine_sets": "srbf.stats.meta",
+    "critical_difference": "srbf.stats.ranks",
+    "display_name": "srbf.stats.names",
+    "friedman_nemenyi": "srbf.stats.ranks",
+    "holm": "srbf.stats.multiple",
+    "interpolate_at_time": "srbf.stats.timeaxis",
+    "mcnemar_exact": "srbf.stats.pvalues",
+    "nemenyi_q": "srbf.stats.ranks",
+    "paired_comparison": "srbf.stats.paired",
+    "paule_mandel": "srbf.stats.meta",
+    "rule_for": "srbf.stats.rules",
+    "time_weights": "srbf.stats.timeaxis",
+    "verdict": "srbf.stats.paired",
+    "weighted_median": "srbf.stats.median",
+    "wilcoxon_pratt": "srbf.stats.pvalues",
+}
+
+__all__ = sorted(_EXPORTS)
+
+__getattr__ = lazy_attributes(__name__, _EXPORTS)

@@ -87,13 +87,14 @@ def metrics_long_frame(results: Any = None, *, judge_version: str, **filters: An
             "and are left out: run `srbf score` first",
             stacklevel=2,
         )
-    parsed = {text: parse_condition(text) for text in dict.fromkeys(frame["condition"])}
-    conditions = [parsed[text] for text in frame["condition"]]
+    texts_of_conditions = frame["condition"].tolist()  # lists: iterating a column of text goes value by value
+    parsed = {text: parse_condition(text) for text in dict.fromkeys(texts_of_conditions)}
+    conditions = [parsed[text] for text in texts_of_conditions]
     campaign = frame["campaign_id"].astype(int)
     out = pd.DataFrame({
         "prediction_id": frame["id"].astype("int64"),
         "experiment": campaign.map(names),
-        "method": [labels.get(c) or m for c, m in zip(campaign, frame["method"])],
+        "method": [labels.get(c) or m for c, m in zip(campaign.tolist(), frame["method"].tolist())],
         "method_name": frame["method"],
         "config_hash": frame["config_hash"],
         "provenance": frame["provenance"],
