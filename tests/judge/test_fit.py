@@ -90,3 +90,11 @@ def test_log10_floor_and_infinity():
     assert log10_fvu(2.0**-60) == LOG10_FLOOR
     assert log10_fvu(0.01) == pytest.approx(-2.0)
     assert log10_fvu(math.inf) == math.inf
+
+
+def test_targets_must_be_finite_and_not_empty():
+    for bad in (np.nan, np.inf, -np.inf):
+        with pytest.raises(ValueError, match="non-finite"):
+            Target(np.array([1.0, bad, 2.0]))
+    with pytest.raises(ValueError, match="empty"):
+        Target(np.array([]))

@@ -48,12 +48,13 @@ class JudgeData:
                 return data
             data = {**{k: getattr(data, k) for k in ARRAYS}}
         arrays: dict[str, np.ndarray] = {}
-        missing = [key for key in ARRAYS if _get(data, key) is None]
+        supplied = {key: _get(data, key) for key in ARRAYS}
+        missing = [key for key, value in supplied.items() if value is None]
         if missing:
             raise JudgeInputError(f"the data lacks the array(s) {', '.join(missing)} (need {', '.join(ARRAYS)})")
         for key in ARRAYS:
             try:
-                value = np.asarray(_get(data, key))
+                value = np.asarray(supplied[key])
                 if value.dtype.kind == "c":  # float64 would silently drop the imaginary part
                     raise JudgeInputError(f"{key} holds complex numbers; it must hold real numbers")
                 arrays[key] = np.array(value, dtype=np.float64)
