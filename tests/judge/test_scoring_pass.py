@@ -8,10 +8,12 @@ import math
 import os
 import shutil
 import sqlite3
+import threading
 import warnings
 
 import pandas as pd
 import pytest
+from tqdm import tqdm
 
 from srbf.catalogs.loader import load_catalog
 from srbf.catalogs.sampling import sample_problem
@@ -307,8 +309,12 @@ def test_two_workers_give_the_same_metrics_as_one(tmp_path):
         pd.testing.assert_series_equal(ra, rb, check_names=False)
 
 
+IMPORTED_BY = os.getpid()  # a forked scoring process has this module from the pass's process
+
+
 def _score_chunk_holding_no_store(chunk, srbench):
-    """``score_chunk``, in a scoring process that must hold no descriptor of the store's files."""
+    """``score_chunk``, in a forked scoring process that must hold no descriptor of the store's files."""
+    assert IMPORTED_BY != os.getpid(), "not forked: this process imported the test module itself"
     held = []
     for fd in os.listdir("/proc/self/fd"):
         with contextlib.suppress(FileNotFoundError):  # the listing's own descriptor, closed by now
@@ -322,6 +328,9 @@ def test_forked_scoring_processes_hold_nothing_of_the_store(tmp_path, monkeypatc
     root = tmp_path / "results"
     write_store(root, [(method, problem_id, draw, FitResult("ok", "x1 + 1")) for method in ("a", "b")
                        for problem_id in ("Nguyen-1", "Nguyen-2", "Nguyen-3") for draw in (0, 1)])  # fmt: skip
+    if tqdm.monitor is not None:  # an earlier pass's progress bar's thread: the pass would spawn beside it
+        tqdm.monitor.exit()
+    assert threading.active_count() == 1
     monkeypatch.setattr(scoring_pass, "score_chunk", _score_chunk_holding_no_store)
     summary = score_store(root, workers=2, progress=False)
     assert summary.ok and summary.scored == 12 and summary.workers == 2

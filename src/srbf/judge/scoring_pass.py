@@ -33,6 +33,7 @@ import math
 import multiprocessing
 import os
 import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -69,9 +70,11 @@ def _given(results: Any) -> tuple[ResultsStore | None, Path]:
 
 
 # Fork the scoring processes where that is safe: on Linux, before the pass opens the store (so they
-# hold nothing of its connection). A forked process has the judge imported already (a spawned one
-# spent about 0.3 s of CPU importing it, while the parent had imported it too); on macOS (whose
-# system libraries are not fork-safe), on Windows and for a store the caller opened, they are spawned.
+# hold nothing of its connection), from a process running no other thread (one holding a lock as
+# it forks would leave the lock held in the child). A forked process has the judge imported
+# already (a spawned one spent about 0.3 s of CPU importing it, while the parent had imported it
+# too); on macOS (whose system libraries are not fork-safe), on Windows, for a store the caller
+# opened and beside other threads, they are spawned.
 FORK = sys.platform.startswith("linux")
 
 
@@ -210,7 +213,7 @@ def score_store(
             from srbf.judge.scoring_dask import DaskDispatch
 
             dispatch = DaskDispatch(**cluster)
-        elif FORK and given is None and n_workers > 1:
+        elif FORK and given is None and n_workers > 1 and threading.active_count() == 1:
             dispatch = _Dispatch(n_workers, fork=True)  # before the store is opened
         store = given or ResultsStore(path)
         scored = {int(row.prediction_id) for row in store.metric_stack_rows(JUDGE_VERSION)}
