@@ -85,19 +85,24 @@ def headline_mark(aggregates: pd.DataFrame, marks: list[Mark]) -> Mark | None:
     budget axis: the largest budget every method ran, else the one most methods ran)."""
     if not marks:
         return None
-    methods = set(aggregates["method"])
+    methods = set(aggregates["method"].tolist())
 
-    def statuses(mark: Mark) -> pd.Series:
-        return mark.select(aggregates).drop_duplicates("method").set_index("method")["status"]
+    def statuses(mark: Mark) -> dict:  # each method's first row at the mark (a missing status stays NaN)
+        rows = mark.select(aggregates)
+        found: dict = {}
+        for method, status in zip(rows["method"].tolist(), rows["status"].tolist()):
+            found.setdefault(method, status)
+        return found
 
+    at = {m: statuses(m) for m in marks}
     if marks[0].axis == "time":
-        full = [m for m in marks if statuses(m).reindex(list(methods)).isin(["measured", "interpolated"]).all()]
+        full = [m for m in marks if all(at[m].get(x) in ("measured", "interpolated") for x in methods)]
         if full:
             return max(full, key=lambda m: m.x)
-        none_na = [m for m in marks if (statuses(m).reindex(list(methods)).fillna("n/a") != "n/a").all()]
+        none_na = [m for m in marks if all(isinstance(at[m].get(x), str) and at[m][x] != "n/a" for x in methods)]
         if none_na:
             return min(none_na, key=lambda m: m.x)
-    count = {m: int((statuses(m) != "n/a").sum()) for m in marks}
+    count = {m: sum(status != "n/a" for status in at[m].values()) for m in marks}
     return max(marks, key=lambda m: (count[m], m.x))
 
 
