@@ -117,7 +117,7 @@ class PreparedTree:
         spans = [k - leftmost[k] + 1 for k in self.keyroots]
         self.leaves = spans.count(1)  # keyroots that are leaves: closed forms, not rows
         self.work = sum(spans) - self.leaves  # its rows in the programme, as its rows
-        self.width = self.work + 2 * self.leaves + len(spans)  # the columns of a row, as its columns
+        self.width = sum(spans) + len(spans)  # the columns of a row (with their heads), as its columns
         # tree_edit_cells, asked per comparison, counts the keyroots of the tree as written: the
         # root and every first child, here every last child but the root's: not followed in this
         # postorder by a leaf (the first leaf of a next sibling)
