@@ -10,6 +10,7 @@ import random
 import pytest
 
 from srbf.expr.tree import Call, Var
+from srbf.judge import distances
 from srbf.judge.distances import PreparedTree, label_distance, tree_edit_cells, tree_edit_distance
 
 LABELS = ["+", "*", "**", "sin", "exp", "log", "neg", "x_0", "x_1", "x1", "<constant>", "-1", "0.5", "2", "3"]
@@ -165,3 +166,11 @@ def test_degenerate_trees():
     for a, b in cases:
         assert tree_edit_distance(a, b, label) == reference_distance(a, b)
         assert tree_edit_distance(b, a, label) == reference_distance(b, a)
+
+
+def test_trees_of_more_characters_than_the_usual_sentinel(monkeypatch):
+    """Past ``_NEVER`` characters, the programme's "no path" grows with the trees (built afresh)."""
+    monkeypatch.setattr(distances, "_NEVER", 12)
+    for a, b in pairs(7, 200):
+        distances._known.clear()
+        assert tree_edit_distance(a, b, label) == reference_distance(a, b), (a, b)

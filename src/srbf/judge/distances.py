@@ -66,6 +66,12 @@ def label_distance(a: str, b: str) -> int:
     return 0 if a == b else levenshtein(a, b)
 
 
+# A path that does not exist, for trees of fewer characters: dearer than every edit script (a
+# distance is at most the labels' characters of both trees), and a one-digit int (the
+# interpreter's fast path), so the columns of a tree are built once for it.
+_NEVER = 1 << 28
+
+
 class PreparedTree:
     """A tree flattened for Zhang-Shasha: 1-based postorder labels, the leftmost leaf of every
     node, and the keyroots. Prepare a tree once to compare it with many others.
@@ -108,10 +114,10 @@ class PreparedTree:
         for index in range(1, size + 1):
             highest[leftmost[index]] = index
         self.keyroots = sorted(highest.values())
-        # as rows of the programme: the rows of its keyroots but the leaves (closed forms); as columns: the width of a row
-        self.work = sum(k - leftmost[k] + 1 for k in self.keyroots if leftmost[k] != k)
-        self.leaves = sum(1 for k in self.keyroots if leftmost[k] == k)
-        self.width = sum(k - leftmost[k] + 2 for k in self.keyroots)
+        spans = [k - leftmost[k] + 1 for k in self.keyroots]
+        self.leaves = spans.count(1)  # keyroots that are leaves: closed forms, not rows
+        self.work = sum(spans) - self.leaves  # its rows in the programme, as its rows
+        self.width = sum(spans) + len(spans)  # the columns of a row (with their heads), as its columns
         # tree_edit_cells, asked per comparison, counts the keyroots of the tree as written: the
         # root and every first child, here every last child but the root's: not followed in this
         # postorder by a leaf (the first leaf of a next sibling)
@@ -139,17 +145,18 @@ class PreparedTree:
             self._subtrees = (totals, last, previous[1:])
         return self._subtrees
 
-    def columns(self) -> tuple[list, ...]:
-        """The tree's nodes as the columns of one row of the programme (built once).
+    def columns(self, never: int = _NEVER) -> tuple[list, ...]:
+        """The tree's nodes as the columns of one row of the programme (built once for the usual
+        ``never``).
 
         The forest distances of every keyroot j sit side by side, each block led by its
-        empty-forest column (entered by deletion only: its insert cost is ``_NEVER``). Per column:
+        empty-forest column (entered by deletion only: its insert cost is ``never``). Per column:
         its node (0 for a block head), its insert cost, the column of the forest left of its
         subtree (-1: none), and, for a node off j's left path, the cost of inserting that forest
         (``None`` on the left path, where tree distances are set); then the row of the empty
-        forest of rows (inserting each block's forest), ended by ``_NEVER`` (read at -1).
+        forest of rows (inserting each block's forest), ended by ``never`` (read at -1).
         """
-        if self._columns is None:
+        if self._columns is None or never != _NEVER:
             leftmost, sizes = self.leftmost, self.sizes
             nodes: list[int] = []
             inserts: list[int] = []
@@ -159,18 +166,26 @@ class PreparedTree:
             for j in self.keyroots:
                 lj = leftmost[j]
                 start = len(first)
-                block = range(lj, j + 1)
+                if lj == j:  # a leaf: its block is its head and itself, on its left path
+                    nodes += (0, j)
+                    inserts += (never, sizes[j])
+                    cols += (-1, start)
+                    first += (0, sizes[j])
+                    fronts += (never, None)
+                    continue
                 nodes.append(0)
-                nodes.extend(block)
-                inserts.append(_NEVER)
+                nodes.extend(range(lj, j + 1))
+                inserts.append(never)
                 inserts.extend(sizes[lj : j + 1])
                 cols.append(-1)
-                cols.extend([start + leftmost[nb] - lj for nb in block])
+                cols.extend([start + left - lj for left in leftmost[lj : j + 1]])
                 first.append(0)
                 first.extend(accumulate(sizes[lj : j + 1]))
-                fronts.append(_NEVER)
-                fronts.extend([None if leftmost[nb] == lj else first[start + leftmost[nb] - lj] for nb in block])
-            first.append(_NEVER)
+                fronts.append(never)
+                fronts.extend([None if left == lj else first[start + left - lj] for left in leftmost[lj : j + 1]])
+            first.append(never)
+            if never != _NEVER:
+                return nodes, inserts, cols, fronts, first
             self._columns = (nodes, inserts, cols, fronts, first)
         return self._columns
 
@@ -208,7 +223,9 @@ def tree_edit_distance(a: Expr | PreparedTree, b: Expr | PreparedTree, label: Ca
         # renaming is symmetric): the rows go to the tree that makes the programme cheaper
         a_rows = ta.work * (tb.width + _ROW_COST) + ta.leaves * tb.size * _LEAF_COST
         b_rows = tb.work * (ta.width + _ROW_COST) + tb.leaves * ta.size * _LEAF_COST
-        found = _zhang_shasha(ta, tb) if a_rows <= b_rows else _zhang_shasha(tb, ta)
+        # a path through ``never`` must cost more than any distance: more than all the characters
+        never = max(_NEVER, sum(ta.sizes) + sum(tb.sizes) + 1)
+        found = _zhang_shasha(ta, tb, never) if a_rows <= b_rows else _zhang_shasha(tb, ta, never)
         with _known_lock:
             _known[key] = found
             if len(_known) > _KNOWN_SIZE:
@@ -220,9 +237,6 @@ def tree_edit_distance(a: Expr | PreparedTree, b: Expr | PreparedTree, label: Ca
 # cells: to weigh the rows against the columns.
 _ROW_COST = 8
 _LEAF_COST = 2
-# A path that does not exist: dearer than every edit script (a distance is at most the labels'
-# characters of both trees), small enough to stay a one-digit int (the interpreter's fast path).
-_NEVER = 1 << 28
 
 # Distances computed, by the two trees' shapes: methods often return the same skeleton, and
 # catalogs share truths (masked skeletons recur more than formulas do).
@@ -231,13 +245,13 @@ _known: dict[tuple, int] = {}
 _known_lock = threading.Lock()
 
 
-def _zhang_shasha(ta: PreparedTree, tb: PreparedTree) -> int:
+def _zhang_shasha(ta: PreparedTree, tb: PreparedTree, never: int) -> int:
     """The distance between two prepared trees by Zhang and Shasha's dynamic programme, ``ta``'s
     nodes as rows, ``tb``'s as columns (``PreparedTree.columns``).
 
     For each keyroot of ``a``, one pass over its rows fills the forest distances of every keyroot
     of ``b`` at once. Formula trees are small, so the per-row overhead, not the cells, dominated a
-    pass per pair of keyroots. A row ends with ``_NEVER`` so that a block's first column can read
+    pass per pair of keyroots. A row ends with ``never`` so that a block's first column can read
     "no diagonal" at index -1.
     """
     left_a = ta.leftmost
@@ -253,10 +267,10 @@ def _zhang_shasha(ta: PreparedTree, tb: PreparedTree) -> int:
     inner = []  # the keyroots of a that are not leaves: the others' rows are closed forms
     for i in ta.keyroots:
         if left_a[i] == i:
-            tree[i][1:] = _to_leaf(list(map(sub, rename[i], tb.sizes)), tb, delete[i])
+            tree[i][1:] = _to_leaf(list(map(sub, rename[i], tb.sizes)), tb, delete[i], never)
         else:
             inner.append(i)
-    nodes, inserts, cols, fronts, first = tb.columns()
+    nodes, inserts, cols, fronts, first = tb.columns(never)
 
     for i in inner:
         li = left_a[i]
@@ -268,10 +282,10 @@ def _zhang_shasha(ta: PreparedTree, tb: PreparedTree) -> int:
             tree_row = tree[node_a]
             row: list[int] = []
             append = row.append
-            prev = _NEVER
+            prev = never
             if left_a[node_a] == li:  # node_a on i's left path: tree distances are set here
                 rename_row = rename[node_a]
-                above_left = _NEVER
+                above_left = never
                 for nb, cost_ins, front, up in zip(nodes, inserts, fronts, above):
                     prev += cost_ins
                     best = up + cost_del
@@ -299,13 +313,13 @@ def _zhang_shasha(ta: PreparedTree, tb: PreparedTree) -> int:
                     if best < prev:
                         prev = best
                     append(prev)
-            append(_NEVER)
+            append(never)
             forest.append(row)
             above = row
     return tree[ta.size][tb.size]
 
 
-def _to_leaf(gains: list[int], tree: PreparedTree, leaf: int) -> list[int]:
+def _to_leaf(gains: list[int], tree: PreparedTree, leaf: int, never: int) -> list[int]:
     """The distances between one leaf and every subtree of ``tree`` (nodes 1..n): the subtree's
     insertions plus the leaf's deletion, or less what mapping the leaf onto its best node saves
     (a mapping of one pair is always valid).
@@ -316,7 +330,7 @@ def _to_leaf(gains: list[int], tree: PreparedTree, leaf: int) -> list[int]:
     best gain in the subtrees of k and its previous siblings.
     """
     totals, last, previous = tree.subtrees()
-    forests = [_NEVER]
+    forests = [never]
     keep = forests.append
     distances = []
     append = distances.append
