@@ -207,3 +207,10 @@ def test_deep_nesting_errors_name_the_innermost_bracket():
 def test_notation_argument_is_checked():
     with pytest.raises(ValueError, match="notation"):
         parse("x0", X, notation="polish")
+
+
+def test_hashed_parse_is_the_same_tree_with_its_hashes_made():
+    text = "3.5*x0 - sin(x1)/2 + -x0**2"
+    plain, hashed = parse(text, X), parse(text, X, hashed=True)
+    assert hashed == plain and hash(hashed) == hash(plain)
+    assert hashed.__getattribute__("_hash") == hash(plain)  # set as built, not on first use
