@@ -88,6 +88,8 @@ def test_eff_per_distinct_incumbent_is_the_array_value_exactly():
         ids = [rng.choice(ids_pool) for _ in range(n)]
         ood = None if rng.random() < 0.5 else [rng.choice(ids_pool + [1e-6, math.nan]) for _ in range(n)]
         assert eff_score(ids, ood) == _eff_on_arrays(ids, ood), (ids, ood)
+    values = np.array([math.nan, 1e-3, math.nan, 1e-3, 0.5])  # arrays too: their NaNs are new objects each time
+    assert eff_score(values, values) == _eff_on_arrays(values, values)
 
 
 def test_eff_of_a_run_without_trajectory_is_missing():

@@ -87,7 +87,7 @@ def eff_score(nmse_id: Sequence[float], nmse_ood: Sequence[float] | None) -> flo
         return None
     if nmse_ood is not None and len(nmse_ood) != n:
         raise ValueError(f"{n} ID but {len(nmse_ood)} OOD checkpoint values")
-    points = nmse_id if nmse_ood is None else list(zip(nmse_id, nmse_ood))
+    points = list(nmse_id) if nmse_ood is None else list(zip(nmse_id, nmse_ood))  # iterated once: NaN keys stay the same objects
     counts = Counter(points)  # each distinct value, first seen first (a NaN object counts as itself)
     distinct = list(counts)
     if nmse_ood is None:
