@@ -121,6 +121,9 @@ def test_without_declared_variables_any_name_is_a_variable():
         ("sin()", "sin", 0, "takes 1 argument"),
         ("pow(x0)", "pow", 0, "takes 2 argument"),
         ("x0 $ x1", "$", 3, "unexpected character"),
+        (" \t x0 +\n  $ x1", "$", 10, "unexpected character"),
+        ("x0 +   ", "", 7, "ends too early"),
+        ("  2   x0", "x0", 6, "unexpected 'x0'"),
         ("x0 ** * 2", "*", 6, "operand is missing"),
         ("sin + x0", "sin", 0, "without arguments"),
         ("x0 = 2", "x0", 3, "left-hand side 'x0' of the '=' at position 3 is an input variable"),
@@ -204,3 +207,10 @@ def test_deep_nesting_errors_name_the_innermost_bracket():
 def test_notation_argument_is_checked():
     with pytest.raises(ValueError, match="notation"):
         parse("x0", X, notation="polish")
+
+
+def test_hashed_parse_is_the_same_tree_with_its_hashes_made():
+    text = "3.5*x0 - sin(x1)/2 + -x0**2"
+    plain, hashed = parse(text, X), parse(text, X, hashed=True)
+    assert hashed == plain and hash(hashed) == hash(plain)
+    assert hashed.__getattribute__("_hash") == hash(plain)  # set as built, not on first use

@@ -3,10 +3,22 @@
 from __future__ import annotations
 
 import math
+import random
 
+import numpy as np
 import pytest
 
-from srbf.judge.axes import eff_score, min_score, phi, quality, stab_score, sym_score
+from srbf.judge.axes import (
+    EPS,
+    L_MAX,
+    L_MIN,
+    eff_score,
+    min_score,
+    phi,
+    quality,
+    stab_score,
+    sym_score,
+)
 
 
 @pytest.mark.parametrize(
@@ -49,6 +61,35 @@ def test_eff_counts_unavailable_checkpoints_as_zero_and_normalises_by_the_best()
     assert eff_score([math.nan, math.nan, 1e-3, 1e-12], [math.nan, math.nan, 1.0, 1e-3]) == pytest.approx(
         (3.5 / 9.5 + 1) / 4
     )
+
+
+def _eff_on_arrays(nmse_id, nmse_ood):
+    """EFF computed the plain way, one array operation over all checkpoints."""
+
+    def qualities(values):
+        x = np.asarray(values, dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.log10(np.maximum(x, EPS)).clip(L_MIN, L_MAX)
+        return np.where(np.isfinite(x) & (x >= 0), (L_MAX - r) / (L_MAX - L_MIN), 0.0)
+
+    q = qualities(nmse_id)
+    if nmse_ood is not None:
+        q = (q + qualities(nmse_ood)) / 2.0
+    best = float(q.max())
+    return 0.0 if best == 0.0 else float(np.mean(q / best))
+
+
+def test_eff_per_distinct_incumbent_is_the_array_value_exactly():
+    rng = random.Random(3)
+    pool = [math.nan, float("nan"), math.inf, -1.0, 0.0, -0.0, 1e-13, 1e-12, 1e3, 1e9]
+    for _ in range(3000):
+        n = rng.choice([1, 2, 7, 180])
+        ids_pool = [rng.choice(pool) if rng.random() < 0.4 else 10 ** rng.uniform(-14, 4) for _ in range(rng.randint(1, 5))]
+        ids = [rng.choice(ids_pool) for _ in range(n)]
+        ood = None if rng.random() < 0.5 else [rng.choice(ids_pool + [1e-6, math.nan]) for _ in range(n)]
+        assert eff_score(ids, ood) == _eff_on_arrays(ids, ood), (ids, ood)
+    values = np.array([math.nan, 1e-3, math.nan, 1e-3, 0.5])  # arrays too: their NaNs are new objects each time
+    assert eff_score(values, values) == _eff_on_arrays(values, values)
 
 
 def test_eff_of_a_run_without_trajectory_is_missing():

@@ -1,6 +1,7 @@
 """Prefix tokens, constant counts, nesting and description length against hand values."""
 
 import math
+import random
 
 import pytest
 
@@ -72,6 +73,24 @@ def test_number_bits_hand_values():
     assert number_bits(1e-8) == pytest.approx(1 + log10 + 9)  # k=-8: zigzag 15, gamma(16) = 9
     assert number_bits(0.0) == pytest.approx(1 + log10 + 1)
     assert number_bits(math.pi) > number_bits(3.14) > number_bits(3.0)
+
+
+def test_number_bits_reads_the_digits_decimal_would():
+    """The digits and exponent come off the shortest repr, as Decimal(repr(v)).normalize() gives them."""
+    from decimal import Decimal
+
+    rng = random.Random(7)
+    values = [100.0, 1e22, 5e-324, 1.7976931348623157e308, 123456789012345680.0, 0.001, 10.0, 1e16, 2.5e-7]
+    values += [rng.uniform(0, 10) * 10.0 ** rng.randint(-30, 30) for _ in range(2000)]
+    values += [float(rng.randint(1, 10**12)) * 10.0 ** rng.randint(-12, 12) for _ in range(2000)]
+    values += [round(rng.uniform(0, 1000), rng.randint(0, 8)) for _ in range(2000)]
+    for value in values:
+        if value == 0:
+            continue
+        _, digits, exponent = Decimal(repr(value)).normalize().as_tuple()
+        zigzag = 2 * exponent if exponent >= 0 else -2 * exponent - 1
+        expected = 1 + len(digits) * math.log2(10) + 2 * ((zigzag + 1).bit_length() - 1) + 1
+        assert number_bits(value) == expected == number_bits(-value), value
 
 
 def test_description_length_hand_value():

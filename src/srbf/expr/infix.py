@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from srbf.expr.operators import lookup_function
 from srbf.expr.syntax import INFIX_SYMBOLS, NameResolver, ParseError, fold_call
-from srbf.expr.tree import Call, Expr, Num
+from srbf.expr.tree import Call, Expr, Num, hashed_call
 
 
 class _Token(NamedTuple):
@@ -75,8 +75,9 @@ class InfixParser:
     error is raised at the same token as a recursive-descent reader would raise it.
     """
 
-    def __init__(self, text: str, offset: int, resolver: NameResolver):
+    def __init__(self, text: str, offset: int, resolver: NameResolver, hashed: bool = False):
         self.text = text
+        self.make = hashed_call if hashed else Call  # see ``parse``'s ``hashed``
         self.tokens = _tokenize(text, offset)
         self.resolver = resolver
         if not self.tokens:
@@ -129,10 +130,10 @@ class InfixParser:
                 if precedence is not None:
                     i += 1
                     # ** is right-associative: it reduces only what binds strictly tighter
-                    _reduce(operands, operators, precedence + 1 if precedence == 4 else precedence)
+                    _reduce(operands, operators, precedence + 1 if precedence == 4 else precedence, self.make)
                     operators.append((precedence, token.text))
                     break
-                _reduce(operands, operators, 0)
+                _reduce(operands, operators, 0, self.make)
                 group = operators[-1] if operators else None
                 if token is None:
                     if group is None:
@@ -165,16 +166,16 @@ class InfixParser:
                 operands.append((inner, False))
 
 
-def _reduce(operands: list[tuple[Expr, bool]], operators: list[tuple], precedence: int) -> None:
+def _reduce(operands: list[tuple[Expr, bool]], operators: list[tuple], precedence: int, make=Call) -> None:
     """Apply the pending operators that bind at least as tightly as ``precedence``, down to the
-    innermost open bracket."""
+    innermost open bracket; ``make`` builds each call."""
     while operators and operators[-1][0] is not _GROUP and operators[-1][0] >= precedence:
         strength, symbol = operators.pop()
         if strength == _SIGN_PRECEDENCE:
             operand, literal = operands[-1]
             if symbol == "-":
                 # "-2.5" is a number, "-(2.5)" a negation
-                operands[-1] = (Num(-operand.value), False) if literal and type(operand) is Num else (Call("neg", (operand,)), False)
+                operands[-1] = (Num(-operand.value), False) if literal and type(operand) is Num else (make("neg", (operand,)), False)
             continue
         right = operands.pop()[0]
-        operands[-1] = (Call(INFIX_SYMBOLS[symbol], (operands[-1][0], right)), False)
+        operands[-1] = (make(INFIX_SYMBOLS[symbol], (operands[-1][0], right)), False)

@@ -34,6 +34,7 @@ def parse(
     by_index: bool = False,
     notation: str = "auto",
     target: str | None = None,
+    hashed: bool = False,
 ) -> Expr:
     """Parse ``text`` into a tree.
 
@@ -46,6 +47,9 @@ def parse(
     An equation ``lhs = formula`` is read when ``lhs`` is ``target`` (the problem's output name)
     or ``y``; any other left-hand side (an input variable, ``f(x)``) is a ParseError. Only the
     ASCII digits 0-9 are digits: another script's digit (``٣``) is a ParseError, never a number.
+
+    ``hashed=True`` computes the hash of each infix operation as it is built, for a tree that
+    will be hashed anyway (a cache key): far cheaper than the hash a call computes on first use.
     """
     resolver = NameResolver(variables, one_based=one_based, by_index=by_index or one_based)
     if not isinstance(text, str):
@@ -62,7 +66,7 @@ def parse(
     if notation == "prefix":
         return prefix_from_string(text, start, resolver)
     try:
-        return InfixParser(text, start, resolver).parse()
+        return InfixParser(text, start, resolver, hashed).parse()
     except ParseError as infix_error:
         if notation == "infix":
             raise

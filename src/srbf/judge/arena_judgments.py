@@ -63,7 +63,7 @@ def operator_labels(expr: Expr) -> frozenset[str]:
     stack = [expr]
     while stack:
         node = stack.pop()
-        if isinstance(node, Call):
+        if type(node) is Call:
             found.add(node_label(node))
             stack.extend(node.args)
     return frozenset(found)

@@ -22,6 +22,7 @@ aggregates them with STAB (``srbf.arena``). One definition of each, here.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -86,8 +87,9 @@ def eff_score(nmse_id: Sequence[float], nmse_ood: Sequence[float] | None) -> flo
         return None
     if nmse_ood is not None and len(nmse_ood) != n:
         raise ValueError(f"{n} ID but {len(nmse_ood)} OOD checkpoint values")
-    points = tuple(nmse_id) if nmse_ood is None else tuple(zip(nmse_id, nmse_ood))
-    distinct = list(dict.fromkeys(points))  # NaN keys by identity: a NaN object counts as itself
+    points = list(nmse_id) if nmse_ood is None else list(zip(nmse_id, nmse_ood))  # iterated once: NaN keys stay the same objects
+    counts = Counter(points)  # each distinct value, first seen first (a NaN object counts as itself)
+    distinct = list(counts)
     if nmse_ood is None:
         q = _qualities(distinct)
     else:
@@ -95,9 +97,10 @@ def eff_score(nmse_id: Sequence[float], nmse_ood: Sequence[float] | None) -> flo
     best = max(q)
     if best == 0.0:
         return 0.0
-    ratio = dict(zip(distinct, [value / best for value in q]))
-    if all(r == 1.0 or r == 0.0 for r in ratio.values()):
-        return float(sum(points.count(key) for key, r in ratio.items() if r == 1.0)) / n
+    ratios = [value / best for value in q]
+    if all(r == 1.0 or r == 0.0 for r in ratios):
+        return float(sum(count for count, r in zip(counts.values(), ratios) if r == 1.0)) / n
+    ratio = dict(zip(distinct, ratios))
     return mean_of(np.array([ratio[key] for key in points]))
 
 

@@ -12,7 +12,7 @@ import math
 
 from srbf.expr.operators import CONSTANTS, OPERATORS
 from srbf.expr.printer import format_number
-from srbf.expr.tree import Call, Const, Expr, Num, Var, rebuild
+from srbf.expr.tree import Call, Const, Expr, Num, rebuild
 
 MASK_LABEL = "<constant>"
 

@@ -175,8 +175,7 @@ def evaluate_run(
     nmse_id, nmse_ood = points.nmse(text, p.hints) if valid else (math.inf, math.inf if points.has_ood else None)
     incumbents = incumbents_at(p.steps, p.checkpoints) if p.steps else []
     reached = {e: points.nmse(e, p.hints) for e in set(incumbents) if e is not None}
-    unavailable = (math.nan, math.nan if points.has_ood else None)
-    at = [reached[e] if e is not None else unavailable for e in incumbents]
+    reached[None] = (math.nan, math.nan if points.has_ood else None)  # before the first report: unavailable
     evaluation = RunEvaluation(
         prediction_id=p.id,
         valid=valid,
@@ -184,11 +183,16 @@ def evaluate_run(
         nmse_ood=nmse_ood,
         symbolic=truth_judgment(record if valid else {**record, "success": 0}, facts,
                                 judge.truth_formula if valid else None),  # fmt: skip
-        checkpoint_id=tuple([a for a, _ in at]),
-        checkpoint_ood=tuple([o for _, o in at]) if points.has_ood else None,
+        checkpoint_id=_at(incumbents, reached, 0),
+        checkpoint_ood=_at(incumbents, reached, 1) if points.has_ood else None,
         trajectory_steps=len(p.steps),
     )
     return evaluation, ((tree, facts) if valid else None)
+
+
+def _at(incumbents: list[str | None], reached: dict[str | None, tuple], i: int) -> tuple[float, ...]:
+    """Each checkpoint's NMSE (``i`` 0: ID, 1: OOD), its incumbent's looked up (a run has few)."""
+    return tuple(map({e: nmse[i] for e, nmse in reached.items()}.__getitem__, incumbents))
 
 
 def axis_metrics(e: RunEvaluation) -> dict[str, float | None]:

@@ -246,7 +246,7 @@ class Judge:
             if len(prediction) > MAX_PREDICTION_CHARS:
                 raise _Failure(f"{len(prediction):,} characters: longer than the judge reads ({MAX_PREDICTION_CHARS:,})")
             try:
-                expr = parse(prediction, self.variables, target=self.target)
+                expr = parse(prediction, self.variables, target=self.target, hashed=True)  # a cache key below
             except ParseError as error:
                 raise _Failure(f"does not parse: {error}") from None
             return expr, expr
