@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import os
 import shutil
 import sqlite3
-import threading
+import subprocess
+import sys
 import warnings
 
 import pandas as pd
 import pytest
-from tqdm import tqdm
 
 from srbf.catalogs.loader import load_catalog
 from srbf.catalogs.sampling import sample_problem
 from srbf.cli import main
-from srbf.judge import AXIS_KEYS, JUDGE_VERSION, METRIC_KEYS, problem_scoring, scoring_pass
+from srbf.judge import AXIS_KEYS, JUDGE_VERSION, METRIC_KEYS, scoring_pass
 from srbf.judge.checkpoints import checkpoint_times
 from srbf.judge.scoring_pass import ScoringError, score_store
 from srbf.core import FitResult, TaskKey
@@ -309,12 +307,17 @@ def test_two_workers_give_the_same_metrics_as_one(tmp_path):
         pd.testing.assert_series_equal(ra, rb, check_names=False)
 
 
-IMPORTED_BY = os.getpid()  # a forked scoring process has this module from the pass's process
+# Run in a fresh interpreter: the pass forks only when its process runs no other thread, which a
+# test process that has run other tests (a progress bar's monitor, a SymPy worker's reader) cannot promise.
+HOLDS_NOTHING = """
+import contextlib, os, sys
+from srbf.judge import problem_scoring, scoring_pass
+from srbf.store import STORE_FILENAME
 
+PASS = os.getpid()
 
-def _score_chunk_holding_no_store(chunk, srbench):
-    """``score_chunk``, in a forked scoring process that must hold no descriptor of the store's files."""
-    assert IMPORTED_BY != os.getpid(), "not forked: this process imported the test module itself"
+def score_chunk_holding_no_store(chunk, srbench):
+    assert os.getpid() != PASS, "not forked: the chunk was scored in the pass's own process"
     held = []
     for fd in os.listdir("/proc/self/fd"):
         with contextlib.suppress(FileNotFoundError):  # the listing's own descriptor, closed by now
@@ -322,18 +325,20 @@ def _score_chunk_holding_no_store(chunk, srbench):
     assert held and not [path for path in held if STORE_FILENAME in path], held
     return problem_scoring.score_chunk(chunk, srbench)
 
+scoring_pass.score_chunk = score_chunk_holding_no_store  # forked processes inherit it
+summary = scoring_pass.score_store(sys.argv[1], workers=2, progress=False)
+assert summary.ok and summary.scored == 12 and summary.workers == 2, summary
+print("forked, no store descriptor")
+"""
+
 
 @pytest.mark.skipif(not scoring_pass.FORK, reason="scoring processes are forked on Linux only")
-def test_forked_scoring_processes_hold_nothing_of_the_store(tmp_path, monkeypatch):
+def test_forked_scoring_processes_hold_nothing_of_the_store(tmp_path):
     root = tmp_path / "results"
     write_store(root, [(method, problem_id, draw, FitResult("ok", "x1 + 1")) for method in ("a", "b")
                        for problem_id in ("Nguyen-1", "Nguyen-2", "Nguyen-3") for draw in (0, 1)])  # fmt: skip
-    if tqdm.monitor is not None:  # an earlier pass's progress bar's thread: the pass would spawn beside it
-        tqdm.monitor.exit()
-    assert threading.active_count() == 1
-    monkeypatch.setattr(scoring_pass, "score_chunk", _score_chunk_holding_no_store)
-    summary = score_store(root, workers=2, progress=False)
-    assert summary.ok and summary.scored == 12 and summary.workers == 2
+    done = subprocess.run([sys.executable, "-c", HOLDS_NOTHING, str(root)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "forked, no store descriptor" in done.stdout, done.stderr
 
 
 def test_srbench_adds_the_symbolic_check_to_rows_scored_without_it(tmp_path):
