@@ -29,10 +29,12 @@ class Num:
         # NaN literals compare equal to themselves so that trees stay comparable.
         if not isinstance(other, Num):
             return NotImplemented
-        return self.value == other.value or (self.value != self.value and other.value != other.value)
+        a, b = self.value, other.value
+        return a == b or (a != a and b != b)
 
     def __hash__(self) -> int:
-        return hash(("Num", self.value if self.value == self.value else "nan"))
+        value = self.value
+        return hash(("Num", value if value == value else "nan"))
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -144,19 +146,22 @@ def rebuild(expr: Expr, leaf, call) -> Expr:
     """Rebuild a tree bottom-up without recursion (a long sum parses into a deep binary tree):
     ``leaf(x)`` maps a leaf, ``call(node, args)`` a call given its rebuilt arguments."""
     out: list[Expr] = []
-    stack: list[tuple[Expr, bool]] = [(expr, False)]
+    stack: list = [expr]  # a node, or (call,): its arguments are the last of ``out``, build it
+    pop, push, extend, append = stack.pop, stack.append, stack.extend, out.append
     while stack:
-        node, done = stack.pop()
-        if type(node) is not Call:
-            out.append(leaf(node))
-        elif done:
+        node = pop()
+        kind = type(node)
+        if kind is Call:
+            push((node,))
+            extend(reversed(node.args))
+        elif kind is tuple:
+            node = node[0]
             n = len(node.args)
             args = tuple(out[len(out) - n:])
             del out[len(out) - n:]
-            out.append(call(node, args))
+            append(call(node, args))
         else:
-            stack.append((node, True))
-            stack.extend((arg, False) for arg in reversed(node.args))
+            append(leaf(node))
     return out[0]
 
 
