@@ -4,6 +4,10 @@ Trees are immutable so they can be cached, used as dictionary keys and shared be
 The parser produces binary ``add``/``mul``; later passes (canonical form) may build n-ary ones.
 A long sum parses into a tree as deep as it is long, so nothing here recurses: a call computes
 its hash once, on first use, from its children's, and compares with an explicit stack.
+
+Scoring builds hundreds of thousands of nodes, so each class keeps its dataclass features (fields,
+repr, frozen assignment, pickling) but is built by a hand-written ``__init__`` that fills its slots
+through their descriptors: a frozen dataclass's own goes through ``object.__setattr__`` per field.
 """
 
 from __future__ import annotations
@@ -12,57 +16,73 @@ from dataclasses import dataclass, field
 from typing import Iterator, Union
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Num:
     """A number written in the formula (a constant a method fitted, or an exponent)."""
 
     value: float
 
+    def __init__(self, value: float) -> None:
+        _set_value(self, value)
+
     def __eq__(self, other: object) -> bool:
         # NaN literals compare equal to themselves so that trees stay comparable.
         if not isinstance(other, Num):
             return NotImplemented
-        return self.value == other.value or (self.value != self.value and other.value != other.value)
+        a, b = self.value, other.value
+        return a == b or (a != a and b != b)
 
     def __hash__(self) -> int:
-        return hash(("Num", self.value if self.value == self.value else "nan"))
+        value = self.value
+        return hash(("Num", value if value == value else "nan"))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Var:
     """An input variable, by name; the column it reads is fixed when the formula is compiled."""
 
     name: str
 
+    def __init__(self, name: str) -> None:
+        _set_var_name(self, name)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, init=False)
 class Const:
     """A named mathematical constant: ``pi`` or ``e``."""
 
     name: str
 
+    def __init__(self, name: str) -> None:
+        _set_const_name(self, name)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, init=False)
 class Call:
     """An operator applied to its arguments (``op`` is a name from the operator table)."""
 
     op: str
     args: tuple["Expr", ...]
-    _hash: int = field(init=False, repr=False, compare=False)  # set on first use, then kept
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)  # set on first use, then kept
+
+    def __init__(self, op: str, args: tuple["Expr", ...]) -> None:
+        _set_op(self, op)
+        _set_args(self, args)
+        _set_hash(self, None)
 
     def __hash__(self) -> int:
-        found = getattr(self, "_hash", None)
+        found = self._hash
         if found is not None:
             return found
         stack = [self]  # children first, without recursion
         while stack:
             node = stack[-1]
-            pending = [a for a in node.args if type(a) is Call and getattr(a, "_hash", None) is None]
+            pending = [a for a in node.args if type(a) is Call and a._hash is None]
             if pending:
                 stack.extend(pending)
                 continue
             stack.pop()
-            object.__setattr__(node, "_hash", hash((node.op, node.args)))
+            _set_hash(node, hash((node.op, node.args)))
         return self._hash
 
     def __eq__(self, other: object) -> bool:
@@ -91,12 +111,24 @@ class Call:
 
 Expr = Union[Num, Var, Const, Call]
 
+# The slots' own setters: they skip the frozen ``__setattr__`` (only ``__init__`` and a call's
+# hash, once, write through them).
+_set_value = Num.value.__set__
+_set_var_name = Var.name.__set__
+_set_const_name = Const.name.__set__
+_set_op = Call.op.__set__
+_set_args = Call.args.__set__
+_set_hash = Call._hash.__set__
+_new = object.__new__
+
 
 def hashed_call(op: str, args: tuple[Expr, ...]) -> Call:
     """``Call(op, args)`` with its hash computed now, from its children's (computed already when
     they were built this way): for a tree built bottom-up whose every node will be compared."""
-    node = Call(op, args)
-    object.__setattr__(node, "_hash", hash((op, args)))
+    node = _new(Call)
+    _set_op(node, op)
+    _set_args(node, args)
+    _set_hash(node, hash((op, args)))
     return node
 
 
@@ -114,19 +146,22 @@ def rebuild(expr: Expr, leaf, call) -> Expr:
     """Rebuild a tree bottom-up without recursion (a long sum parses into a deep binary tree):
     ``leaf(x)`` maps a leaf, ``call(node, args)`` a call given its rebuilt arguments."""
     out: list[Expr] = []
-    stack: list[tuple[Expr, bool]] = [(expr, False)]
+    stack: list = [expr]  # a node, or (call,): its arguments are the last of ``out``, build it
+    pop, push, extend, append = stack.pop, stack.append, stack.extend, out.append
     while stack:
-        node, done = stack.pop()
-        if type(node) is not Call:
-            out.append(leaf(node))
-        elif done:
+        node = pop()
+        kind = type(node)
+        if kind is Call:
+            push((node,))
+            extend(reversed(node.args))
+        elif kind is tuple:
+            node = node[0]
             n = len(node.args)
             args = tuple(out[len(out) - n:])
             del out[len(out) - n:]
-            out.append(call(node, args))
+            append(call(node, args))
         else:
-            stack.append((node, True))
-            stack.extend((arg, False) for arg in reversed(node.args))
+            append(leaf(node))
     return out[0]
 
 
