@@ -73,14 +73,15 @@ class CatalogEntry:
     def __reduce__(self):
         """Pickled with ``meta`` as plain dicts (a mapping proxy does not pickle) and frozen again
         on arrival: entries travel to scoring processes and Dask workers."""
-        return _entry, (self.id, self.formula, self.variables, self.target, self.sources, _thaw(self.meta))
+        return _entry, (self.id, self.formula, self.variables, self.target, self.sources, thawed(self.meta))
 
 
-def _thaw(value: Any) -> Any:
+def thawed(value: Any) -> Any:
+    """``value`` with every (frozen) mapping in it a plain dict again, tuples kept."""
     if isinstance(value, Mapping):
-        return {k: _thaw(v) for k, v in value.items()}
+        return {k: thawed(v) for k, v in value.items()}
     if isinstance(value, tuple):
-        return tuple(_thaw(v) for v in value)
+        return tuple(thawed(v) for v in value)
     return value
 
 
