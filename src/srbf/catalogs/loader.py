@@ -250,16 +250,12 @@ def as_number(value: Any) -> float | None:
     return None
 
 
-def _reject_unknown(
-    mapping: Mapping[str, Any], allowed: set[str], label: str, prefix: str, *, what: str = "field"
-) -> None:
-    """Raise naming the first key of ``mapping`` not in ``allowed`` (at ``prefix + key``): a
-    misspelt field would otherwise be silently ignored."""
-    if mapping.keys() <= allowed:
-        return
+def _unknown_key(mapping: Mapping[str, Any], allowed: set[str], label: str, prefix: str, *, what: str = "field") -> CatalogError:
+    """The error naming the first key of ``mapping`` not in ``allowed`` (at ``prefix + key``), for
+    callers that found ``not mapping.keys() <= allowed``: a misspelt field would otherwise be
+    silently ignored."""
     unknown = sorted(set(mapping) - allowed)
-    if unknown:
-        raise _fail(label, f"{prefix}{unknown[0]}", f"unknown {what} (allowed: {', '.join(sorted(allowed))})")
+    return _fail(label, f"{prefix}{unknown[0]}", f"unknown {what} (allowed: {', '.join(sorted(allowed))})")
 
 
 def _strings(value: Any, label: str, where: str) -> list[str]:
@@ -287,7 +283,8 @@ def _variable(spec: Any, label: str, pid: str, index: int, taken: set[str]) -> V
     formatted when there is an error: a catalog has thousands of variables)."""
     if not _is_mapping(spec):
         raise _fail(label, f"problem {pid!r}: variables[{index}]", f"expected a mapping with name and range, got {spec!r}")
-    _reject_unknown(spec, _VARIABLE_KEYS, label, f"problem {pid!r}: variables[{index}].")
+    if not spec.keys() <= _VARIABLE_KEYS:
+        raise _unknown_key(spec, _VARIABLE_KEYS, label, f"problem {pid!r}: variables[{index}].")
     name = spec.get("name")
     problem = _name_error(name) if isinstance(name, str) else f"{name!r} is not a valid identifier"
     if problem is None and name in taken:
@@ -324,7 +321,8 @@ def _problem(raw: Any, index: int, label: str, catalog_sources: tuple[str, ...])
     if isinstance(pid, bool) or not isinstance(pid, (str, int)) or str(pid).strip() == "":
         raise _fail(label, f"problems[{index}].id", f"expected a non-empty string, got {pid!r}")
     pid = str(pid)
-    _reject_unknown(raw, _PROBLEM_KEYS, label, f"problem {pid!r}: ")
+    if not raw.keys() <= _PROBLEM_KEYS:
+        raise _unknown_key(raw, _PROBLEM_KEYS, label, f"problem {pid!r}: ")
     formula = raw.get("formula")
     if not isinstance(formula, str) or not formula.strip():
         raise _fail(label, f"problem {pid!r}: formula", f"expected a non-empty formula string, got {formula!r}")
@@ -393,7 +391,8 @@ def catalog_from_dict(document: Any, *, label: str = "<catalog>", path: str = ""
     for key in _REQUIRED_TOP_KEYS:
         if key not in document:
             raise _fail(label, key, "missing required field")
-    _reject_unknown(document, _TOP_KEYS, label, "", what="top-level field")
+    if not document.keys() <= _TOP_KEYS:
+        raise _unknown_key(document, _TOP_KEYS, label, "", what="top-level field")
     if document["srbf_catalog"] != FORMAT_VERSION:
         raise _fail(label, "srbf_catalog", f"unsupported format version {document['srbf_catalog']!r} (this srbf reads {FORMAT_VERSION})")
     name = document["name"]

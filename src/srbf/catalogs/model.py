@@ -21,6 +21,7 @@ class CatalogError(SrbfError, ValueError):
 
 
 _SCALARS = (str, int, float, bool, type(None))
+_SCALAR_TYPES = frozenset(_SCALARS)  # exact types, tested first: a catalog's meta is mostly scalars
 
 
 def frozen_mapping(data: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -30,7 +31,7 @@ def frozen_mapping(data: Mapping[str, Any] | None) -> Mapping[str, Any]:
         if isinstance(value, _SCALARS):
             return value
         if type(value) is dict or (type(value) is not list and isinstance(value, Mapping)):  # exact types: fast
-            return MappingProxyType({k: freeze(v) for k, v in value.items()})
+            return MappingProxyType({k: v if type(v) in _SCALAR_TYPES else freeze(v) for k, v in value.items()})
         if isinstance(value, (list, tuple)):
             return tuple(freeze(v) for v in value)
         return value
