@@ -39,7 +39,7 @@ def frozen_mapping(data: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return freeze(dict(data or {}))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class VariableSpec:
     """One input column and how its values are drawn.
 
@@ -56,7 +56,7 @@ class VariableSpec:
     sign: str = "range"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CatalogEntry:
     """One known formula: the ground truth of a problem."""
 
