@@ -7,7 +7,8 @@ Reads the 29 problem sets of the symbolic-data-catalogs reference data layer (MI
 package so users can import their own reference-format files), puts srbf's own description and
 sampling note from the ``SETS`` table below in place of the reference's prose, checks that every
 converted catalog loads and passes admission, and writes one JSON file per set to ``--out`` (the
-loader reads it with the standard library's parser). When
+loader reads it with the standard library's parser) and the record of their hashes the loader
+checks (``content_hashes.txt``). When
 a set has revisions (``fastsrb.v2.yaml``), the newest revision is used. Finally the catalog table
 between the markers in ``--docs`` is regenerated from the written files (``--table-only`` does
 just that).
@@ -29,7 +30,14 @@ sys.path.insert(0, str(ROOT / "src"))
 from srbf.catalogs.admission import admission_report, admit_catalog  # noqa: E402
 from srbf.catalogs.files import read_catalog_file, write_catalog  # noqa: E402
 from srbf.catalogs.importer import convert_reference_catalog  # noqa: E402
-from srbf.catalogs.loader import SHIPPED_SUFFIX, catalog_from_dict, clear_cache, load_catalog  # noqa: E402
+from srbf.catalogs.loader import (  # noqa: E402
+    HASHES_FILE,
+    SHIPPED_SUFFIX,
+    catalog_from_dict,
+    clear_cache,
+    load_catalog,
+    recorded_hashes_text,
+)
 from srbf.catalogs.model import Catalog  # noqa: E402
 
 DEFAULT_REFERENCE = ROOT.parent / "shared" / "reference" / "symbolic-data-catalogs"
@@ -312,6 +320,7 @@ def build(reference: Path, out: Path) -> list[Catalog]:
             f"  ({time.perf_counter() - start:.2f} s)"
         )
         catalogs.append(catalog)
+    (out / HASHES_FILE).write_text(recorded_hashes_text(out), encoding="utf-8")  # what every load checks
     return catalogs
 
 

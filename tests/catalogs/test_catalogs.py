@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import shutil
 import textwrap
 from pathlib import Path
 
@@ -18,12 +20,17 @@ from srbf.catalogs.admission import (
     admit_entry,
     validate_catalog,
 )
+from srbf.catalogs import loader
 from srbf.catalogs.loader import (
+    DATA_DIR,
+    HASHES_FILE,
     CatalogError,
+    catalog_from_dict,
     catalog_info,
     clear_cache,
     list_catalogs,
     load_catalog,
+    recorded_hashes_text,
 )
 from srbf.catalogs.files import read_catalog_file, write_catalog
 from srbf.expr import compile_expr, parse, to_infix, variables_of
@@ -223,6 +230,38 @@ def test_shipped_content_hash_is_pinned():
     catalog = load_catalog("nguyen")
     assert catalog.content_hash == load_catalog(Path(catalog.path)).content_hash
     assert catalog.content_hash == NGUYEN_HASH
+
+
+def test_recorded_hashes_are_those_of_the_shipped_files():
+    # tools/build_catalogs.py writes the record; each file is read, checked and hashed in full here
+    assert (DATA_DIR / HASHES_FILE).read_text(encoding="utf-8") == recorded_hashes_text()
+
+
+@pytest.fixture
+def edited_data(tmp_path, monkeypatch):
+    """A copy of the shipped files (and their recorded hashes) that the loader reads by name."""
+    copy = tmp_path / "data"
+    shutil.copytree(DATA_DIR, copy)
+    monkeypatch.setattr(loader, "DATA_DIR", copy)
+    clear_cache()
+    yield copy
+    clear_cache()
+
+
+def test_an_edited_shipped_file_is_checked_and_hashed_in_full(edited_data):
+    assert load_catalog("nguyen").content_hash == NGUYEN_HASH  # the copy: the recorded hash holds
+    nguyen = edited_data / "nguyen.json"
+    nguyen.write_text(nguyen.read_text(encoding="utf-8").replace('"range": [-1.0, 1.0]', '"range": [-1.0, 2.0]', 1), encoding="utf-8")
+    clear_cache()
+    edited = load_catalog("nguyen")
+    assert edited.content_hash != NGUYEN_HASH and edited.entries[0].variables[0].high == 2.0
+    assert edited.content_hash == catalog_from_dict(read_catalog_file(nguyen)).content_hash
+    assert load_catalog("koza").content_hash.startswith(SHIPPED_HASHES["koza"][1])  # the others still match
+    nguyen.write_text(nguyen.read_text(encoding="utf-8").replace('"id": "Nguyen-1",', '"id": "Nguyen-1", "id": "Nguyen-1",', 1), encoding="utf-8")
+    clear_cache()
+    with pytest.raises(CatalogError, match=r"^nguyen\.json: not valid JSON: duplicate key 'id'$"):
+        load_catalog("nguyen")
+    assert gc.isenabled()  # paused while reading, on again after a failure too
 
 
 NGUYEN_HASH = "12c07d1cb420de9d613bbf0c6e4a674084363af3ff06a2459f7d94c1361cb160"

@@ -4,7 +4,10 @@
 is converted on the fly), checks its structure field by field, computes its content hash and, unless told
 otherwise, admits every entry (see ``admission``). A shipped catalog was admitted when it was built
 (tests/catalogs admit every shipped set again), so loading one by name only reads the placeholders
-the build recorded: a command that loads all 29 sets does not parse 6,660 formulas first. Every failure is a ``CatalogError`` whose
+the build recorded: a command that loads all 29 sets does not parse 6,660 formulas first. Nor does
+it hash them again: ``content_hashes.txt`` beside the shipped files records each file's sha256 and
+its catalog's content hash, and a file whose bytes still have that sha256 takes the recorded hash
+(an edited file is hashed in full; tests/catalogs hold the record to the files). Every failure is a ``CatalogError`` whose
 message names the file, the problem id, the field and the bad value, e.g.
 ``feynman.json: problem 'I.6.2': variables[0].range: low 3.0 > high 1.0``.
 Shipped catalogs are cached in the process after the first load.
@@ -12,8 +15,10 @@ Shipped catalogs are cached in the process after the first load.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import functools
+import gc
 import hashlib
 import json
 import keyword
@@ -31,8 +36,9 @@ from srbf.catalogs.model import (
     CatalogError,
     VariableSpec,
     frozen_mapping,
+    thawed,
 )
-from srbf.catalogs.files import read_catalog_file
+from srbf.catalogs.files import catalog_text, parse_catalog_text
 from srbf.expr.operators import is_reserved_name as _reserved_in_formulas
 
 __all__ = [
@@ -49,6 +55,7 @@ __all__ = [
 FORMAT_VERSION = 1  # the srbf_catalog value this module reads and the importer writes
 DATA_DIR = Path(__file__).resolve().parent / "data"
 SHIPPED_SUFFIX = ".json"  # the shipped sets: JSON, which the standard library parses fast
+HASHES_FILE = "content_hashes.txt"  # beside them: each file's sha256 and its catalog's content hash
 
 _CACHE: dict[str, Catalog] = {}  # shipped catalogs by name
 _LEVEL: dict[str, int] = {}  # how far each cached one was admitted: 0 structure, 1 parse, 2 numeric
@@ -112,7 +119,11 @@ def load_catalog(name_or_path: str | Path, *, admit: bool = True, numeric: bool 
         cached = None
         path = Path(name_or_path).expanduser()
         label = str(name_or_path)
-    catalog = cached if cached is not None else _read(path, label)
+    if cached is None:
+        with _collector_paused():
+            catalog = _read(path, label, shipped=shipped)
+    else:
+        catalog = cached
     if level == 1 and shipped:  # admitted when built (parsing 6,660 formulas costs a second a load)
         catalog = recorded_placeholders(catalog)
     elif level:
@@ -124,18 +135,69 @@ def load_catalog(name_or_path: str | Path, *, admit: bool = True, numeric: bool 
     return catalog
 
 
-def _read(path: Path, label: str) -> Catalog:
+@contextlib.contextmanager
+def _collector_paused():
+    """The cyclic garbage collector off while a catalog is read: its tens of thousands of new,
+    acyclic records would set off dozens of collections that free nothing (a third of the load)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _read(path: Path, label: str, *, shipped: bool = False) -> Catalog:
     if not path.is_file():
         raise CatalogError(f"{label}: no such catalog file")
     try:
-        document = read_catalog_file(path)
+        text = catalog_text(path)
+        known = _recorded_hash(path, text) if shipped else None
+        document = parse_catalog_text(text, path, unique_keys=known is not None)  # built without duplicates
     except CatalogError as error:
         raise CatalogError(str(error).replace(str(path), label, 1)) from None
     if isinstance(document, Mapping) and "srbf_catalog" not in document and "expressions" in document:
         from srbf.catalogs.importer import convert_reference_catalog  # the importer reads through us
 
         document = convert_reference_catalog(document, source=label)  # the reference format
-    return catalog_from_dict(document, label=label, path=str(path))
+    return catalog_from_dict(document, label=label, path=str(path), known_hash=known)
+
+
+# --- the recorded content hashes of the shipped files ------------------------------------------
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@functools.lru_cache(maxsize=4)
+def _recorded(data_dir: Path) -> dict[str, tuple[str, str]]:
+    """{catalog name: (sha256 of its file, content hash)} as ``HASHES_FILE`` in ``data_dir`` records them."""
+    try:
+        lines = (data_dir / HASHES_FILE).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return {}
+    rows = (line.split() for line in lines if line and not line.startswith("#"))
+    return {row[0]: (row[1], row[2]) for row in rows if len(row) == 3}
+
+
+def _recorded_hash(path: Path, text: str) -> str | None:
+    """The content hash recorded for the shipped file ``path`` if ``text`` is still the file the
+    record was made from (same sha256, about a millisecond for all 29), else None."""
+    digest, recorded = _recorded(path.parent).get(path.stem, ("", ""))
+    return recorded if digest and _sha256(text) == digest else None
+
+
+def recorded_hashes_text(data_dir: Path = DATA_DIR) -> str:
+    """The text of ``HASHES_FILE`` for the catalog files in ``data_dir``, each read, checked and
+    hashed in full (``tools/build_catalogs.py`` writes it; a test holds the shipped one to it)."""
+    lines = ["# catalog, sha256 of its file, its content hash: written by tools/build_catalogs.py (srbf.catalogs.loader)"]
+    for path in sorted(data_dir.glob(f"*{SHIPPED_SUFFIX}")):
+        text = catalog_text(path)
+        catalog = catalog_from_dict(parse_catalog_text(text, path), label=path.name, path=str(path))
+        lines.append(f"{path.stem} {_sha256(text)} {catalog.content_hash}")
+    return "\n".join(lines) + "\n"
 
 
 # --- structure ---------------------------------------------------------------------------------
@@ -174,6 +236,8 @@ def _fail(label: str, where: str, message: str) -> CatalogError:
 def as_number(value: Any) -> float | None:
     """``value`` as a float if it is a number or a string spelling one (YAML 1.1 reads ``1e5``,
     without a dot, as a string), else None; booleans are not numbers."""
+    if type(value) is float:  # nearly every bound in a catalog file
+        return value
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
@@ -186,14 +250,12 @@ def as_number(value: Any) -> float | None:
     return None
 
 
-def _reject_unknown(
-    mapping: Mapping[str, Any], allowed: set[str], label: str, prefix: str, *, what: str = "field"
-) -> None:
-    """Raise naming the first key of ``mapping`` not in ``allowed`` (at ``prefix + key``): a
-    misspelt field would otherwise be silently ignored."""
+def _unknown_key(mapping: Mapping[str, Any], allowed: set[str], label: str, prefix: str, *, what: str = "field") -> CatalogError:
+    """The error naming the first key of ``mapping`` not in ``allowed`` (at ``prefix + key``), for
+    callers that found ``not mapping.keys() <= allowed``: a misspelt field would otherwise be
+    silently ignored."""
     unknown = sorted(set(mapping) - allowed)
-    if unknown:
-        raise _fail(label, f"{prefix}{unknown[0]}", f"unknown {what} (allowed: {', '.join(sorted(allowed))})")
+    return _fail(label, f"{prefix}{unknown[0]}", f"unknown {what} (allowed: {', '.join(sorted(allowed))})")
 
 
 def _strings(value: Any, label: str, where: str) -> list[str]:
@@ -206,75 +268,99 @@ def _strings(value: Any, label: str, where: str) -> list[str]:
     return list(value)
 
 
-def _variable(spec: Any, label: str, where: str, taken: set[str]) -> dict[str, Any]:
-    if not _is_mapping(spec):
-        raise _fail(label, where, f"expected a mapping with name and range, got {spec!r}")
-    _reject_unknown(spec, _VARIABLE_KEYS, label, f"{where}.")
-    name = spec.get("name")
-    if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name):
-        raise _fail(label, f"{where}.name", f"{name!r} is not a valid identifier")
+@functools.lru_cache(maxsize=4096)
+def _name_error(name: str) -> str | None:
+    """Why ``name`` cannot name a variable, or None (cached: catalogs reuse a few hundred names)."""
+    if not _IDENTIFIER.fullmatch(name):
+        return f"{name!r} is not a valid identifier"
     if is_reserved_name(name):
-        raise _fail(label, f"{where}.name", f"{name!r} is reserved (a keyword, constant or function name); rename it, e.g. {name + '_'!r}")
-    if name in taken:
-        raise _fail(label, f"{where}.name", f"{name!r} is declared twice")
+        return f"{name!r} is reserved (a keyword, constant or function name); rename it, e.g. {name + '_'!r}"
+    return None
+
+
+def _variable(spec: Any, label: str, pid: str, index: int, taken: set[str]) -> VariableSpec:
+    """The ``index``-th variable of problem ``pid``, checked (the error's location is only
+    formatted when there is an error: a catalog has thousands of variables)."""
+    if not _is_mapping(spec):
+        raise _fail(label, f"problem {pid!r}: variables[{index}]", f"expected a mapping with name and range, got {spec!r}")
+    if not spec.keys() <= _VARIABLE_KEYS:
+        raise _unknown_key(spec, _VARIABLE_KEYS, label, f"problem {pid!r}: variables[{index}].")
+    name = spec.get("name")
+    problem = _name_error(name) if isinstance(name, str) else f"{name!r} is not a valid identifier"
+    if problem is None and name in taken:
+        problem = f"{name!r} is declared twice"
+    if problem is not None:
+        raise _fail(label, f"problem {pid!r}: variables[{index}].name", problem)
     bounds = spec.get("range")
     if not isinstance(bounds, (list, tuple)) or len(bounds) != 2:
-        raise _fail(label, f"{where}.range", f"expected [low, high], got {bounds!r}")
+        raise _fail(label, f"problem {pid!r}: variables[{index}].range", f"expected [low, high], got {bounds!r}")
     low, high = as_number(bounds[0]), as_number(bounds[1])
-    for side, raw, value in (("low", bounds[0], low), ("high", bounds[1], high)):
-        if value is None or not math.isfinite(value):
-            raise _fail(label, f"{where}.range", f"{side} {raw!r} is not a finite number")
+    if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
+        for side, raw, value in (("low", bounds[0], low), ("high", bounds[1], high)):
+            if value is None or not math.isfinite(value):
+                raise _fail(label, f"problem {pid!r}: variables[{index}].range", f"{side} {raw!r} is not a finite number")
     if low > high:
-        raise _fail(label, f"{where}.range", f"low {low!r} > high {high!r}")
+        raise _fail(label, f"problem {pid!r}: variables[{index}].range", f"low {low!r} > high {high!r}")
     distribution = spec.get("distribution", "uniform")
     if distribution not in DISTRIBUTIONS:
-        raise _fail(label, f"{where}.distribution", f"unknown distribution {distribution!r} (expected one of {', '.join(DISTRIBUTIONS)})")
+        raise _fail(label, f"problem {pid!r}: variables[{index}].distribution", f"unknown distribution {distribution!r} (expected one of {', '.join(DISTRIBUTIONS)})")
     sign = spec.get("sign", "range")
     if sign not in SIGNS:
-        raise _fail(label, f"{where}.sign", f"unknown sign {sign!r} (expected one of {', '.join(SIGNS)})")
+        raise _fail(label, f"problem {pid!r}: variables[{index}].sign", f"unknown sign {sign!r} (expected one of {', '.join(SIGNS)})")
     if distribution == "log_uniform" and low <= 0:
-        raise _fail(label, f"{where}.range", f"log_uniform needs 0 < low, got low {low!r} (use sign: negative or both for negative values)")
+        raise _fail(label, f"problem {pid!r}: variables[{index}].range", f"log_uniform needs 0 < low, got low {low!r} (use sign: negative or both for negative values)")
     if distribution == "integer" and math.floor(high) < math.ceil(low):
-        raise _fail(label, f"{where}.range", f"integer range [{low!r}, {high!r}] contains no integer")
-    return {"name": name, "low": low, "high": high, "distribution": distribution, "sign": sign}
+        raise _fail(label, f"problem {pid!r}: variables[{index}].range", f"integer range [{low!r}, {high!r}] contains no integer")
+    return VariableSpec(name, low, high, distribution, sign)
 
 
-def _problem(raw: Any, index: int, label: str, catalog_sources: list[str]) -> dict[str, Any]:
-    where = f"problems[{index}]"
+def _problem(raw: Any, index: int, label: str, catalog_sources: tuple[str, ...]) -> CatalogEntry:
     if not _is_mapping(raw):
-        raise _fail(label, where, f"expected a mapping with id, formula and variables, got {raw!r}")
+        raise _fail(label, f"problems[{index}]", f"expected a mapping with id, formula and variables, got {raw!r}")
     pid = raw.get("id")
     if isinstance(pid, bool) or not isinstance(pid, (str, int)) or str(pid).strip() == "":
-        raise _fail(label, f"{where}.id", f"expected a non-empty string, got {pid!r}")
+        raise _fail(label, f"problems[{index}].id", f"expected a non-empty string, got {pid!r}")
     pid = str(pid)
-    where = f"problem {pid!r}"
-    _reject_unknown(raw, _PROBLEM_KEYS, label, f"{where}: ")
+    if not raw.keys() <= _PROBLEM_KEYS:
+        raise _unknown_key(raw, _PROBLEM_KEYS, label, f"problem {pid!r}: ")
     formula = raw.get("formula")
     if not isinstance(formula, str) or not formula.strip():
-        raise _fail(label, f"{where}: formula", f"expected a non-empty formula string, got {formula!r}")
+        raise _fail(label, f"problem {pid!r}: formula", f"expected a non-empty formula string, got {formula!r}")
     specs = raw.get("variables")
     if not isinstance(specs, list) or not specs:
-        raise _fail(label, f"{where}: variables", f"expected a non-empty list of variables, got {specs!r}")
+        raise _fail(label, f"problem {pid!r}: variables", f"expected a non-empty list of variables, got {specs!r}")
     variables, taken = [], set()
     for i, spec in enumerate(specs):
-        variable = _variable(spec, label, f"{where}: variables[{i}]", taken)
-        taken.add(variable["name"])
+        variable = _variable(spec, label, pid, i, taken)
+        taken.add(variable.name)
         variables.append(variable)
     if "target" in raw:
         target = raw["target"]
         if not isinstance(target, str) or not target.strip():
-            raise _fail(label, f"{where}: target", f"expected a non-empty name, got {target!r}")
+            raise _fail(label, f"problem {pid!r}: target", f"expected a non-empty name, got {target!r}")
         if target in taken:
-            raise _fail(label, f"{where}: target", f"{target!r} is also the name of an input variable")
+            raise _fail(label, f"problem {pid!r}: target", f"{target!r} is also the name of an input variable")
     else:
         target = "y"
         while target in taken:  # an input called y: the default output name steps aside
             target += "_"
-    sources = _strings(raw["sources"], label, f"{where}: sources") if "sources" in raw else list(catalog_sources)
+    sources = tuple(_strings(raw["sources"], label, f"problem {pid!r}: sources")) if "sources" in raw else catalog_sources
     meta = raw.get("meta") or {}
     if not _is_mapping(meta):
-        raise _fail(label, f"{where}: meta", f"expected a mapping, got {meta!r}")
-    return {"id": pid, "formula": formula.strip(), "target": target, "variables": variables, "sources": sources, "meta": dict(meta)}
+        raise _fail(label, f"problem {pid!r}: meta", f"expected a mapping, got {meta!r}")
+    return CatalogEntry(pid, formula.strip(), tuple(variables), target, sources, frozen_mapping(meta) if meta else _EMPTY)
+
+
+def _plain(entry: CatalogEntry) -> dict[str, Any]:
+    """An entry as the plain data its file gave (lists as tuples: the same JSON), to be hashed."""
+    return {
+        "id": entry.id,
+        "formula": entry.formula,
+        "target": entry.target,
+        "variables": [{"name": v.name, "low": v.low, "high": v.high, "distribution": v.distribution, "sign": v.sign} for v in entry.variables],
+        "sources": entry.sources,
+        "meta": thawed(entry.meta),
+    }
 
 
 def content_hash(name: str, version: int, entries: list[Mapping[str, Any]]) -> str:
@@ -294,14 +380,19 @@ def content_hash(name: str, version: int, entries: list[Mapping[str, Any]]) -> s
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
-def catalog_from_dict(document: Any, *, label: str = "<catalog>", path: str = "") -> Catalog:
-    """Validate an srbf catalog dict (as read from a JSON or YAML file) and build the frozen records."""
+def catalog_from_dict(document: Any, *, label: str = "<catalog>", path: str = "", known_hash: str | None = None) -> Catalog:
+    """Validate an srbf catalog dict (as read from a JSON or YAML file) and build the frozen records.
+
+    ``known_hash`` is the document's content hash when it is known (recorded for a shipped file
+    whose bytes are unchanged): hashing the 29 shipped sets costs more than parsing them.
+    """
     if not isinstance(document, Mapping):
         raise _fail(label, "", f"expected a mapping at the top level, got {type(document).__name__}")
     for key in _REQUIRED_TOP_KEYS:
         if key not in document:
             raise _fail(label, key, "missing required field")
-    _reject_unknown(document, _TOP_KEYS, label, "", what="top-level field")
+    if not document.keys() <= _TOP_KEYS:
+        raise _unknown_key(document, _TOP_KEYS, label, "", what="top-level field")
     if document["srbf_catalog"] != FORMAT_VERSION:
         raise _fail(label, "srbf_catalog", f"unsupported format version {document['srbf_catalog']!r} (this srbf reads {FORMAT_VERSION})")
     name = document["name"]
@@ -326,35 +417,24 @@ def catalog_from_dict(document: Any, *, label: str = "<catalog>", path: str = ""
     if not isinstance(problems, list) or not problems:
         raise _fail(label, "problems", f"expected a non-empty list of problems, got {problems!r}")
 
-    entries_plain = []
+    shared_sources = tuple(sources)
+    entries = []
     seen: dict[str, int] = {}
     for index, raw in enumerate(problems):
-        plain = _problem(raw, index, label, sources)
-        if plain["id"] in seen:
-            raise _fail(label, f"problem {plain['id']!r}: id", f"duplicate id (also problems[{seen[plain['id']]}])")
-        seen[plain["id"]] = index
-        entries_plain.append(plain)
-
-    entries = tuple(
-        CatalogEntry(
-            id=p["id"],
-            formula=p["formula"],
-            variables=tuple(VariableSpec(**v) for v in p["variables"]),
-            target=p["target"],
-            sources=tuple(p["sources"]),
-            meta=frozen_mapping(p["meta"]) if p["meta"] else _EMPTY,
-        )
-        for p in entries_plain
-    )
+        entry = _problem(raw, index, label, shared_sources)
+        if entry.id in seen:
+            raise _fail(label, f"problem {entry.id!r}: id", f"duplicate id (also problems[{seen[entry.id]}])")
+        seen[entry.id] = index
+        entries.append(entry)
     return Catalog(
         name=name,
         version=version,
         description=description.strip(),
-        entries=entries,
-        sources=tuple(sources),
+        entries=tuple(entries),
+        sources=shared_sources,
         license=license_,
         conventions=frozen_mapping(conventions),
-        content_hash=content_hash(name, version, entries_plain),
+        content_hash=known_hash or content_hash(name, version, [_plain(e) for e in entries]),
         path=path,
         meta=frozen_mapping(meta),
     )
@@ -384,4 +464,5 @@ def clear_cache() -> None:
     with _LOCK:
         _CACHE.clear()
         _LEVEL.clear()
+    _recorded.cache_clear()
 

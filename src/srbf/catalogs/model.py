@@ -21,6 +21,7 @@ class CatalogError(SrbfError, ValueError):
 
 
 _SCALARS = (str, int, float, bool, type(None))
+_SCALAR_TYPES = frozenset(_SCALARS)  # exact types, tested first: a catalog's meta is mostly scalars
 
 
 def frozen_mapping(data: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -30,7 +31,7 @@ def frozen_mapping(data: Mapping[str, Any] | None) -> Mapping[str, Any]:
         if isinstance(value, _SCALARS):
             return value
         if type(value) is dict or (type(value) is not list and isinstance(value, Mapping)):  # exact types: fast
-            return MappingProxyType({k: freeze(v) for k, v in value.items()})
+            return MappingProxyType({k: v if type(v) in _SCALAR_TYPES else freeze(v) for k, v in value.items()})
         if isinstance(value, (list, tuple)):
             return tuple(freeze(v) for v in value)
         return value
@@ -38,7 +39,7 @@ def frozen_mapping(data: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return freeze(dict(data or {}))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class VariableSpec:
     """One input column and how its values are drawn.
 
@@ -55,7 +56,7 @@ class VariableSpec:
     sign: str = "range"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CatalogEntry:
     """One known formula: the ground truth of a problem."""
 
@@ -73,14 +74,15 @@ class CatalogEntry:
     def __reduce__(self):
         """Pickled with ``meta`` as plain dicts (a mapping proxy does not pickle) and frozen again
         on arrival: entries travel to scoring processes and Dask workers."""
-        return _entry, (self.id, self.formula, self.variables, self.target, self.sources, _thaw(self.meta))
+        return _entry, (self.id, self.formula, self.variables, self.target, self.sources, thawed(self.meta))
 
 
-def _thaw(value: Any) -> Any:
+def thawed(value: Any) -> Any:
+    """``value`` with every (frozen) mapping in it a plain dict again, tuples kept."""
     if isinstance(value, Mapping):
-        return {k: _thaw(v) for k, v in value.items()}
+        return {k: thawed(v) for k, v in value.items()}
     if isinstance(value, tuple):
-        return tuple(_thaw(v) for v in value)
+        return tuple(thawed(v) for v in value)
     return value
 
 
