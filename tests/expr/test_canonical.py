@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from srbf.expr import (
@@ -105,12 +105,32 @@ def _intermediate_scale(tree, X):
     return scale
 
 
+# Where a function's slope is unbounded (acos at 1, sqrt at 0, ...), one rounding of its argument
+# moves its value by about the square root of an ulp, which no scale bounds: acos(x1*(1/x1)) is
+# 1.5e-8 where x1*(1/x1) rounds to 1 - 2**-53, and its canonical form acos(1) is 0.
+BRANCH_POINTS = {"acos": (-1.0, 1.0), "asin": (-1.0, 1.0), "acosh": (1.0,), "sqrt": (0.0,), "cbrt": (0.0,),
+                 "pow": (0.0,)}
+
+
+def _near_branch_points(tree, X):
+    """The points where some subtree's argument lies within 1e-6 of its function's branch point."""
+    near = np.zeros(X.shape[0], dtype=bool)
+    for node in walk(tree):
+        if isinstance(node, Call) and node.op in BRANCH_POINTS:
+            with np.errstate(all="ignore"):
+                argument = compile_expr(node.args[0], NAMES)(X)
+            for point in BRANCH_POINTS[node.op]:
+                near |= np.abs(argument - point) < 1e-6
+    return near
+
+
 POINTS = np.random.default_rng(0).uniform(-3, 3, size=(64, 3))
 POINTS = np.vstack([POINTS, np.abs(POINTS) + 0.05])
 
 
 @settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value_trees)
+@example(parse("acos(x1 * (1 / x1))", NAMES))
 def test_canonical_form_preserves_values_where_both_are_finite(tree):
     expr = canonical(tree)
     original = compile_expr(tree, NAMES)(POINTS)
@@ -120,7 +140,7 @@ def test_canonical_form_preserves_values_where_both_are_finite(tree):
     # rounding error grows with the largest intermediate value (cancellation), not with the result
     with np.errstate(all="ignore"):
         ok = np.abs(original - rewritten) <= 1e-9 * scale + 1e-7 * np.abs(original)
-    bad = both & ~ok
+    bad = both & ~ok & ~_near_branch_points(tree, POINTS)
     assert not bad.any(), (
         f"{to_infix(tree)}\n -> {to_infix(expr)}\n"
         f"at {POINTS[bad][0]}: {original[bad][0]!r} vs {rewritten[bad][0]!r}"
@@ -144,7 +164,8 @@ def test_rules_for_positive_variables_are_idempotent_and_preserve_values(tree):
     scale = _intermediate_scale(tree, POSITIVE_POINTS)
     with np.errstate(all="ignore"):
         ok = np.abs(original - rewritten) <= 1e-9 * scale + 1e-7 * np.abs(original)
-    assert not (both & ~ok).any(), f"{to_infix(tree)}\n -> {to_infix(form.expr)}"
+    bad = both & ~ok & ~_near_branch_points(tree, POSITIVE_POINTS)
+    assert not bad.any(), f"{to_infix(tree)}\n -> {to_infix(form.expr)}"
 
 
 def _renumber(tree, choices):
