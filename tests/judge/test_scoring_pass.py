@@ -312,7 +312,7 @@ def test_two_workers_give_the_same_metrics_as_one(tmp_path):
 IMPORTED_BY = os.getpid()  # a forked scoring process has this module from the pass's process
 
 
-def _score_chunk_holding_no_store(chunk, srbench, settle):
+def _score_chunk_holding_no_store(chunk, srbench, freeze):
     """``score_chunk``, in a forked scoring process that must hold no descriptor of the store's files."""
     assert IMPORTED_BY != os.getpid(), "not forked: this process imported the test module itself"
     held = []
@@ -320,7 +320,7 @@ def _score_chunk_holding_no_store(chunk, srbench, settle):
         with contextlib.suppress(FileNotFoundError):  # the listing's own descriptor, closed by now
             held.append(os.readlink(f"/proc/self/fd/{fd}"))
     assert held and not [path for path in held if STORE_FILENAME in path], held
-    return problem_scoring.score_chunk(chunk, srbench, settle)
+    return problem_scoring.score_chunk(chunk, srbench, freeze)
 
 
 @pytest.mark.skipif(not scoring_pass.FORK, reason="scoring processes are forked on Linux only")

@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from srbf.catalogs.model import CatalogEntry
-from srbf.core import GC_THRESHOLDS
+from srbf.core import GC_THRESHOLDS, freeze_survivors
 from srbf.judge.score_summary import TARGETS_DIFFER
 from srbf.judge.scoring import Judge
 from srbf.runs.problems import ProblemSource
 
 __all__ = ["WORKER_MODULES", "DrawnProblem", "Outcome", "StoredPrediction", "clear_cache", "close_pool", "init_worker",
-           "load_catalog", "never_ran", "refusal", "score_chunk", "settle_caches", "unscored"]
+           "load_catalog", "never_ran", "refusal", "score_chunk", "unscored"]
 
 HINT_KEYS = ("one_based", "by_index", "notation")  # internals["parse"]: what srbf.expr.parse accepts
 # what a scoring process imports on its first problem (``_score_problem``): imported before the
@@ -256,29 +256,16 @@ def _score_problem(work: DrawnProblem, srbench: bool) -> list[Outcome]:
     return add_axes(work, problem, judge, out)
 
 
-def score_chunk(chunk: list[DrawnProblem], srbench: bool, settle: bool = False) -> list[Outcome]:
-    """The outcomes of every prediction of the problems in ``chunk``, in order. ``settle``: then
-    freeze what the chunk left alive (``settle_caches``), as the local pass's processes do."""
+def score_chunk(chunk: list[DrawnProblem], srbench: bool, freeze: bool = False) -> list[Outcome]:
+    """The outcomes of every prediction of the problems in ``chunk``, in order. ``freeze``: then
+    freeze what the chunk left alive (``srbf.core.freeze_survivors``), as the local pass's
+    processes do."""
     out: list[Outcome] = []
     for work in chunk:
         out.extend(_score_problem(work, srbench))
-    if settle:
-        settle_caches()
+    if freeze:
+        freeze_survivors()
     return out
-
-
-def settle_caches() -> None:
-    """Freeze what is alive now, once the young generation's cyclic garbage is collected.
-
-    Nearly all a chunk leaves behind is what the process's caches took in (samplers, compiled
-    formulas, trees, truth facts: about 100 objects a problem, kept until the process ends); the
-    collector's older generations traversed them again and again without ever freeing one (a
-    generation-1 collection 20-55 ms, ~95,000 objects, over the suite; about 6 % of a scoring
-    process's CPU). What a later chunk drops is freed by its reference count as before; only a
-    reference cycle made of objects that had outlived a young collection and died after it
-    would stay (none in the suite's pass: its later collections freed 0-3 objects)."""
-    gc.collect(0)
-    gc.freeze()
 
 
 def unscored(chunk: list[DrawnProblem], what: str) -> list[Outcome]:

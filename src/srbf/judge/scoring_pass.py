@@ -101,14 +101,15 @@ class _Dispatch:
     spawned, so that their imports overlap the parent's planning (its catalog loading).
     ``submit`` hands them the chunks.
 
-    Each chunk's process freezes what the chunk left alive (``settle_caches``). Scoring here (one
-    worker) does so only when this process has nothing frozen yet, and ``close`` unfreezes it:
-    whatever the pass leaves for the caller's process is collected as if never frozen."""
+    Each chunk's process freezes what the chunk left alive (``srbf.core.freeze_survivors``).
+    Scoring here (one worker) does so only when this process has nothing frozen yet, and
+    ``close`` unfreezes it: what the pass leaves in the caller's process is collected as if never
+    frozen."""
 
     def __init__(self, workers: int, fork: bool = False):
         self.workers = max(1, workers)
         self.executor = None
-        self.settle = False  # scoring here, freezing each chunk's leftovers (``close`` unfreezes them)
+        self.freeze = False  # scoring here, freezing what each chunk leaves (``close`` unfreezes it)
         self.pending: dict = {}
         self.chunks: list[list[DrawnProblem]] = []
         self.srbench = False
@@ -123,7 +124,7 @@ class _Dispatch:
             for _ in range(self.workers):  # each submit starts one process, up to ``workers`` (all at once when forked)
                 self.executor.submit(int)
         else:
-            self.settle = gc.get_freeze_count() == 0
+            self.freeze = gc.get_freeze_count() == 0
 
     def submit(self, chunks: Iterable[list[DrawnProblem]], srbench: bool) -> None:
         """Hand out every chunk of ``chunks``, each as it comes (the processes start on the first
@@ -135,7 +136,7 @@ class _Dispatch:
     def __iter__(self) -> Iterator[list[Outcome]]:
         if self.executor is None:
             for chunk in self.chunks:
-                yield score_chunk(chunk, self.srbench, self.settle)
+                yield score_chunk(chunk, self.srbench, self.freeze)
             return
         while self.pending:  # the chunks done by then together: one commit (one sync to disk) for them
             done, _ = wait(self.pending, return_when=FIRST_COMPLETED)
@@ -154,9 +155,9 @@ class _Dispatch:
         if self.executor is not None:
             self.executor.shutdown(wait=True, cancel_futures=True)
             self.executor = None
-        if self.settle:
+        if self.freeze:
             gc.unfreeze()
-            self.settle = False
+            self.freeze = False
         close_pool()
 
 
