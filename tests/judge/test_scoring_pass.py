@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import math
 import os
@@ -113,6 +114,15 @@ def test_every_prediction_of_a_driver_run_gets_metrics(driver_store, tmp_path):
     assert len(oracle) == 3 and (oracle["nrr_validation"] == 1).all() and (oracle["srr_all"] == 1).all()
     linear = metrics[metrics["method"] == "linear"]
     assert (linear["success"] == 1).all() and (linear["nrr_validation"] == 0).all()
+
+
+def test_scoring_in_the_callers_process_leaves_nothing_frozen(driver_store, tmp_path, monkeypatch):
+    """Each chunk scored here freezes what it leaves (``freeze_survivors``); the pass unfreezes it."""
+    frozen = []
+    monkeypatch.setattr(problem_scoring, "freeze_survivors", lambda: frozen.append(gc.freeze()))
+    gc.unfreeze()  # as in a fresh process
+    summary = score_store(copy_of(driver_store, tmp_path), workers=1, progress=False)
+    assert summary.ok and summary.scored == 6 and frozen and gc.get_freeze_count() == 0
 
 
 def test_a_rerun_scores_nothing_new(driver_store, tmp_path):
