@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import shutil
@@ -111,6 +112,15 @@ def test_every_prediction_of_a_driver_run_gets_metrics(driver_store, tmp_path):
     assert len(oracle) == 3 and (oracle["nrr_validation"] == 1).all() and (oracle["srr_all"] == 1).all()
     linear = metrics[metrics["method"] == "linear"]
     assert (linear["success"] == 1).all() and (linear["nrr_validation"] == 0).all()
+
+
+def test_scoring_in_the_callers_process_leaves_nothing_frozen(driver_store, tmp_path, monkeypatch):
+    """Each chunk scored here freezes what it leaves (``freeze_survivors``); the pass unfreezes it."""
+    frozen = []
+    monkeypatch.setattr(problem_scoring, "freeze_survivors", lambda: frozen.append(gc.freeze()))
+    gc.unfreeze()  # as in a fresh process
+    summary = score_store(copy_of(driver_store, tmp_path), workers=1, progress=False)
+    assert summary.ok and summary.scored == 6 and frozen and gc.get_freeze_count() == 0
 
 
 def test_a_rerun_scores_nothing_new(driver_store, tmp_path):
@@ -316,14 +326,14 @@ from srbf.store import STORE_FILENAME
 
 PASS = os.getpid()
 
-def score_chunk_holding_no_store(chunk, srbench):
+def score_chunk_holding_no_store(chunk, srbench, freeze):
     assert os.getpid() != PASS, "not forked: the chunk was scored in the pass's own process"
     held = []
     for fd in os.listdir("/proc/self/fd"):
         with contextlib.suppress(FileNotFoundError):  # the listing's own descriptor, closed by now
             held.append(os.readlink(f"/proc/self/fd/{fd}"))
     assert held and not [path for path in held if STORE_FILENAME in path], held
-    return problem_scoring.score_chunk(chunk, srbench)
+    return problem_scoring.score_chunk(chunk, srbench, freeze)
 
 scoring_pass.score_chunk = score_chunk_holding_no_store  # forked processes inherit it
 summary = scoring_pass.score_store(sys.argv[1], workers=2, progress=False)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from srbf.catalogs.model import CatalogEntry
-from srbf.core import GC_THRESHOLDS
+from srbf.core import GC_THRESHOLDS, freeze_survivors
 from srbf.judge.score_summary import TARGETS_DIFFER
 from srbf.judge.scoring import Judge
 from srbf.runs.problems import ProblemSource
@@ -256,11 +256,15 @@ def _score_problem(work: DrawnProblem, srbench: bool) -> list[Outcome]:
     return add_axes(work, problem, judge, out)
 
 
-def score_chunk(chunk: list[DrawnProblem], srbench: bool) -> list[Outcome]:
-    """The outcomes of every prediction of the problems in ``chunk``, in order."""
+def score_chunk(chunk: list[DrawnProblem], srbench: bool, freeze: bool = False) -> list[Outcome]:
+    """The outcomes of every prediction of the problems in ``chunk``, in order. ``freeze``: then
+    freeze what the chunk left alive (``srbf.core.freeze_survivors``), as the local pass's
+    processes do."""
     out: list[Outcome] = []
     for work in chunk:
         out.extend(_score_problem(work, srbench))
+    if freeze:
+        freeze_survivors()
     return out
 
 

@@ -99,11 +99,17 @@ class _Dispatch:
     The processes start when it is made: forked (``fork``: before the store is opened, see
     ``FORK``), the modules a scoring process imports on its first problem imported here first; or
     spawned, so that their imports overlap the parent's planning (its catalog loading).
-    ``submit`` hands them the chunks."""
+    ``submit`` hands them the chunks.
+
+    Each chunk's process freezes what the chunk left alive (``srbf.core.freeze_survivors``).
+    Scoring here (one worker) does so only when this process has nothing frozen yet, and
+    ``close`` unfreezes it: what the pass leaves in the caller's process is collected as if never
+    frozen."""
 
     def __init__(self, workers: int, fork: bool = False):
         self.workers = max(1, workers)
         self.executor = None
+        self.freeze = False  # scoring here, freezing what each chunk leaves (``close`` unfreezes it)
         self.pending: dict = {}
         self.chunks: list[list[DrawnProblem]] = []
         self.srbench = False
@@ -117,18 +123,20 @@ class _Dispatch:
             self.executor = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_init_worker)
             for _ in range(self.workers):  # each submit starts one process, up to ``workers`` (all at once when forked)
                 self.executor.submit(int)
+        else:
+            self.freeze = gc.get_freeze_count() == 0
 
     def submit(self, chunks: Iterable[list[DrawnProblem]], srbench: bool) -> None:
         """Hand out every chunk of ``chunks``, each as it comes (the processes start on the first
         ones while the plan makes the rest)."""
         self.chunks, self.srbench = list(chunks) if self.executor is None else [], srbench
         if self.executor is not None:
-            self.pending = {self.executor.submit(score_chunk, chunk, srbench): chunk for chunk in chunks}
+            self.pending = {self.executor.submit(score_chunk, chunk, srbench, True): chunk for chunk in chunks}
 
     def __iter__(self) -> Iterator[list[Outcome]]:
         if self.executor is None:
             for chunk in self.chunks:
-                yield score_chunk(chunk, self.srbench)
+                yield score_chunk(chunk, self.srbench, self.freeze)
             return
         while self.pending:  # the chunks done by then together: one commit (one sync to disk) for them
             done, _ = wait(self.pending, return_when=FIRST_COMPLETED)
@@ -142,10 +150,14 @@ class _Dispatch:
             yield outcomes
 
     def close(self) -> None:
-        """Stop the workers (chunks not started are dropped) and this process's SymPy worker."""
+        """Stop the workers (chunks not started are dropped) and this process's SymPy worker;
+        unfreeze what scoring here froze."""
         if self.executor is not None:
             self.executor.shutdown(wait=True, cancel_futures=True)
             self.executor = None
+        if self.freeze:
+            gc.unfreeze()
+            self.freeze = False
         close_pool()
 
 

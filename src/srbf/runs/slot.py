@@ -27,7 +27,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Iterator
 
-from srbf.core import GC_THRESHOLDS, FitResult
+from srbf.core import GC_THRESHOLDS, FitResult, freeze_survivors
 from srbf.methods import isolation
 from srbf.methods.worker import WorkerStartError
 from srbf.runs.executor import HeldWorker, first_line, new_worker
@@ -205,6 +205,7 @@ def _serve(slot: Slot, conn) -> None:
             return
         if request[0] == "fits":
             _run_orders(slot, request[1], conn)
+            freeze_survivors()  # the batch's samplers and compiled truths, kept: not traversed again
             continue
         try:
             if request[0] == "start":
