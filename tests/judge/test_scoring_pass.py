@@ -17,7 +17,7 @@ import pytest
 from srbf.catalogs.loader import load_catalog
 from srbf.catalogs.sampling import sample_problem
 from srbf.cli import main
-from srbf.judge import AXIS_KEYS, JUDGE_VERSION, METRIC_KEYS, scoring_pass
+from srbf.judge import AXIS_KEYS, JUDGE_VERSION, METRIC_KEYS, problem_scoring, scoring_pass
 from srbf.judge.checkpoints import checkpoint_times
 from srbf.judge.scoring_pass import ScoringError, score_store
 from srbf.core import FitResult, TaskKey
