@@ -18,6 +18,7 @@ from srbf.report.escape import mathtext
 from srbf.report.rounding import format_fixed, interval_decimals
 from srbf.report.markdown_tables import oriented
 from srbf.report.figure_files import FigureFiles
+from srbf.report.kept_figure import kept_layout
 from srbf.stats import display_name, rule_for
 
 DEFAULT_DPI = 100
@@ -55,25 +56,18 @@ def curves_figure(aggregates: pd.DataFrame, metric: str, path: str | Path, prove
         rows = rows[rows["complete"].astype(bool)]
     methods = sorted(aggregates["method"].unique())
     summary = "median" if use_median else ("geometric mean" if rule.scale == "log" else "mean")
-    ncols = min(max(len(methods), 1), 4)
-    nrows = -(-max(len(methods), 1) // ncols)
-    height = 2.2 * nrows + 3.9
-    fig = Figure(figsize=(10, height))
-    grid = fig.add_gridspec(nrows + 1, ncols, height_ratios=[1.0] * nrows + [1.55], left=0.08, right=0.98,
-                            top=1 - 0.9 / height, bottom=1.05 / height, hspace=0.75, wspace=0.12)
-    ax_time = fig.add_subplot(grid[nrows, :])
-    first = None
-    budget_axes = []
-    for i, (color, method) in enumerate(zip(_palette(len(methods)), methods)):
-        ax = fig.add_subplot(grid[i // ncols, i % ncols], sharey=first)
-        first = first or ax
-        budget_axes.append(ax)
+    groups = [rows[rows["method"] == method].sort_values("budget") for method in methods]
+    # one kept figure per layout and set of empty panels (an empty panel gets no axis label, grid or tick size)
+    fig, ax_time, budget_axes = kept_layout(("curves", len(methods), tuple(g.empty for g in groups)),
+                                            lambda: _curves_layout(len(methods)))
+    height = fig.get_figheight()
+    ncols = _curves_columns(len(methods))
+    for i, (color, method, group, ax) in enumerate(zip(_palette(len(methods)), methods, groups, budget_axes)):
         if i % ncols:
             ax.tick_params(labelleft=False)
         else:
             ax.set_ylabel(summary, fontsize=8)
         ax.set_title(mathtext(f"{method} ({provenance.get(method, '?')})"), fontsize=8.5, loc="left")
-        group = rows[rows["method"] == method].sort_values("budget")
         if group.empty:
             ax.text(0.5, 0.5, "no complete budget", ha="center", va="center", fontsize=8, color="0.5",
                     transform=ax.transAxes)
@@ -109,6 +103,26 @@ def curves_figure(aggregates: pd.DataFrame, metric: str, path: str | Path, prove
         fig.legend(loc="lower center", ncol=min(len(methods), 4), fontsize=8, bbox_to_anchor=(0.5, 0.0),
                    frameon=False)
     return files.save(fig, path, DEFAULT_DPI)  # a fixed layout: one draw (a "tight" box would draw twice)
+
+
+def _curves_columns(n_methods: int) -> int:
+    return min(max(n_methods, 1), 4)
+
+
+def _curves_layout(n_methods: int) -> tuple[Figure, object, list]:
+    """The curves figure's axes for ``n_methods``: the time axis (bottom, created first) and one
+    budget panel per method, up to 4 a row, sharing their y axis."""
+    ncols = _curves_columns(n_methods)
+    nrows = -(-max(n_methods, 1) // ncols)
+    height = 2.2 * nrows + 3.9
+    fig = Figure(figsize=(10, height))
+    grid = fig.add_gridspec(nrows + 1, ncols, height_ratios=[1.0] * nrows + [1.55], left=0.08, right=0.98,
+                            top=1 - 0.9 / height, bottom=1.05 / height, hspace=0.75, wspace=0.12)
+    ax_time = fig.add_subplot(grid[nrows, :])
+    budget_axes = []
+    for i in range(n_methods):
+        budget_axes.append(fig.add_subplot(grid[i // ncols, i % ncols], sharey=budget_axes[0] if budget_axes else None))
+    return fig, ax_time, budget_axes
 
 
 def _curve(ax, x, y, band, low_share, color, label) -> None:

@@ -1,0 +1,51 @@
+"""A figure whose axes outlive it: the next figure of the same layout is drawn on them, cleared.
+
+Creating a figure's axes and their tick objects (each tick two lines and two texts, the later ones
+copied property by property from the first) was about half of a curve figure's time, and every
+curve figure of a report has the same layout. So a process keeps the last figure it built for
+each layout key, and :func:`kept_layout` hands it back cleared as a new one would be: what was
+drawn on it removed (lines, collections, patches, images, texts, the figure's legends and texts,
+the suptitle), its data limits empty, its views (0, 1) and its scales linear, the property cycle
+restarted. The tick objects stay; they are placed and labelled anew at each draw. What a figure
+function sets on its axes (labels, titles, grids, tick sizes) must be set the same way on every
+figure of a key: the key names every branch that would set them otherwise (such as a panel left
+empty). The files are the same bytes as from a new figure (tests/report/test_kept_figure.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+
+from matplotlib.figure import Figure
+from matplotlib.transforms import Bbox
+
+_kept: dict[Hashable, tuple] = {}  # per process: layout key -> (figure, its axes...) as built
+
+
+def kept_layout(key: Hashable, build: Callable[[], tuple]) -> tuple:
+    """``build()``'s ``(figure, *axes)`` the first time this process asks for ``key``; afterwards
+    the same objects, cleared (see the module's docstring)."""
+    found = _kept.get(key)
+    if found is None:
+        found = _kept[key] = build()
+    else:
+        clear(found[0])
+    return found
+
+
+def clear(fig: Figure) -> None:
+    """Remove what was drawn on ``fig`` and reset its axes' limits, scales and property cycle."""
+    for artist in [*fig.legends, *fig.texts, *fig.lines, *fig.patches, *fig.images]:
+        artist.remove()
+    for ax in fig.axes:
+        for artist in [*ax.lines, *ax.collections, *ax.patches, *ax.images, *ax.texts]:
+            artist.remove()
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+        ax.set_prop_cycle(None)
+        ax.dataLim = Bbox.null()
+        ax.ignore_existing_data_limits = True
+        ax.set_xscale("linear")
+        ax.set_yscale("linear")
+        ax.set_xlim(0, 1, auto=None)  # a new Axes' view; auto=None leaves autoscaling on
+        ax.set_ylim(0, 1, auto=None)

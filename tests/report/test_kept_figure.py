@@ -1,0 +1,51 @@
+"""Curve figures drawn on a kept figure of their layout are the bytes of the same figures drawn on a
+new one, whatever was drawn on the kept one before (bands, bars, medians, linear and log axes,
+empty panels, no times)."""
+
+import numpy as np
+import pytest
+
+from srbf.report import kept_figure
+from srbf.report.figure_files import figure_files
+from srbf.report.figures import curves_figure
+from srbf.stats import analyze
+
+METRICS = ["nrr_validation", "log10_fvu_validation", "r2_validation", "token_count_mismatch"]
+
+
+@pytest.fixture(scope="module")
+def cases(frame):
+    """(name, aggregates, metric, options) in the order they are drawn: several per layout key."""
+    frame = frame.assign(r2_validation=1 - 10 ** frame["log10_fvu_validation"])
+    full = analyze(frame, METRICS, n_resamples=100).aggregates
+    zero = frame.assign(budget=frame["budget"].replace({1.0: 0.0}))  # a budget of 0: linear budget axes
+    at_zero = analyze(zero, METRICS, n_resamples=100).aggregates
+    untimed = analyze(frame.assign(seconds=np.nan), METRICS, times=(), n_resamples=100).aggregates
+    one_budget = analyze(frame[frame["budget"] == 4.0], METRICS, n_resamples=100).aggregates  # bars, not bands
+    no_c = full[~((full["method"] == "C") & (full["metric"].isin(["nrr_validation", "r2_validation"])))]
+    two = analyze(frame[frame["method"] != "C"], METRICS, n_resamples=100).aggregates
+    return [
+        ("nrr", full, "nrr_validation", {"times": (1.0, 10.0)}),
+        ("r2 median", full, "r2_validation", {"times": (1.0,)}),
+        ("log at zero", at_zero, "log10_fvu_validation", {"times": (10.0,)}),
+        ("untimed", untimed, "token_count_mismatch", {}),
+        ("one budget", one_budget, "nrr_validation", {"times": (1.0, 10.0)}),
+        ("incomplete shown", full, "log10_fvu_validation", {"times": (1.0,), "show_incomplete": True}),
+        ("C empty", no_c, "nrr_validation", {"times": (1.0,)}),
+        ("C empty, median", no_c, "r2_validation", {"times": (10.0,)}),
+        ("two methods", two, "token_count_mismatch", {"times": (1.0,)}),
+        ("two methods again", two, "nrr_validation", {"times": (1.0, 10.0)}),
+    ]
+
+
+def test_figures_drawn_on_kept_figures_are_the_bytes_of_new_ones(tmp_path, cases):
+    files = figure_files("png,pdf")
+    kept_figure._kept.clear()
+    kept = [curves_figure(aggregates, metric, tmp_path / "kept" / f"{name}.png", {"A": "x"}, files=files, **options)
+            for name, aggregates, metric, options in cases]
+    assert len(kept_figure._kept) == 3  # three methods, C's panel left empty, two methods: each reused
+    for (name, aggregates, metric, options), paths in zip(cases, kept):
+        kept_figure._kept.clear()
+        fresh = curves_figure(aggregates, metric, tmp_path / "new" / f"{name}.png", {"A": "x"}, files=files,
+                              **options)
+        assert [p.read_bytes() for p in paths] == [p.read_bytes() for p in fresh], name
