@@ -10,7 +10,8 @@ tree's peak memory (PSS), measured as ``benchmarks/suite.py`` measures its analy
 versions back to back on the same store. ``--stages`` then times the steps in this process
 (CPU seconds): the imports, reading the store, the analysis, the tables, the drawing process's
 warm-up and each curve figure drawn here one after the other (``srbf analyze`` draws them in
-two processes, side by side; in each, figures after the first reuse its Agg renderer).
+two processes, side by side; in each, figures after the first reuse its Agg renderer and, for
+the curves, its kept figure).
 Target (issue 19): under 2 s and 400 MB on the suite's store (linear on all 6,660 problems).
 It prints figures and asserts nothing.
 """
