@@ -15,10 +15,10 @@ from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import FuncFormatter
 
 from srbf.report.escape import mathtext
-from srbf.report.rounding import format_fixed, interval_decimals
-from srbf.report.markdown_tables import oriented
 from srbf.report.figure_files import FigureFiles
 from srbf.report.kept_figure import kept_layout
+from srbf.report.markdown_tables import oriented
+from srbf.report.rounding import format_fixed, interval_decimals
 from srbf.stats import display_name, rule_for
 
 DEFAULT_DPI = 100
