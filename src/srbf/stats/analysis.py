@@ -19,7 +19,7 @@ import functools
 import itertools
 import string
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -89,6 +89,19 @@ def _aggregate(rows_mean, rows_median, cube: Cube, rule: MetricRule, statistic: 
     return combined
 
 
+def _aggregate_once(setup: _Setup, rule: MetricRule, rows_mean: np.ndarray, rows_median: np.ndarray) -> dict:
+    """``_aggregate`` of these values, combined once per analysis: a time mark past a method's last
+    budget carries that budget's values (and every later mark the same), and combining them again
+    (Paule-Mandel's root per row) was most of the analysis of a one-budget report. The key is the
+    values' bytes, so only the very same numbers share a result."""
+    key = (rule.name, rows_mean.shape, rows_mean.tobytes(), rows_median.tobytes())
+    found = setup.aggregated.get(key)
+    if found is None:
+        found = setup.aggregated[key] = _aggregate(rows_mean, rows_median, setup.cube, rule, setup.statistic,
+                                                   setup.alpha, setup.n_resamples, setup.seed)
+    return found
+
+
 _AGGREGATE_COLUMNS = ("estimate", "ci_low", "ci_high", "tau2", "prediction_low", "prediction_high",
                       "n_sets", "n_problems", "median")
 
@@ -119,6 +132,7 @@ class _Setup:
     alpha: float
     n_resamples: int
     seed: int
+    aggregated: dict = field(default_factory=dict)  # what _aggregate_once has combined, by metric and values
 
     @functools.cached_property
     def signs(self) -> tuple[np.ndarray, np.ndarray]:
@@ -276,8 +290,7 @@ def _values_at(setup: _Setup, values: _Metric, mark) -> _AtMark:
 def _budget_aggregates(setup: _Setup, rule: MetricRule, values: _Metric, rows: list, set_rows: list) -> None:
     cube = setup.cube
     M, B, P, _ = cube.shape
-    agg = _aggregate(values.mean.reshape(M * B, P), values.median.reshape(M * B, P), cube, rule, setup.statistic,
-                     setup.alpha, setup.n_resamples, setup.seed)
+    agg = _aggregate_once(setup, rule, values.mean.reshape(M * B, P), values.median.reshape(M * B, P))
     for r, (m, b) in enumerate(itertools.product(range(M), range(B))):
         if not setup.finished[m, b].any():
             continue
@@ -295,7 +308,7 @@ def _budget_aggregates(setup: _Setup, rule: MetricRule, values: _Metric, rows: l
 
 
 def _mark_aggregates(setup: _Setup, rule: MetricRule, at: _AtMark, rows: list) -> None:
-    agg = _aggregate(at.mean, at.median, setup.cube, rule, setup.statistic, setup.alpha, setup.n_resamples, setup.seed)
+    agg = _aggregate_once(setup, rule, at.mean, at.median)
     for m, method in enumerate(setup.cube.methods):
         row = {**at.place(), "status": at.status[m], "method": method, "metric": rule.name, "seconds": at.x,
                "complete": bool(at.done[m])}
