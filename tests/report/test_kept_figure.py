@@ -49,3 +49,13 @@ def test_figures_drawn_on_kept_figures_are_the_bytes_of_new_ones(tmp_path, cases
         fresh = curves_figure(aggregates, metric, tmp_path / "new" / f"{name}.png", {"A": "x"}, files=files,
                               **options)
         assert [p.read_bytes() for p in paths] == [p.read_bytes() for p in fresh], name
+
+
+def test_a_process_keeps_a_few_layouts_the_oldest_dropped_first():
+    from matplotlib.figure import Figure
+
+    kept_figure._kept.clear()
+    built = {key: kept_figure.kept_layout(key, lambda: (Figure(),)) for key in range(kept_figure.KEPT_LAYOUTS + 1)}
+    assert list(kept_figure._kept) == list(range(1, kept_figure.KEPT_LAYOUTS + 1))
+    assert kept_figure.kept_layout(1, lambda: (Figure(),)) is built[1]  # kept: handed back, cleared
+    kept_figure._kept.clear()

@@ -3,13 +3,14 @@
 Creating a figure's axes and their tick objects (each tick two lines and two texts, the later ones
 copied property by property from the first) was about half of a curve figure's time, and every
 curve figure of a report has the same layout. So a process keeps the last figure it built for
-each layout key, and :func:`kept_layout` hands it back cleared as a new one would be: what was
-drawn on it removed (lines, collections, patches, images, texts, the figure's legends and texts,
-the suptitle), its data limits empty, its views (0, 1) and its scales linear, the property cycle
-restarted. The tick objects stay; they are placed and labelled anew at each draw. What a figure
-function sets on its axes (labels, titles, grids, tick sizes) must be set the same way on every
-figure of a key: the key names every branch that would set them otherwise (such as a panel left
-empty). The files are the same bytes as from a new figure (tests/report/test_kept_figure.py).
+each layout key (of the last few keys), and :func:`kept_layout` hands it back cleared as a new
+one would be: what was drawn on it removed (lines, collections, patches, images, texts, the
+figure's legends and texts, the suptitle), its data limits empty, its views (0, 1) and its scales
+linear, the property cycle restarted. The tick objects stay; they are placed and labelled anew at
+each draw. What a figure function sets on its axes (labels, titles, grids, tick sizes) must be set
+the same way on every figure of a key: the key names every branch that would set them otherwise
+(such as a panel left empty). The files are the same bytes as from a new figure
+(tests/report/test_kept_figure.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Callable, Hashable
 from matplotlib.figure import Figure
 from matplotlib.transforms import Bbox
 
+KEPT_LAYOUTS = 4  # the most kept per process, the oldest dropped first (a notebook may draw many layouts)
 _kept: dict[Hashable, tuple] = {}  # per process: layout key -> (figure, its axes...) as built
 
 
@@ -27,6 +29,8 @@ def kept_layout(key: Hashable, build: Callable[[], tuple]) -> tuple:
     the same objects, cleared (see the module's docstring)."""
     found = _kept.get(key)
     if found is None:
+        if len(_kept) >= KEPT_LAYOUTS:
+            del _kept[next(iter(_kept))]
         found = _kept[key] = build()
     else:
         clear(found[0])
