@@ -29,6 +29,7 @@ zeros are worked out first (``drop_zeros``), so ``0*x`` never reads as a fitted 
 
 from __future__ import annotations
 
+import threading
 from operator import is_
 
 from srbf.expr.canonical import (
@@ -155,14 +156,34 @@ def masked_levels(expr: Expr, *, time_limit: float = DEFAULT_TIME_LIMIT, positiv
     if form.complete:
         try:
             exponents = _mask_node(node, keep_exponents=True)
-            structure = _mask_node(exponents, keep_exponents=False)
-            tree = to_expr(exponents, hashed=True)  # often the structure too (no exponent kept): one tree for both
-            return form, tree, (tree if structure == exponents else to_expr(structure, hashed=True))
+            found = _skeletons.get(exponents)
+            if found is None:
+                found = _skeleton_trees(exponents)
+                with _skeletons_lock:
+                    _skeletons[exponents] = found
+                    if len(_skeletons) > _SKELETONS_SIZE:
+                        del _skeletons[next(iter(_skeletons))]  # the oldest
+            return form, found[0], found[1]
         except RecursionError:
             pass
     # cut short by the time limit (each level canonicalises again, as mask does) or too deep
     return (form, mask(expr, "exponents", time_limit=time_limit, positive=positive),
             mask(expr, "structure", time_limit=time_limit, positive=positive))  # fmt: skip
+
+
+# The skeletons' trees by their exponents node: fitted constants differ from formula to formula,
+# skeletons recur (a method returns a few shapes), so most formulas' are built once; and a formula
+# of a known skeleton gets the very trees as before, on which later caches hit by identity.
+_SKELETONS_SIZE = 8192
+_skeletons: dict[tuple, tuple[Expr, Expr]] = {}
+_skeletons_lock = threading.Lock()
+
+
+def _skeleton_trees(exponents: tuple) -> tuple[Expr, Expr]:
+    """The "exponents" and "structure" trees of one exponents node (hashed: they get compared)."""
+    structure = _mask_node(exponents, keep_exponents=False)
+    tree = to_expr(exponents, hashed=True)  # often the structure too (no exponent kept): one tree for both
+    return tree, (tree if structure == exponents else to_expr(structure, hashed=True))
 
 
 def mask(expr: Expr, level: str, *, time_limit: float = DEFAULT_TIME_LIMIT, positive=()) -> Expr:

@@ -40,7 +40,7 @@ class FormulaFacts:
     def tree(self) -> PreparedTree:
         """The exponents-masked canonical tree prepared for Zhang-Shasha (built once)."""
         if self._tree is None:
-            self._tree = PreparedTree(self.exponents, node_label)
+            self._tree = _skeleton(self.exponents).tree
         return self._tree
 
 
@@ -53,6 +53,50 @@ def clear_cache() -> None:
     """Forget the formulas the judge has described (canonical forms have their own cache)."""
     with _cache_lock:
         _cache.clear()
+        _skeletons.clear()
+
+
+class _Skeleton:
+    """What depends on an exponents skeleton alone: its tokens and its tree for Zhang-Shasha.
+    Formulas differ in their fitted constants, skeletons recur: each is derived once."""
+
+    __slots__ = ("_tokens", "_tree", "expr")
+
+    def __init__(self, expr: Expr):
+        self.expr = expr
+        self._tokens: tuple[tuple[str, ...], frozenset[str]] | None = None  # a truth read back has them
+        self._tree: PreparedTree | None = None
+
+    @property
+    def tokens(self) -> tuple[tuple[str, ...], frozenset[str]]:
+        """Its prefix tokens, and their set."""
+        if self._tokens is None:
+            tokens = tuple(prefix_tokens(self.expr))
+            self._tokens = (tokens, frozenset(tokens))
+        return self._tokens
+
+    @property
+    def tree(self) -> PreparedTree:
+        """Its tree prepared for Zhang-Shasha."""
+        if self._tree is None:
+            self._tree = PreparedTree(self.expr, node_label)
+        return self._tree
+
+
+_skeletons: dict[Expr, _Skeleton] = {}
+
+
+def _skeleton(expr: Expr) -> _Skeleton:
+    """The skeleton ``expr``'s derived facts, made once per process (the oldest forgotten past
+    ``_CACHE_SIZE``)."""
+    found = _skeletons.get(expr)
+    if found is None:
+        found = _Skeleton(expr)
+        with _cache_lock:
+            _skeletons[expr] = found
+            while len(_skeletons) > _CACHE_SIZE:
+                del _skeletons[next(iter(_skeletons))]
+    return found
 
 
 def describe(expr: Expr, n_variables: int, time_limit: float, positive: frozenset[str]) -> FormulaFacts:
@@ -76,7 +120,7 @@ def describe(expr: Expr, n_variables: int, time_limit: float, positive: frozense
 def _build(expr: Expr, n_variables: int, time_limit: float, positive: frozenset[str]) -> FormulaFacts:
     form, exponents, structure = masked_levels(expr, time_limit=time_limit, positive=positive)
     canonical = form.expr
-    tokens = tuple(prefix_tokens(exponents))
+    tokens, token_set = _skeleton(exponents).tokens
     raw_structure, raw_exponents = raw_skeletons(expr)
     return FormulaFacts(
         canonical=canonical,
@@ -86,7 +130,7 @@ def _build(expr: Expr, n_variables: int, time_limit: float, positive: frozenset[
         raw_structure=raw_structure,
         raw_exponents=raw_exponents,
         tokens=tokens,
-        token_set=frozenset(tokens),
+        token_set=token_set,
         variables=frozenset(variables_of(canonical)),
         constants=count_constants(canonical),
         nesting=nesting(canonical),
