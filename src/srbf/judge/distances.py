@@ -260,14 +260,21 @@ def _zhang_shasha(ta: PreparedTree, tb: PreparedTree, never: int) -> int:
     distinct_b = set(lb)
     rows: dict[str, list[int]] = {}  # one row of rename costs per distinct label of a
     for x in set(ta.labels):
-        costs = {y: label_distance(x, y) for y in distinct_b}
+        costs = _rename_costs(x)
+        for y in distinct_b.difference(costs):
+            costs[y] = label_distance(x, y)
         rows[x] = list(map(costs.__getitem__, lb))
-    rename = list(map(rows.__getitem__, ta.labels))
+    labels_a = ta.labels
+    rename = list(map(rows.__getitem__, labels_a))
     tree = [[0] * (tb.size + 1) for _ in range(ta.size + 1)]
     inner = []  # the keyroots of a that are not leaves: the others' rows are closed forms
+    leaves: dict[str, list[int]] = {}  # a leaf's row depends on its label alone
     for i in ta.keyroots:
         if left_a[i] == i:
-            tree[i][1:] = _to_leaf(list(map(sub, rename[i], tb.sizes)), tb, delete[i], never)
+            row = leaves.get(labels_a[i])
+            if row is None:
+                row = leaves[labels_a[i]] = _to_leaf(list(map(sub, rename[i], tb.sizes)), tb, delete[i], never)
+            tree[i][1:] = row
         else:
             inner.append(i)
     nodes, inserts, cols, fronts, first = tb.columns(never)
@@ -317,6 +324,21 @@ def _zhang_shasha(ta: PreparedTree, tb: PreparedTree, never: int) -> int:
             forest.append(row)
             above = row
     return tree[ta.size][tb.size]
+
+
+# Rename costs by label, then by the other label: labels recur across all the trees of a pass.
+_RENAME_SIZE = 4096
+_renames: dict[str, dict[str, int]] = {}
+
+
+def _rename_costs(label: str) -> dict[str, int]:
+    """The rename costs from ``label`` known so far (the caller adds those it lacks)."""
+    costs = _renames.get(label)
+    if costs is None or len(costs) > _RENAME_SIZE:
+        if len(_renames) > _RENAME_SIZE:
+            _renames.clear()  # labels are operators, variables and a few numbers: rarely reached
+        costs = _renames[label] = {}
+    return costs
 
 
 def _to_leaf(gains: list[int], tree: PreparedTree, leaf: int, never: int) -> list[int]:
