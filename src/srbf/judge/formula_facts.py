@@ -39,8 +39,9 @@ class FormulaFacts:
     @property
     def tree(self) -> PreparedTree:
         """The exponents-masked canonical tree prepared for Zhang-Shasha (built once)."""
-        if self._tree is None:
-            self._tree = _skeleton(self.exponents).tree
+        if self._tree is None:  # a described formula's skeleton is known; a truth read back is not kept
+            known = _skeletons.get(self.exponents)
+            self._tree = known.tree if known is not None else PreparedTree(self.exponents, node_label)
         return self._tree
 
 
@@ -57,27 +58,19 @@ def clear_cache() -> None:
 
 
 class _Skeleton:
-    """What depends on an exponents skeleton alone: its tokens and its tree for Zhang-Shasha.
-    Formulas differ in their fitted constants, skeletons recur: each is derived once."""
+    """What depends on a described formula's exponents skeleton alone: its tokens and its tree for
+    Zhang-Shasha. Formulas differ in their fitted constants, skeletons recur: each is derived once."""
 
-    __slots__ = ("_tokens", "_tree", "expr")
+    __slots__ = ("_tree", "expr", "token_set", "tokens")
 
     def __init__(self, expr: Expr):
         self.expr = expr
-        self._tokens: tuple[tuple[str, ...], frozenset[str]] | None = None  # a truth read back has them
+        self.tokens = tuple(prefix_tokens(expr))
+        self.token_set = frozenset(self.tokens)
         self._tree: PreparedTree | None = None
 
     @property
-    def tokens(self) -> tuple[tuple[str, ...], frozenset[str]]:
-        """Its prefix tokens, and their set."""
-        if self._tokens is None:
-            tokens = tuple(prefix_tokens(self.expr))
-            self._tokens = (tokens, frozenset(tokens))
-        return self._tokens
-
-    @property
     def tree(self) -> PreparedTree:
-        """Its tree prepared for Zhang-Shasha."""
         if self._tree is None:
             self._tree = PreparedTree(self.expr, node_label)
         return self._tree
@@ -120,7 +113,7 @@ def describe(expr: Expr, n_variables: int, time_limit: float, positive: frozense
 def _build(expr: Expr, n_variables: int, time_limit: float, positive: frozenset[str]) -> FormulaFacts:
     form, exponents, structure = masked_levels(expr, time_limit=time_limit, positive=positive)
     canonical = form.expr
-    tokens, token_set = _skeleton(exponents).tokens
+    skeleton = _skeleton(exponents)
     raw_structure, raw_exponents = raw_skeletons(expr)
     return FormulaFacts(
         canonical=canonical,
@@ -129,8 +122,8 @@ def _build(expr: Expr, n_variables: int, time_limit: float, positive: frozenset[
         exponents=exponents,
         raw_structure=raw_structure,
         raw_exponents=raw_exponents,
-        tokens=tokens,
-        token_set=token_set,
+        tokens=skeleton.tokens,
+        token_set=skeleton.token_set,
         variables=frozenset(variables_of(canonical)),
         constants=count_constants(canonical),
         nesting=nesting(canonical),
