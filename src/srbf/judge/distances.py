@@ -100,25 +100,29 @@ class PreparedTree:
     __slots__ = ("labels", "leftmost", "keyroots", "size", "sizes", "expr", "shape", "cells", "work", "leaves", "width", "_columns", "_subtrees")
 
     def __init__(self, root: Expr, label: Callable[[Expr], str]):
-        labels = [""]  # index 0 unused: nodes are numbered 1..n in postorder
-        leftmost = [0]
-        # iterative postorder of the mirror; each entry: [node, children visited, leftmost leaf or 0]
-        stack: list[list] = [[root, 0, 0]]
+        order: list[Expr] = []  # preorder, children left to right: reversed, the mirror's postorder
+        stack = [root]
+        pop, push, extend = stack.pop, order.append, stack.extend
         while stack:
-            frame = stack[-1]
-            node, child = frame[0], frame[1]
-            children = node.args if isinstance(node, Call) else ()
-            if child < len(children):
-                frame[1] += 1
-                stack.append([children[-1 - child], 0, 0])
-                continue
-            stack.pop()
-            index = len(labels)
-            labels.append(label(node))
-            first = frame[2] or index  # a leaf is its own leftmost leaf
-            leftmost.append(first)
-            if stack and stack[-1][1] == 1:  # this node is its parent's first child
-                stack[-1][2] = first
+            node = pop()
+            push(node)
+            if type(node) is Call:
+                extend(reversed(node.args))
+        order.reverse()
+        leftmost = [0]  # index 0 unused: nodes are numbered 1..n in postorder
+        spans: list[int] = []  # the subtree sizes of the nodes whose parent is still to come
+        index = 0
+        for node in order:
+            index += 1
+            span = 1
+            if type(node) is Call and node.args:  # its children are the last len(args) subtrees
+                n = len(node.args)
+                span += sum(spans[-n:])
+                del spans[-n:]
+            spans.append(span)
+            leftmost.append(index - span + 1)  # a subtree is numbered contiguously, its leftmost leaf first
+        labels = [""]
+        labels += map(label, order)
         self.expr = root
         self.labels = labels
         self.leftmost = leftmost
