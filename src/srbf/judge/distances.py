@@ -134,8 +134,9 @@ class PreparedTree:
             highest[leftmost[index]] = index
         self.keyroots = sorted(highest.values())
         spans = [k - leftmost[k] + 1 for k in self.keyroots]
-        self.leaves = spans.count(1)  # keyroots that are leaves: closed forms, not rows
-        self.work = sum(spans) - self.leaves  # its rows in the programme, as its rows
+        leaves = [k for k in self.keyroots if leftmost[k] == k]  # keyroots that are leaves: closed forms, not rows
+        self.leaves = len({labels[k] for k in leaves})  # one closed form per distinct label
+        self.work = sum(spans) - len(leaves)  # its rows in the programme, as its rows
         self.width = sum(spans) + len(spans)  # the columns of a row (with their heads), as its columns
         # tree_edit_cells, asked per comparison, counts the keyroots of the tree as written: the
         # root and every first child, here every last child but the root's: not followed in this
