@@ -1,7 +1,9 @@
 """What the judge derives from one formula, once: canonical forms, masked skeletons, tokens, lengths.
 
 ``describe`` builds a ``FormulaFacts`` for a tree and caches it by tree (the truth of a problem and
-the predictions many methods share are described once per process); ``clear_cache`` forgets them.
+the predictions many methods share are described once per process); what depends on the exponents
+skeleton alone (its tokens, its tree prepared for Zhang-Shasha) is kept per skeleton, since
+formulas that differ only in their fitted constants share it; ``clear_cache`` forgets both.
 """
 
 from __future__ import annotations
