@@ -29,7 +29,6 @@ zeros are worked out first (``drop_zeros``), so ``0*x`` never reads as a fitted 
 
 from __future__ import annotations
 
-import threading
 from operator import is_
 
 from srbf.expr.canonical import (
@@ -150,19 +149,18 @@ def masked_form(expr: Expr, level: str, *, time_limit: float = DEFAULT_TIME_LIMI
 def masked_levels(expr: Expr, *, time_limit: float = DEFAULT_TIME_LIMIT, positive=()) -> tuple[CanonicalForm, Expr, Expr]:
     """The canonical form of ``expr`` and its "exponents" and "structure" masks, as ``canonicalize``
     and ``mask`` give them, from one canonicalisation and one exponents masking (the judge needs
-    all three of every formula)."""
+    all three of every formula); the two masked trees are built once per distinct skeleton."""
     positive = positive_set(positive)
     form, node = canonical_node(expr, time_limit, positive)
     if form.complete:
         try:
             exponents = _mask_node(node, keep_exponents=True)
-            found = _skeletons.get(exponents)
+            key = cache_key("skeleton", exponents)
+            found = _CACHE.get(key) if key is not None else None
             if found is None:
                 found = _skeleton_trees(exponents)
-                with _skeletons_lock:
-                    _skeletons[exponents] = found
-                    if len(_skeletons) > _SKELETONS_SIZE:
-                        del _skeletons[next(iter(_skeletons))]  # the oldest
+                if key is not None:
+                    _CACHE.put(key, found)
             return form, found[0], found[1]
         except RecursionError:
             pass
@@ -171,16 +169,11 @@ def masked_levels(expr: Expr, *, time_limit: float = DEFAULT_TIME_LIMIT, positiv
             mask(expr, "structure", time_limit=time_limit, positive=positive))  # fmt: skip
 
 
-# The skeletons' trees by their exponents node: fitted constants differ from formula to formula,
-# skeletons recur (a method returns a few shapes), so most formulas' are built once; and a formula
-# of a known skeleton gets the very trees as before, on which later caches hit by identity.
-_SKELETONS_SIZE = 8192
-_skeletons: dict[tuple, tuple[Expr, Expr]] = {}
-_skeletons_lock = threading.Lock()
-
-
 def _skeleton_trees(exponents: tuple) -> tuple[Expr, Expr]:
-    """The "exponents" and "structure" trees of one exponents node (hashed: they get compared)."""
+    """The "exponents" and "structure" trees of one exponents node (hashed: they get compared).
+    ``masked_levels`` caches them by that node: fitted constants differ from formula to formula,
+    skeletons recur (a method returns a few shapes), and a formula of a known skeleton gets the
+    very trees as before, on which the judge's caches hit by identity."""
     structure = _mask_node(exponents, keep_exponents=False)
     tree = to_expr(exponents, hashed=True)  # often the structure too (no exponent kept): one tree for both
     return tree, (tree if structure == exponents else to_expr(structure, hashed=True))
