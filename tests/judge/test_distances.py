@@ -53,6 +53,13 @@ def test_levenshtein_equals_the_full_programme_on_random_sequences():
         b = a[: rng.randint(0, len(a))] + [rng.choice("xy+*") for _ in range(rng.randint(0, 4))] + a[rng.randint(0, len(a)):]
         assert levenshtein(a, b) == full(a, b), (a, b)
         assert levenshtein(tuple(a), tuple(b)) == full(a, b)
+    # unrelated sequences over alphabets of 1 to 8 items, some longer than a machine word (the
+    # bit-parallel columns are Python ints of any length)
+    for _ in range(500):
+        alphabet = "xy+*abcd"[: rng.randint(1, 8)]
+        a = [rng.choice(alphabet) for _ in range(rng.choice((rng.randint(0, 12), rng.randint(60, 90))))]
+        b = [rng.choice(alphabet) for _ in range(rng.randint(0, 70))]
+        assert levenshtein(a, b) == levenshtein(b, a) == full(a, b), (a, b)
 
 
 def test_levenshtein_normalized():

@@ -149,20 +149,34 @@ def masked_form(expr: Expr, level: str, *, time_limit: float = DEFAULT_TIME_LIMI
 def masked_levels(expr: Expr, *, time_limit: float = DEFAULT_TIME_LIMIT, positive=()) -> tuple[CanonicalForm, Expr, Expr]:
     """The canonical form of ``expr`` and its "exponents" and "structure" masks, as ``canonicalize``
     and ``mask`` give them, from one canonicalisation and one exponents masking (the judge needs
-    all three of every formula)."""
+    all three of every formula); the two masked trees are built once per distinct skeleton."""
     positive = positive_set(positive)
     form, node = canonical_node(expr, time_limit, positive)
     if form.complete:
         try:
             exponents = _mask_node(node, keep_exponents=True)
-            structure = _mask_node(exponents, keep_exponents=False)
-            tree = to_expr(exponents, hashed=True)  # often the structure too (no exponent kept): one tree for both
-            return form, tree, (tree if structure == exponents else to_expr(structure, hashed=True))
+            key = cache_key("skeleton", exponents)
+            found = _CACHE.get(key) if key is not None else None
+            if found is None:
+                found = _skeleton_trees(exponents)
+                if key is not None:
+                    _CACHE.put(key, found)
+            return form, found[0], found[1]
         except RecursionError:
             pass
     # cut short by the time limit (each level canonicalises again, as mask does) or too deep
     return (form, mask(expr, "exponents", time_limit=time_limit, positive=positive),
             mask(expr, "structure", time_limit=time_limit, positive=positive))  # fmt: skip
+
+
+def _skeleton_trees(exponents: tuple) -> tuple[Expr, Expr]:
+    """The "exponents" and "structure" trees of one exponents node (hashed: they get compared).
+    ``masked_levels`` caches them by that node: fitted constants differ from formula to formula,
+    skeletons recur (a method returns a few shapes), and a formula of a known skeleton gets the
+    very trees as before, on which the judge's caches hit by identity."""
+    structure = _mask_node(exponents, keep_exponents=False)
+    tree = to_expr(exponents, hashed=True)  # often the structure too (no exponent kept): one tree for both
+    return tree, (tree if structure == exponents else to_expr(structure, hashed=True))
 
 
 def mask(expr: Expr, level: str, *, time_limit: float = DEFAULT_TIME_LIMIT, positive=()) -> Expr:

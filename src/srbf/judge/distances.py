@@ -24,7 +24,12 @@ from srbf.expr.tree import Call, Expr
 
 
 def levenshtein(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
-    """The least number of insertions, deletions and substitutions turning ``a`` into ``b``."""
+    """The least number of insertions, deletions and substitutions turning ``a`` into ``b``.
+
+    Myers' bit-parallel programme (Myers 1999, in Hyyro's form for the edit distance): one column
+    of the table is two bit vectors of the shorter sequence's length (a Python int), so each item
+    of the longer one costs a few integer operations instead of a pass over the column.
+    """
     start, end_a, end_b = 0, len(a), len(b)  # a common prefix and suffix cost nothing: drop them
     while start < end_a and start < end_b and a[start] == b[start]:
         start += 1
@@ -33,23 +38,33 @@ def levenshtein(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
     a, b = a[start:end_a], b[start:end_b]
     if len(a) < len(b):
         a, b = b, a
-    if not b:
+    m = len(b)
+    if not m:
         return len(a)
-    previous = list(range(len(b) + 1))
-    for i, item in enumerate(a, 1):
-        current = [i]
-        append = current.append
-        left = i  # current[j - 1]
-        for other, diagonal, up in zip(b, previous, previous[1:]):
-            best = diagonal if item == other else diagonal + 1  # keep or substitute
-            if up + 1 < best:  # delete
-                best = up + 1
-            if left + 1 < best:  # insert
-                best = left + 1
-            append(best)
-            left = best
-        previous = current
-    return previous[-1]
+    matches: dict[Hashable, int] = {}  # per item, the bits of its positions in b
+    bit = 1
+    for item in b:
+        matches[item] = matches.get(item, 0) | bit
+        bit <<= 1
+    full = bit - 1
+    last = bit >> 1
+    plus, minus, distance = full, 0, m  # vertical differences +1 / -1 of the column; its last cell
+    get = matches.get
+    for item in a:
+        eq = get(item, 0)
+        xv = eq | minus
+        xh = (((eq & plus) + plus) ^ plus) | eq
+        hp = minus | (full & ~(xh | plus))
+        hm = plus & xh
+        if hp & last:
+            distance += 1
+        elif hm & last:
+            distance -= 1
+        hp = ((hp << 1) | 1) & full
+        hm = (hm << 1) & full
+        plus = hm | (full & ~(xv | hp))
+        minus = hp & xv
+    return distance
 
 
 def levenshtein_normalized(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
@@ -85,25 +100,29 @@ class PreparedTree:
     __slots__ = ("labels", "leftmost", "keyroots", "size", "sizes", "expr", "shape", "cells", "work", "leaves", "width", "_columns", "_subtrees")
 
     def __init__(self, root: Expr, label: Callable[[Expr], str]):
-        labels = [""]  # index 0 unused: nodes are numbered 1..n in postorder
-        leftmost = [0]
-        # iterative postorder of the mirror; each entry: [node, children visited, leftmost leaf or 0]
-        stack: list[list] = [[root, 0, 0]]
+        order: list[Expr] = []  # preorder, children left to right: reversed, the mirror's postorder
+        stack = [root]
+        pop, push, extend = stack.pop, order.append, stack.extend
         while stack:
-            frame = stack[-1]
-            node, child = frame[0], frame[1]
-            children = node.args if isinstance(node, Call) else ()
-            if child < len(children):
-                frame[1] += 1
-                stack.append([children[-1 - child], 0, 0])
-                continue
-            stack.pop()
-            index = len(labels)
-            labels.append(label(node))
-            first = frame[2] or index  # a leaf is its own leftmost leaf
-            leftmost.append(first)
-            if stack and stack[-1][1] == 1:  # this node is its parent's first child
-                stack[-1][2] = first
+            node = pop()
+            push(node)
+            if type(node) is Call:
+                extend(reversed(node.args))
+        order.reverse()
+        leftmost = [0]  # index 0 unused: nodes are numbered 1..n in postorder
+        spans: list[int] = []  # the subtree sizes of the nodes whose parent is still to come
+        index = 0
+        for node in order:
+            index += 1
+            span = 1
+            if type(node) is Call and node.args:  # its children are the last len(args) subtrees
+                n = len(node.args)
+                span += sum(spans[-n:])
+                del spans[-n:]
+            spans.append(span)
+            leftmost.append(index - span + 1)  # a subtree is numbered contiguously, its leftmost leaf first
+        labels = [""]
+        labels += map(label, order)
         self.expr = root
         self.labels = labels
         self.leftmost = leftmost
@@ -115,8 +134,9 @@ class PreparedTree:
             highest[leftmost[index]] = index
         self.keyroots = sorted(highest.values())
         spans = [k - leftmost[k] + 1 for k in self.keyroots]
-        self.leaves = spans.count(1)  # keyroots that are leaves: closed forms, not rows
-        self.work = sum(spans) - self.leaves  # its rows in the programme, as its rows
+        leaves = [k for k in self.keyroots if leftmost[k] == k]  # keyroots that are leaves: closed forms, not rows
+        self.leaves = len({labels[k] for k in leaves})  # one closed form per distinct label
+        self.work = sum(spans) - len(leaves)  # its rows in the programme, as its rows
         self.width = sum(spans) + len(spans)  # the columns of a row (with their heads), as its columns
         # tree_edit_cells, asked per comparison, counts the keyroots of the tree as written: the
         # root and every first child, here every last child but the root's: not followed in this
@@ -260,14 +280,21 @@ def _zhang_shasha(ta: PreparedTree, tb: PreparedTree, never: int) -> int:
     distinct_b = set(lb)
     rows: dict[str, list[int]] = {}  # one row of rename costs per distinct label of a
     for x in set(ta.labels):
-        costs = {y: label_distance(x, y) for y in distinct_b}
+        costs = _rename_costs(x)
+        for y in distinct_b.difference(costs):
+            costs[y] = label_distance(x, y)
         rows[x] = list(map(costs.__getitem__, lb))
-    rename = list(map(rows.__getitem__, ta.labels))
+    labels_a = ta.labels
+    rename = list(map(rows.__getitem__, labels_a))
     tree = [[0] * (tb.size + 1) for _ in range(ta.size + 1)]
     inner = []  # the keyroots of a that are not leaves: the others' rows are closed forms
+    leaves: dict[str, list[int]] = {}  # a leaf's row depends on its label alone
     for i in ta.keyroots:
         if left_a[i] == i:
-            tree[i][1:] = _to_leaf(list(map(sub, rename[i], tb.sizes)), tb, delete[i], never)
+            row = leaves.get(labels_a[i])
+            if row is None:
+                row = leaves[labels_a[i]] = _to_leaf(list(map(sub, rename[i], tb.sizes)), tb, delete[i], never)
+            tree[i][1:] = row
         else:
             inner.append(i)
     nodes, inserts, cols, fronts, first = tb.columns(never)
@@ -317,6 +344,21 @@ def _zhang_shasha(ta: PreparedTree, tb: PreparedTree, never: int) -> int:
             forest.append(row)
             above = row
     return tree[ta.size][tb.size]
+
+
+# Rename costs by label, then by the other label: labels recur across all the trees of a pass.
+_RENAME_SIZE = 4096
+_renames: dict[str, dict[str, int]] = {}
+
+
+def _rename_costs(label: str) -> dict[str, int]:
+    """The rename costs from ``label`` known so far (the caller adds those it lacks)."""
+    costs = _renames.get(label)
+    if costs is None or len(costs) > _RENAME_SIZE:
+        if len(_renames) > _RENAME_SIZE:
+            _renames.clear()  # labels are operators, variables and a few numbers: rarely reached
+        costs = _renames[label] = {}
+    return costs
 
 
 def _to_leaf(gains: list[int], tree: PreparedTree, leaf: int, never: int) -> list[int]:

@@ -1,7 +1,9 @@
 """What the judge derives from one formula, once: canonical forms, masked skeletons, tokens, lengths.
 
 ``describe`` builds a ``FormulaFacts`` for a tree and caches it by tree (the truth of a problem and
-the predictions many methods share are described once per process); ``clear_cache`` forgets them.
+the predictions many methods share are described once per process); what depends on the exponents
+skeleton alone (its tokens, its tree prepared for Zhang-Shasha) is kept per skeleton, since
+formulas that differ only in their fitted constants share it; ``clear_cache`` forgets both.
 """
 
 from __future__ import annotations
@@ -39,8 +41,9 @@ class FormulaFacts:
     @property
     def tree(self) -> PreparedTree:
         """The exponents-masked canonical tree prepared for Zhang-Shasha (built once)."""
-        if self._tree is None:
-            self._tree = PreparedTree(self.exponents, node_label)
+        if self._tree is None:  # a described formula's skeleton is known; a truth read back is not kept
+            known = _skeletons.get(self.exponents)
+            self._tree = known.tree if known is not None else PreparedTree(self.exponents, node_label)
         return self._tree
 
 
@@ -53,6 +56,42 @@ def clear_cache() -> None:
     """Forget the formulas the judge has described (canonical forms have their own cache)."""
     with _cache_lock:
         _cache.clear()
+        _skeletons.clear()
+
+
+class _Skeleton:
+    """What depends on a described formula's exponents skeleton alone: its tokens and its tree for
+    Zhang-Shasha. Formulas differ in their fitted constants, skeletons recur: each is derived once."""
+
+    __slots__ = ("_tree", "expr", "token_set", "tokens")
+
+    def __init__(self, expr: Expr):
+        self.expr = expr
+        self.tokens = tuple(prefix_tokens(expr))
+        self.token_set = frozenset(self.tokens)
+        self._tree: PreparedTree | None = None
+
+    @property
+    def tree(self) -> PreparedTree:
+        if self._tree is None:
+            self._tree = PreparedTree(self.expr, node_label)
+        return self._tree
+
+
+_skeletons: dict[Expr, _Skeleton] = {}
+
+
+def _skeleton(expr: Expr) -> _Skeleton:
+    """The skeleton ``expr``'s derived facts, made once per process (the oldest forgotten past
+    ``_CACHE_SIZE``)."""
+    found = _skeletons.get(expr)
+    if found is None:
+        found = _Skeleton(expr)
+        with _cache_lock:
+            _skeletons[expr] = found
+            while len(_skeletons) > _CACHE_SIZE:
+                del _skeletons[next(iter(_skeletons))]
+    return found
 
 
 def describe(expr: Expr, n_variables: int, time_limit: float, positive: frozenset[str]) -> FormulaFacts:
@@ -76,7 +115,7 @@ def describe(expr: Expr, n_variables: int, time_limit: float, positive: frozense
 def _build(expr: Expr, n_variables: int, time_limit: float, positive: frozenset[str]) -> FormulaFacts:
     form, exponents, structure = masked_levels(expr, time_limit=time_limit, positive=positive)
     canonical = form.expr
-    tokens = tuple(prefix_tokens(exponents))
+    skeleton = _skeleton(exponents)
     raw_structure, raw_exponents = raw_skeletons(expr)
     return FormulaFacts(
         canonical=canonical,
@@ -85,8 +124,8 @@ def _build(expr: Expr, n_variables: int, time_limit: float, positive: frozenset[
         exponents=exponents,
         raw_structure=raw_structure,
         raw_exponents=raw_exponents,
-        tokens=tokens,
-        token_set=frozenset(tokens),
+        tokens=skeleton.tokens,
+        token_set=skeleton.token_set,
         variables=frozenset(variables_of(canonical)),
         constants=count_constants(canonical),
         nesting=nesting(canonical),
