@@ -185,7 +185,7 @@ def _score_problem(work: DrawnProblem, srbench: bool) -> list[Outcome]:
     from srbf.catalogs.admission import parse_entry  # the tree the sampler parsed: not parsed twice
     from srbf.judge.data import JudgeInputError, positive_variables
     from srbf.judge.run_axes import add_axes  # the five arena axes, added to every record below
-    from srbf.judge.truth_facts import entry_key, shipped_facts  # the truth described once, when shipped
+    from srbf.judge.truth_facts import entry_key, shipped_truth  # the truth parsed and described once, when shipped
 
     out: list[Outcome] = []
     real = [p for p in work.predictions if p.status != "placeholder"]
@@ -200,10 +200,12 @@ def _score_problem(work: DrawnProblem, srbench: bool) -> list[Outcome]:
         return out + [(p.id, None, f"{work.where}: {reason}") for p in real]
 
     entry = work.entry
+    positive = positive_variables(entry.variables)
+    truth, facts = shipped_truth(work.catalog, entry_key(entry.formula, entry.variable_names, positive)) or (None, None)
     try:
         problem = _source.draw(
             entry, catalog=work.catalog, catalog_version=work.catalog_version, seed=work.seed, draw=work.draw,
-            n_support=work.n_support, noise=work.noise, n_validation=work.n_validation, ood=work.ood,
+            n_support=work.n_support, noise=work.noise, n_validation=work.n_validation, ood=work.ood, tree=truth,
         )  # fmt: skip
     except Exception as error:  # noqa: BLE001 - reported per prediction, the pass goes on
         return unscorable(f"cannot regenerate the points: {error}")
@@ -232,10 +234,10 @@ def _score_problem(work: DrawnProblem, srbench: bool) -> list[Outcome]:
                 to_judge.append((p, given))
     if not to_judge:
         return add_axes(work, problem, None, out)
-    positive = positive_variables(entry.variables)
-    facts = shipped_facts(work.catalog, entry_key(entry.formula, entry.variable_names, positive))
+    if truth is None:
+        truth = parse_entry(entry)
     try:
-        judge = Judge(parse_entry(entry), problem, variables=entry.variable_names, srbench=srbench, pool=_pool(srbench),
+        judge = Judge(truth, problem, variables=entry.variable_names, srbench=srbench, pool=_pool(srbench),
                       target=entry.target, positive=positive, truth_facts=facts)  # fmt: skip
     except JudgeInputError as error:
         return add_axes(work, problem, None, out) + [(p.id, None, f"{work.where}: {error}") for p, _ in to_judge]
