@@ -74,11 +74,12 @@ class Target:
         y = np.asarray(y, dtype=np.float64).ravel()
         if y.size == 0:
             raise ValueError("FVU of an empty set of points is undefined")
-        peak = _peak(y)
+        low, high = float(np.minimum.reduce(y)), float(np.maximum.reduce(y))  # NaN when one is NaN
+        peak = max(-low, high)  # max|y|, from the two reductions that also say whether y is constant
         if not math.isfinite(peak):  # the peak of finite values is finite; a NaN or inf is its peak
             raise ValueError("the targets y contain non-finite values")
         self.y = y
-        self.constant = bool(np.logical_and.reduce(y == y[0]))
+        self.constant = low == high
         self.peak_exponent = _exponent_of(peak)
         self.t_var, self.e_var, self.ss_var = 0.0, 0, None
         if not self.constant:

@@ -27,6 +27,7 @@ indices are its arguments' rows. Decoding is one loop over the table, each disti
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import threading
@@ -105,7 +106,10 @@ def decode_nodes(table: list[Any]) -> list[Expr]:
     for item in table:
         kind = type(item)
         if kind is list:
-            if len(item) == 1:
+            size = len(item)
+            if size == 3:  # a binary operator, two in three nodes: its arguments without a slice and a loop
+                append(hashed_call(item[0], (nodes[item[1]], nodes[item[2]])))
+            elif size == 1:
                 append(_leaf(Const, item[0]))
             else:
                 append(hashed_call(item[0], tuple([nodes[row] for row in item[1:]])))
@@ -180,6 +184,7 @@ def _entries(catalog: str) -> dict[str, str]:
     return entries
 
 
+@functools.lru_cache(maxsize=16)  # a problem's draws and conditions are scored one after another
 def shipped_truth(catalog: str, key: str) -> tuple[Expr, FormulaFacts] | None:
     """The truth ``key`` (``entry_key``) of catalog ``catalog`` as its formula parses (over the
     key's variables, as ``admission.parse_formula`` reads it) and its facts; None when not shipped."""
