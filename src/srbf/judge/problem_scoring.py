@@ -199,9 +199,9 @@ def _score_problem(work: DrawnProblem, srbench: bool) -> list[Outcome]:
     def unscorable(reason: str) -> list[Outcome]:
         return out + [(p.id, None, f"{work.where}: {reason}") for p in real]
 
-    entry = work.entry
+    entry, names = work.entry, work.entry.variable_names
     positive = positive_variables(entry.variables)
-    truth, facts = shipped_truth(work.catalog, entry_key(entry.formula, entry.variable_names, positive)) or (None, None)
+    truth, facts = shipped_truth(work.catalog, entry_key(entry.formula, names, positive)) or (None, None)
     try:
         problem = _source.draw(
             entry, catalog=work.catalog, catalog_version=work.catalog_version, seed=work.seed, draw=work.draw,
@@ -227,7 +227,7 @@ def _score_problem(work: DrawnProblem, srbench: bool) -> list[Outcome]:
             reason = f"{p.status}: {p.error}" if p.error else p.status
             out.append(scored(p, Judge.failure_record(reason, srbench=srbench)))
         else:
-            given, bad = _read_prediction(p, entry.variable_names)
+            given, bad = _read_prediction(p, names)
             if bad is not None:
                 out.append(scored(p, Judge.failure_record(bad, srbench=srbench)))
             else:
@@ -237,7 +237,7 @@ def _score_problem(work: DrawnProblem, srbench: bool) -> list[Outcome]:
     if truth is None:
         truth = parse_entry(entry)
     try:
-        judge = Judge(truth, problem, variables=entry.variable_names, srbench=srbench, pool=_pool(srbench),
+        judge = Judge(truth, problem, variables=names, srbench=srbench, pool=_pool(srbench),
                       target=entry.target, positive=positive, truth_facts=facts)  # fmt: skip
     except JudgeInputError as error:
         return add_axes(work, problem, None, out) + [(p.id, None, f"{work.where}: {error}") for p, _ in to_judge]

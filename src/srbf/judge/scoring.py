@@ -169,9 +169,8 @@ class Judge:
             raise JudgeInputError(
                 f"positive names {', '.join(unknown)}, not among the data's columns ({', '.join(self.variables)})"
             )
-        minima = np.minimum.reduce(self._X_all, axis=0) if names else None  # each column's, both sets, one pass
         for name in sorted(names):
-            lowest = float(minima[self.variables.index(name)])
+            lowest = float(np.minimum.reduce(self._X_all[:, self.variables.index(name)]))  # both sets at once
             if lowest < 0:
                 raise JudgeInputError(f"variable {name} is declared positive but has a negative value ({lowest:g})")
         return names
