@@ -160,7 +160,10 @@ class ProblemSource:
                 if tree is not None:
                     from srbf.expr import compile_expr
 
-                    compiled = compile_expr(tree, entry.variable_names)
+                    try:
+                        compiled = compile_expr(tree, entry.variable_names)
+                    except Exception:  # noqa: BLE001 - the sampler compiles the formula and says why it cannot
+                        compiled = None
                 sampler = _sampler_class()(entry, catalog=catalog, catalog_version=catalog_version, compiled=compiled)
                 self._samplers[sampler_key] = sampler
         problem = sampler.sample(
