@@ -11,8 +11,8 @@ from srbf.catalogs.loader import load_catalog
 from srbf.expr import parse
 from srbf.runs.problems import ProblemSource
 
-SETTINGS = [dict(n_support=64, noise=0.0, n_validation=32, ood=False),
-            dict(n_support=16, noise=0.05, n_validation=16, ood=True)]  # fmt: skip
+SETTINGS = [{"n_support": 64, "noise": 0.0, "n_validation": 32, "ood": False},
+            {"n_support": 16, "noise": 0.05, "n_validation": 16, "ood": True}]  # fmt: skip
 
 
 def draw(source, catalog, entry, settings, **extra):
