@@ -1,10 +1,11 @@
-"""Write (or check) the judge's facts of every shipped catalog's truths: src/srbf/judge/data/truth_facts/.
+"""Write (or check) the parsed trees and judge's facts of every shipped catalog's truths: src/srbf/judge/data/truth_facts/.
 
     python tools/truth_facts.py [--check] [--catalog NAME ...] [--data DIR]
 
-For each entry of each shipped catalog, the facts ``srbf.judge.formula_facts.describe`` gives its
-formula (read over its declared variables, with the ones its ranges keep non-negative as
-``positive``, as the scoring pass reads it), written by ``srbf.judge.truth_facts.write_file``.
+For each entry of each shipped catalog, its formula parsed (``srbf.catalogs.admission.parse_entry``)
+and the facts ``srbf.judge.formula_facts.describe`` gives it (read over its declared variables,
+with the ones its ranges keep non-negative as ``positive``, as the scoring pass reads it), written
+by ``srbf.judge.truth_facts.write_file``.
 Rerun it whenever the judge's canonical form, masking or lengths change (the judge's tests fail
 until then) and whenever a shipped catalog changes. ``--check`` writes nothing and exits 1 when a
 file is missing or differs from what would be written. Entries whose canonical form the time limit
@@ -37,8 +38,9 @@ def catalog_facts(name: str) -> tuple[int, dict[str, dict]]:
         if entry.id in catalog.placeholders:
             continue
         positive = frozenset(positive_variables(entry.variables))
-        facts = describe(parse_entry(entry), len(entry.variable_names), DEFAULT_CANONICAL_TIME_LIMIT, positive)
-        encoded = encode_facts(facts)
+        truth = parse_entry(entry)
+        facts = describe(truth, len(entry.variable_names), DEFAULT_CANONICAL_TIME_LIMIT, positive)
+        encoded = encode_facts(facts, truth)
         if encoded is not None:
             out[entry_key(entry.formula, entry.variable_names, positive)] = encoded
     return catalog.version, out

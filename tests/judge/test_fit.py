@@ -98,3 +98,19 @@ def test_targets_must_be_finite_and_not_empty():
             Target(np.array([1.0, bad, 2.0]))
     with pytest.raises(ValueError, match="empty"):
         Target(np.array([]))
+
+
+def test_scaling_by_a_power_of_two_is_numpys_ldexp_bit_for_bit():
+    """``fit._ldexp`` multiplies by the power of two where that is a double: the same bits as
+    ``np.ldexp`` over the whole exponent range, subnormal results and signed zeros included."""
+    from srbf.judge.fit import _ldexp
+
+    rng = np.random.default_rng(7)
+    mantissas = np.concatenate([rng.uniform(-1, 1, 200), [0.0, -0.0, 0.5, -0.999999, 5e-324, -5e-324, 1.5]])
+    with np.errstate(all="ignore"):  # overflows to inf are compared too
+        for source in (-1074, -1022, -600, -1, 0, 1, 600, 1023):
+            values = np.ldexp(mantissas, source + 1)  # values around 2**source, some subnormal
+            for exponent in (-1100, -1075, -1074, -1060, -1024, -1023, -300, -1, 0, 1, 300, 1023, 1024, 1100, 2000):
+                expected = np.ldexp(values, exponent)
+                got = _ldexp(values, exponent)
+                assert got.dtype == expected.dtype and got.tobytes() == expected.tobytes(), (source, exponent)

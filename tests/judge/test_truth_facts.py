@@ -30,7 +30,7 @@ from srbf.judge.truth_facts import (
     encode_nodes,
     entry_key,
     read_file,
-    shipped_facts,
+    shipped_truth,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,6 +39,21 @@ FIELDS = [f.name for f in dataclasses.fields(FormulaFacts) if not f.name.startsw
 
 def facts_of(formula, names, positive=()):
     return describe(parse(formula, list(names)), len(names), DEFAULT_CANONICAL_TIME_LIMIT, frozenset(positive))
+
+
+def round_trip(formula, names, positive=()):
+    """(tree, facts) as parsed and described, and as encoded, written as JSON and decoded."""
+    tree = parse(formula, list(names))
+    facts = facts_of(formula, names, positive)
+    encoded = encode_facts(facts, tree)
+    assert encoded is not None
+    return (tree, facts), decode_facts(json.loads(json.dumps(encoded)))
+
+
+def same_tree(a, b):
+    """Equal trees whose numbers have the same text (0.0 and -0.0 are equal as floats, not as trees
+    to compile: ``encode_nodes`` tells them apart)."""
+    assert a == b and encode_nodes([a]) == encode_nodes([b])
 
 
 def same_facts(a, b):
@@ -54,19 +69,18 @@ def same_facts(a, b):
     "x", "2.5*x*sin(3*y) - pi", "exp(-x/2) + e**y", "x**2/y + sqrt(x*y) - 1", "(x - y)**2 + 1e-300*x + 1.5e300",
     "abs(x) + log(x*y) + max(x, y)", "-x", "0*x + y**0.5",
 ])
-def test_encoding_gives_back_the_same_facts(formula):
-    facts = facts_of(formula, ("x", "y"), positive=("x",))
-    encoded = encode_facts(facts)
-    assert encoded is not None
-    same_facts(decode_facts(json.loads(json.dumps(encoded))), facts)
+def test_encoding_gives_back_the_same_tree_and_facts(formula):
+    (tree, facts), (decoded_tree, decoded_facts) = round_trip(formula, ("x", "y"), positive=("x",))
+    same_facts(decoded_facts, facts)
+    same_tree(decoded_tree, tree)
 
 
 def test_decoded_trees_come_hashed_as_a_tree_hashes_itself():
-    facts = facts_of("2.5*x*sin(3*y) - pi + x**2/y", ("x", "y"), positive=())
-    decoded = decode_facts(json.loads(json.dumps(encode_facts(facts))))
-    for name in ("canonical", "structure", "exponents", "raw_structure", "raw_exponents"):
-        tree = getattr(decoded, name)
-        assert tree._hash is not None and tree._hash == hash(getattr(facts, name))  # set while decoding, the same value
+    (truth, facts), (decoded_truth, decoded) = round_trip("2.5*x*sin(3*y) - pi + x**2/y", ("x", "y"))
+    pairs = [(getattr(decoded, name), getattr(facts, name)) for name in ("canonical", "structure", "exponents",
+                                                                          "raw_structure", "raw_exponents")]
+    for tree, original in pairs + [(decoded_truth, truth)]:
+        assert tree._hash is not None and tree._hash == hash(original)  # set while decoding, the same value
 
 
 def test_the_trees_share_one_table_of_distinct_nodes():
@@ -88,11 +102,11 @@ def test_the_key_is_the_json_text_of_the_truth():
 
 def test_facts_cut_short_or_too_deep_are_not_encoded():
     incomplete = dataclasses.replace(facts_of("x + y", ("x", "y")), complete=False)
-    assert encode_facts(incomplete) is None
+    assert encode_facts(incomplete, parse("x + y", ["x", "y"])) is None
     deep = "x"
     for _ in range(300):
         deep = f"sin({deep})"
-    assert encode_facts(facts_of(deep, ("x",))) is None
+    assert encode_facts(facts_of(deep, ("x",)), parse(deep, ["x"])) is None
 
 
 def shipped_sample(step=23):
@@ -109,12 +123,27 @@ def test_the_shipped_facts_are_what_the_judge_computes():
     """Fails when the canonical form, masking or lengths change: run python tools/truth_facts.py."""
     checked = 0
     for name, entry, positive, key in shipped_sample():
-        shipped = shipped_facts(name, key)
+        shipped = shipped_truth(name, key)
         assert shipped is not None, f"{name}/{entry.id}: no shipped facts"
         computed = describe(parse_entry(entry), len(entry.variable_names), DEFAULT_CANONICAL_TIME_LIMIT, positive)
-        same_facts(shipped, computed)
+        same_facts(shipped[1], computed)
         checked += 1
     assert checked > 250
+
+
+def test_the_shipped_trees_are_the_formulas_as_parsed():
+    """The sampler compiles the shipped tree in the scoring pass: every shipped one, not a sample."""
+    checked = 0
+    for name in list_catalogs():
+        catalog = load_catalog(name)
+        for entry in catalog.entries:
+            if entry.id not in catalog.placeholders:
+                positive = positive_variables(entry.variables)
+                shipped = shipped_truth(name, entry_key(entry.formula, entry.variable_names, positive))
+                assert shipped is not None, f"{name}/{entry.id}: no shipped tree"
+                same_tree(shipped[0], parse_entry(entry))
+                checked += 1
+    assert checked > 6000
 
 
 def test_every_shipped_catalog_has_a_file_of_this_judge_version():
@@ -127,12 +156,12 @@ def test_every_shipped_catalog_has_a_file_of_this_judge_version():
 
 def test_facts_are_used_only_for_the_truth_they_were_written_for():
     name, entry, positive, key = next(shipped_sample())
-    assert shipped_facts(name, key) is not None
-    assert shipped_facts(name, entry_key(entry.formula + " + 1", entry.variable_names, positive)) is None
-    assert shipped_facts(name, entry_key(entry.formula, entry.variable_names, positive | {"zz"})) is None
-    assert shipped_facts(name, entry_key(entry.formula, tuple(reversed(entry.variable_names)) + ("zz",), positive)) is None
-    assert shipped_facts("no-such-catalog", key) is None
-    assert shipped_facts("../" + name, key) is None
+    assert shipped_truth(name, key) is not None
+    assert shipped_truth(name, entry_key(entry.formula + " + 1", entry.variable_names, positive)) is None
+    assert shipped_truth(name, entry_key(entry.formula, entry.variable_names, positive | {"zz"})) is None
+    assert shipped_truth(name, entry_key(entry.formula, tuple(reversed(entry.variable_names)) + ("zz",), positive)) is None
+    assert shipped_truth("no-such-catalog", key) is None
+    assert shipped_truth("../" + name, key) is None
 
 
 def test_a_judge_given_the_facts_scores_as_one_that_describes_the_truth():
@@ -142,9 +171,9 @@ def test_a_judge_given_the_facts_scores_as_one_that_describes_the_truth():
     positive = positive_variables(entry.variables)
     truth = parse_entry(entry)
     data = sample_problem(entry, catalog="feynman", catalog_version=catalog.version, n_support=64, n_validation=64)
-    facts = shipped_facts("feynman", entry_key(entry.formula, names, positive))
+    shipped_tree, facts = shipped_truth("feynman", entry_key(entry.formula, names, positive))
     predictions = [entry.formula, f"1.0001*({entry.formula})", f"{names[0]} + 2", "nonsense("]
-    given = Judge(truth, data, variables=names, positive=positive, truth_facts=facts).score_many(predictions)
+    given = Judge(shipped_tree, data, variables=names, positive=positive, truth_facts=facts).score_many(predictions)
     fresh = Judge(truth, data, variables=names, positive=positive).score_many(predictions)
     assert json.dumps(given) == json.dumps(fresh)
     assert given[0]["srr_all"] == 1

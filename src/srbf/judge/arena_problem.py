@@ -22,7 +22,7 @@ from srbf.judge.arena_judgments import PairJudgment, pair_judgment
 from srbf.judge.problem_scoring import DrawnProblem, load_catalog, refusal
 from srbf.judge.run_axes import ProblemPoints, RunEvaluation, evaluate_run
 from srbf.judge.scoring import Judge
-from srbf.judge.truth_facts import entry_key, shipped_facts
+from srbf.judge.truth_facts import entry_key, shipped_truth
 from srbf.runs.problems import ProblemSource
 
 __all__ = ["ProblemEvaluation", "evaluate_problem"]
@@ -53,16 +53,16 @@ def evaluate_problem(work: DrawnProblem, pairs: Sequence[tuple[int, int]] = ()) 
     try:
         catalog = load_catalog(work.ref)
         entry = catalog.entry(work.problem_id)
+        positive = positive_variables(entry.variables)
+        truth, facts = shipped_truth(catalog.name, entry_key(entry.formula, entry.variable_names, positive)) or (None, None)
         problem = _source.draw(
             entry, catalog=catalog.name, catalog_version=catalog.version, seed=work.seed, draw=work.draw,
-            n_support=work.n_support, noise=work.noise, n_validation=work.n_validation, ood=work.ood,
+            n_support=work.n_support, noise=work.noise, n_validation=work.n_validation, ood=work.ood, tree=truth,
         )  # fmt: skip
         if problem.is_placeholder:
             raise ValueError(problem.placeholder_reason)
-        positive = positive_variables(entry.variables)
-        facts = shipped_facts(catalog.name, entry_key(entry.formula, entry.variable_names, positive))
-        judge = Judge(parse_entry(entry), problem, variables=entry.variable_names, target=entry.target,
-                      positive=positive, truth_facts=facts)  # the tree the facts describe, as the scoring pass reads it
+        judge = Judge(parse_entry(entry) if truth is None else truth, problem, variables=entry.variable_names,
+                      target=entry.target, positive=positive, truth_facts=facts)  # as the scoring pass reads it
     except Exception as error:  # noqa: BLE001 - reported per prediction; the other problems go on
         out.unscorable = {p.id: f"{work.where}: cannot regenerate the points: {error}" for p in real}
         return out

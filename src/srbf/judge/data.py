@@ -57,7 +57,11 @@ class JudgeData:
                 value = np.asarray(supplied[key])
                 if value.dtype.kind == "c":  # float64 would silently drop the imaginary part
                     raise JudgeInputError(f"{key} holds complex numbers; it must hold real numbers")
-                arrays[key] = np.array(value, dtype=np.float64)
+                # copied (so that the caller cannot change it under the judge), unless it is read-only
+                # C-ordered float64 already, as a sampled Problem's arrays are: the copy would be the same
+                if value.dtype != np.float64 or value.flags.writeable or not value.flags.c_contiguous:
+                    value = np.array(value, dtype=np.float64)
+                arrays[key] = value
             except (TypeError, ValueError) as error:
                 if isinstance(error, JudgeInputError):
                     raise

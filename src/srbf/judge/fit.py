@@ -47,12 +47,21 @@ def _exponent(values: np.ndarray) -> int | None:
     return _exponent_of(_peak(values))
 
 
+def _ldexp(values: np.ndarray, exponent: int) -> np.ndarray:
+    """``np.ldexp(values, exponent)``, as a product by the power of two when that is a double: both
+    are the exact result correctly rounded, and NumPy's ldexp calls the C library's per element
+    (four times the product's time on 512 points)."""
+    if -1074 <= exponent <= 1023:
+        return values * math.ldexp(1.0, exponent)
+    return np.ldexp(values, exponent)
+
+
 def _scaled_sum_of_squares(values: np.ndarray) -> tuple[float, int]:
     """(t, e) with sum(values**2) == t * 2**(2e) and t in [0.25, n]; (0.0, 0) for all zeros."""
     e = _exponent(values)
     if e is None:
         return 0.0, 0
-    scaled = np.ldexp(values, -e)
+    scaled = _ldexp(values, -e)
     return float(np.dot(scaled, scaled)), e
 
 
@@ -74,15 +83,16 @@ class Target:
         y = np.asarray(y, dtype=np.float64).ravel()
         if y.size == 0:
             raise ValueError("FVU of an empty set of points is undefined")
-        peak = _peak(y)
+        low, high = float(np.minimum.reduce(y)), float(np.maximum.reduce(y))  # NaN when one is NaN
+        peak = max(-low, high)  # max|y|, from the two reductions that also say whether y is constant
         if not math.isfinite(peak):  # the peak of finite values is finite; a NaN or inf is its peak
             raise ValueError("the targets y contain non-finite values")
         self.y = y
-        self.constant = bool(np.logical_and.reduce(y == y[0]))
+        self.constant = low == high
         self.peak_exponent = _exponent_of(peak)
         self.t_var, self.e_var, self.ss_var = 0.0, 0, None
         if not self.constant:
-            ys = np.ldexp(y, -self.peak_exponent)
+            ys = _ldexp(y, -self.peak_exponent)
             mean = mean_of(ys)
             mean += mean_of(ys - mean)  # a second pass removes the rounding of the first
             t_var, e_var = _scaled_sum_of_squares(ys - mean)
@@ -120,7 +130,7 @@ class Target:
         ) else None
         if e_common is None:  # both all zeros
             return 0.0
-        residual = np.ldexp(self.y, -e_common) - np.ldexp(y_pred, -e_common)
+        residual = _ldexp(self.y, -e_common) - _ldexp(y_pred, -e_common)
         t_res, e_res = _scaled_sum_of_squares(residual)
         if t_res == 0.0:
             return 0.0

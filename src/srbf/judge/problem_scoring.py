@@ -185,7 +185,7 @@ def _score_problem(work: DrawnProblem, srbench: bool) -> list[Outcome]:
     from srbf.catalogs.admission import parse_entry  # the tree the sampler parsed: not parsed twice
     from srbf.judge.data import JudgeInputError, positive_variables
     from srbf.judge.run_axes import add_axes  # the five arena axes, added to every record below
-    from srbf.judge.truth_facts import entry_key, shipped_facts  # the truth described once, when shipped
+    from srbf.judge.truth_facts import entry_key, shipped_truth  # the truth parsed and described once, when shipped
 
     out: list[Outcome] = []
     real = [p for p in work.predictions if p.status != "placeholder"]
@@ -199,11 +199,13 @@ def _score_problem(work: DrawnProblem, srbench: bool) -> list[Outcome]:
     def unscorable(reason: str) -> list[Outcome]:
         return out + [(p.id, None, f"{work.where}: {reason}") for p in real]
 
-    entry = work.entry
+    entry, names = work.entry, work.entry.variable_names
+    positive = positive_variables(entry.variables)
+    truth, facts = shipped_truth(work.catalog, entry_key(entry.formula, names, positive)) or (None, None)
     try:
         problem = _source.draw(
             entry, catalog=work.catalog, catalog_version=work.catalog_version, seed=work.seed, draw=work.draw,
-            n_support=work.n_support, noise=work.noise, n_validation=work.n_validation, ood=work.ood,
+            n_support=work.n_support, noise=work.noise, n_validation=work.n_validation, ood=work.ood, tree=truth,
         )  # fmt: skip
     except Exception as error:  # noqa: BLE001 - reported per prediction, the pass goes on
         return unscorable(f"cannot regenerate the points: {error}")
@@ -225,17 +227,17 @@ def _score_problem(work: DrawnProblem, srbench: bool) -> list[Outcome]:
             reason = f"{p.status}: {p.error}" if p.error else p.status
             out.append(scored(p, Judge.failure_record(reason, srbench=srbench)))
         else:
-            given, bad = _read_prediction(p, entry.variable_names)
+            given, bad = _read_prediction(p, names)
             if bad is not None:
                 out.append(scored(p, Judge.failure_record(bad, srbench=srbench)))
             else:
                 to_judge.append((p, given))
     if not to_judge:
         return add_axes(work, problem, None, out)
-    positive = positive_variables(entry.variables)
-    facts = shipped_facts(work.catalog, entry_key(entry.formula, entry.variable_names, positive))
+    if truth is None:
+        truth = parse_entry(entry)
     try:
-        judge = Judge(parse_entry(entry), problem, variables=entry.variable_names, srbench=srbench, pool=_pool(srbench),
+        judge = Judge(truth, problem, variables=names, srbench=srbench, pool=_pool(srbench),
                       target=entry.target, positive=positive, truth_facts=facts)  # fmt: skip
     except JudgeInputError as error:
         return add_axes(work, problem, None, out) + [(p.id, None, f"{work.where}: {error}") for p, _ in to_judge]

@@ -137,13 +137,13 @@ class Judge:
         self.canonical_time_limit = float(canonical_time_limit)
         self.numeric_only = bool(numeric_only)
         self._pool = pool
+        self._X_all = np.concatenate((self.data.X_support, self.data.X_validation))
+        self._n_support = self.data.X_support.shape[0]
         self.positive = self._read_positive(positive)
         self.target = target
         self.truth = self._read_truth(truth)
         self._truth_formula = truth_facts
         self._truth_points: TruthPoints | None = None
-        self._X_all = np.concatenate((self.data.X_support, self.data.X_validation))
-        self._n_support = self.data.X_support.shape[0]
         self._target_support = fit.Target(self.data.y_support)
         self._target_validation = fit.Target(self.data.y_validation)
         self._readings: dict[str, Reading] = {}  # each prediction text read once per problem
@@ -170,9 +170,7 @@ class Judge:
                 f"positive names {', '.join(unknown)}, not among the data's columns ({', '.join(self.variables)})"
             )
         for name in sorted(names):
-            column = self.variables.index(name)
-            lowest = min(float(np.minimum.reduce(self.data.X_support[:, column])),
-                         float(np.minimum.reduce(self.data.X_validation[:, column])))  # fmt: skip
+            lowest = float(np.minimum.reduce(self._X_all[:, self.variables.index(name)]))  # both sets at once
             if lowest < 0:
                 raise JudgeInputError(f"variable {name} is declared positive but has a negative value ({lowest:g})")
         return names

@@ -1,10 +1,12 @@
-"""The shipped catalogs' truths, described once: their ``FormulaFacts`` as package data.
+"""The shipped catalogs' truths, described once: their trees and ``FormulaFacts`` as package data.
 
 Everything the judge derives from a truth (canonical form, masked skeletons, tokens, lengths) is
 the same in every scoring pass of a catalog version, and describing a truth costs as much as
 describing a prediction; with one prediction per problem it was a fifth of a pass. So the facts of
 every shipped entry are written once by ``tools/truth_facts.py`` into ``data/truth_facts/<catalog>.json.gz``
-and read back here; the scoring pass hands them to its ``Judge``.
+and read back here; the scoring pass hands them to its ``Judge``. The truth's tree as parsed
+(``admission.parse_formula``) comes with them: it adds a few nodes to the table below, and reading
+it back costs a tenth of parsing the formula, which the pass did once per problem to draw its points.
 
 A file's facts are used only when its judge version and format are this judge's, and an entry's
 only when its formula text, variable names and ``positive`` names are the ones asked about, so a
@@ -19,11 +21,13 @@ of their distinct nodes, children before parents, and the index of each tree's r
 JSON number, a variable its name as a string, a named constant (also the mask ``<constant>``) a
 one-element list ``[name]``, an operator a list ``[op, index, ...]`` of at least two elements whose
 indices are its arguments' rows. Decoding is one loop over the table, each distinct node built once
-(a third of the nodes the five trees hold).
+(a third of the nodes the five trees hold). The parsed truth is one more root in the same table
+(``truth``): it shares all but its numbers' paths with the canonical form.
 """
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import threading
@@ -36,11 +40,11 @@ from srbf.judge.formula_facts import FormulaFacts
 from srbf.judge.metric_keys import JUDGE_VERSION
 
 __all__ = ["DATA_DIR", "FORMAT", "SUFFIX", "decode_facts", "decode_nodes", "encode_facts", "encode_nodes", "entry_key",
-           "read_file", "shipped_facts", "write_file"]
+           "read_file", "shipped_truth", "write_file"]
 
 DATA_DIR = Path(__file__).resolve().parent / "data" / "truth_facts"
 SUFFIX = ".json.gz"  # gzipped JSON (zcat shows it): a tenth of the size
-FORMAT = 2  # the layout of a file below; bump with any change to it
+FORMAT = 3  # the layout of a file below; bump with any change to it
 MAX_DEPTH = 200  # deeper trees are not shipped (encoding recurses): described when scored
 
 _TREES = ("canonical", "structure", "exponents", "raw_structure", "raw_exponents")
@@ -102,7 +106,10 @@ def decode_nodes(table: list[Any]) -> list[Expr]:
     for item in table:
         kind = type(item)
         if kind is list:
-            if len(item) == 1:
+            size = len(item)
+            if size == 3:  # a binary operator, two in three nodes: its arguments without a slice and a loop
+                append(hashed_call(item[0], (nodes[item[1]], nodes[item[2]])))
+            elif size == 1:
                 append(_leaf(Const, item[0]))
             else:
                 append(hashed_call(item[0], tuple([nodes[row] for row in item[1:]])))
@@ -123,22 +130,25 @@ def _depth(expr: Expr) -> int:
     return deepest
 
 
-def encode_facts(facts: FormulaFacts) -> dict[str, Any] | None:
-    """``facts`` as JSON-ready data; None when they cannot be shipped (an incomplete canonical
-    form, which depends on the machine's speed, or a tree too deep to encode by recursion)."""
-    if not facts.complete or any(_depth(getattr(facts, name)) > MAX_DEPTH for name in _TREES):
+def encode_facts(facts: FormulaFacts, truth: Expr) -> dict[str, Any] | None:
+    """``facts`` of the parsed ``truth``, and the tree, as JSON-ready data; None when they cannot be
+    shipped (an incomplete canonical form, which depends on the machine's speed, or a tree too deep
+    to encode by recursion)."""
+    trees = [truth, *(getattr(facts, name) for name in _TREES)]
+    if not facts.complete or any(_depth(tree) > MAX_DEPTH for tree in trees):
         return None
-    table, roots = encode_nodes(getattr(facts, name) for name in _TREES)
-    data: dict[str, Any] = {"nodes": table, "trees": roots}
+    table, roots = encode_nodes(trees)
+    data: dict[str, Any] = {"nodes": table, "truth": roots[0], "trees": roots[1:]}
     data.update(tokens=list(facts.tokens), variables=sorted(facts.variables), constants=facts.constants,
                 nesting=facts.nesting, mdl=facts.mdl)  # fmt: skip
     return data
 
 
-def decode_facts(data: dict[str, Any]) -> FormulaFacts:
+def decode_facts(data: dict[str, Any]) -> tuple[Expr, FormulaFacts]:
+    """The parsed truth and its facts, from ``encode_facts``' data."""
     tokens = tuple(data["tokens"])
     nodes = decode_nodes(data["nodes"])
-    return FormulaFacts(
+    return nodes[data["truth"]], FormulaFacts(
         **{name: nodes[row] for name, row in zip(_TREES, data["trees"])},
         complete=True,
         tokens=tokens,
@@ -174,8 +184,10 @@ def _entries(catalog: str) -> dict[str, str]:
     return entries
 
 
-def shipped_facts(catalog: str, key: str) -> FormulaFacts | None:
-    """The shipped facts of the truth ``key`` (``entry_key``) in catalog ``catalog``, or None."""
+@functools.lru_cache(maxsize=16)  # a problem's draws and conditions are scored one after another
+def shipped_truth(catalog: str, key: str) -> tuple[Expr, FormulaFacts] | None:
+    """The truth ``key`` (``entry_key``) of catalog ``catalog`` as its formula parses (over the
+    key's variables, as ``admission.parse_formula`` reads it) and its facts; None when not shipped."""
     text = _entries(catalog).get(key)
     return None if text is None else decode_facts(json.loads(text))
 

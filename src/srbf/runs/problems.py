@@ -24,6 +24,7 @@ from srbf.core import FitResult, FitTask, TaskKey
 if TYPE_CHECKING:  # not imported at run time: slots and the scoring pass need no config (pydantic)
     from srbf.catalogs.model import CatalogEntry
     from srbf.catalogs.sampling import Problem
+    from srbf.expr import Expr
     from srbf.runs.config import RunConfig
     from srbf.runs.plan import PlannedFit
     from srbf.runs.worker_spec import WorkerSpec
@@ -139,10 +140,13 @@ class ProblemSource:
         noise: float,
         n_validation: int,
         ood: bool,
+        tree: Expr | None = None,
     ) -> Problem:
         """The problem drawn from ``entry`` of catalog ``catalog`` (version ``catalog_version``) with
         these settings: the same points on every call and in every process (a placeholder when
-        sampling gives up on the draw). Raises what sampling raises for settings it refuses."""
+        sampling gives up on the draw). Raises what sampling raises for settings it refuses.
+        ``tree``: the entry's formula as ``admission.parse_formula`` reads it, when the caller has it
+        (the scoring pass reads the shipped truths'): compiled for a new sampler, not parsed again."""
         ident = (catalog, catalog_version, entry.id, seed, draw, n_support, noise, n_validation, ood)
         with self._lock:
             problem = self._problems.get(ident)
@@ -152,7 +156,15 @@ class ProblemSource:
             sampler_key = (catalog, catalog_version, entry.id)
             sampler = self._samplers.get(sampler_key)
             if sampler is None:
-                sampler = _sampler_class()(entry, catalog=catalog, catalog_version=catalog_version)
+                compiled = None
+                if tree is not None:
+                    from srbf.expr import compile_expr
+
+                    try:
+                        compiled = compile_expr(tree, entry.variable_names)
+                    except Exception:  # noqa: BLE001 - the sampler compiles the formula and says why it cannot
+                        compiled = None
+                sampler = _sampler_class()(entry, catalog=catalog, catalog_version=catalog_version, compiled=compiled)
                 self._samplers[sampler_key] = sampler
         problem = sampler.sample(
             seed=seed, draw=draw, n_support=n_support, n_validation=n_validation, noise=noise, ood=ood
