@@ -19,7 +19,7 @@ import pickle
 from collections import deque
 from collections.abc import Iterator
 
-from srbf.judge.problem_scoring import DrawnProblem, Outcome, close_pool, score_chunk, unscored
+from srbf.judge.problem_scoring import WORKER_MODULES, DrawnProblem, Outcome, close_pool, score_chunk, unscored
 from srbf.runs.dask_cluster import DaskCluster
 from srbf.runs.executor import first_line
 
@@ -28,16 +28,18 @@ __all__ = ["DaskDispatch", "score_pickled"]
 CHUNKS_PER_THREAD = 3  # out per Dask worker thread: one being scored, the next ones queued
 
 
-def score_pickled(chunk: bytes, srbench: bool) -> list[Outcome]:
-    """``score_chunk`` on a pickled chunk (what a Dask worker runs)."""
-    return score_chunk(pickle.loads(chunk), srbench)
+def score_pickled(chunk: bytes, srbench: bool, freeze: bool) -> bytes:
+    """``score_chunk`` on a pickled chunk, its outcomes pickled (what a Dask worker runs)."""
+    return pickle.dumps(score_chunk(pickle.loads(chunk), srbench, freeze), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 class DaskDispatch:
     """Chunks scored as Dask tasks; outcomes as tasks complete (see the module docstring)."""
 
     def __init__(self, *, scheduler: str | None = None, local: int | None = None):
-        self.cluster = DaskCluster(scheduler=scheduler, local=local, preload=(__name__,))  # the judge, as it starts
+        # the judge, imported as a LocalCluster starts (by its fork server: once for every worker)
+        self.cluster = DaskCluster(scheduler=scheduler, local=local, preload=(__name__, *WORKER_MODULES))
+        self.freeze = local is not None  # the command's own workers freeze what each chunk leaves
         self.workers = self.cluster.workers
         self.pending: dict = {}  # future -> chunk
         self.waiting: deque[list[DrawnProblem]] = deque()
@@ -52,7 +54,7 @@ class DaskDispatch:
         while self.waiting and len(self.pending) < CHUNKS_PER_THREAD * self.workers:
             chunk = self.waiting.popleft()
             future = client.submit(score_pickled, pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL), self.srbench,
-                                   pure=False)  # fmt: skip
+                                   self.freeze, pure=False)  # fmt: skip
             self.pending[future] = chunk
             done.add(future)
 
@@ -73,7 +75,7 @@ class DaskDispatch:
             outcomes: list[Outcome] = []
             for future, chunk in zip(futures, chunks):
                 if future in values:
-                    outcomes += values[future]
+                    outcomes += pickle.loads(values[future])
                     continue
                 error = future.exception()
                 if not isinstance(error, KilledWorker):
