@@ -7,7 +7,9 @@ starts a ``LocalCluster`` of N single-threaded worker processes on this machine 
 at, no worker within ``CONNECT_SECONDS``) is one ``ClusterError`` line. A LocalCluster starts in
 a background thread, so that its worker processes start while the caller reads its inputs and
 plans (the driver and the scoring pass make it first); its failure is raised where the client is
-first wanted.
+first wanted. Its fork server (below) is started, and Distributed imported, before that thread:
+the fork server's imports then overlap this process's, and the import is not slowed by sharing the
+GIL with the caller's planning.
 
 A LocalCluster runs with ``LEAN_SETTINGS``: Dask's upkeep that serves its dashboard and its
 spilling of task results (a profiler sampling task threads every 10 ms, an event-loop check 50
@@ -142,7 +144,10 @@ class DaskCluster:
             if importlib.util.find_spec("distributed") is None:  # said now, not when the client is wanted
                 raise ClusterError(NOT_INSTALLED)
             self.workers = int(local)  # single-threaded workers
-            self._forked = _start_fork_server(preload)  # here: the thread below would wait for the planning's GIL
+            # the fork server started and Distributed imported here, before the caller plans: in the
+            # thread below they shared this process's GIL with the planning, and the workers waited
+            self._forked = _start_fork_server(preload)
+            _distributed()
             self._starting = threading.Thread(target=self._start, args=(int(local), int(max_retries), preload),
                                               name="srbf-dask-start", daemon=True)  # fmt: skip
             self._starting.start()
@@ -191,6 +196,11 @@ class DaskCluster:
             if isinstance(exc, (OSError, TimeoutError, RuntimeError, ValueError)):  # unreachable, no worker, bad address
                 raise ClusterError(f"--executor dask: {self.where}: {first_line(str(exc)) or type(exc).__name__}") from None
             raise
+
+    @property
+    def ready(self) -> bool:
+        """Whether ``client`` answers without waiting for a LocalCluster's start."""
+        return self._starting is None or not self._starting.is_alive()
 
     @property
     def client(self):
