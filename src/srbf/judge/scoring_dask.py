@@ -8,8 +8,8 @@ metrics. The parent alone writes the store, chunk by chunk as tasks finish. A ch
 workers keep dying (past the cluster's retries) comes back unscored with the reason, and a rerun
 scores it.
 
-A few chunks per Dask worker thread are out at a time, sent as the plan makes them once the
-cluster is up (its workers score while the rest is planned, as local scoring processes do), each
+A few chunks per Dask worker thread are out at a time, sent as the plan makes them (the plan waits
+for the cluster to be up; its workers score while the rest is planned, as local processes do), each
 pickled as one bytes object, and its outcomes come back pickled the same way: the scheduler (in the
 parent, for a LocalCluster) unpickles every task it is given, and holding every chunk's catalog
 entries and predictions as objects there cost the parent's memory and CPU; a result that is one
@@ -53,13 +53,13 @@ class DaskDispatch:
 
     def submit(self, chunks: Iterable[list[DrawnProblem]], srbench: bool) -> None:
         """Take every chunk of ``chunks`` as the plan makes it, sending it at once while fewer than
-        ``CHUNKS_PER_THREAD`` per thread are out and the cluster is up (its workers score while
-        the rest is planned)."""
+        ``CHUNKS_PER_THREAD`` per thread are out: the workers score while the rest is planned. The
+        plan waits for a LocalCluster to be up (its start shares this process's GIL with the
+        planning, and the workers have nothing to score before it)."""
         self.srbench = srbench
         for chunk in chunks:
             self.waiting.append(chunk)
-            if self.cluster.ready:
-                self._send()
+            self._send()
 
     def _send(self) -> None:
         """Send chunks until ``CHUNKS_PER_THREAD`` per thread are out (waiting for the cluster);

@@ -198,11 +198,6 @@ class DaskCluster:
             raise
 
     @property
-    def ready(self) -> bool:
-        """Whether ``client`` answers without waiting for a LocalCluster's start."""
-        return self._starting is None or not self._starting.is_alive()
-
-    @property
     def client(self):
         """The client, once the cluster is up (None after ``close``); raises what its start raised."""
         if self._starting is not None:
