@@ -101,8 +101,8 @@ def _start_fork_server(preload: tuple[str, ...]) -> bool:
     """Where there is a fork server and Dask's default method (spawn) is set, make one the fork
     server of a LocalCluster's workers (a method set by hand is kept), and start it now: it imports
     Distributed and ``preload`` once, for every worker, while this process imports Distributed for
-    the scheduler (started by the first nanny, after that import, it had the workers wait for
-    both in turn). Whether it did."""
+    the scheduler (the first nanny started it, after that import: the workers waited for both in
+    turn). Whether it did."""
     import dask.config  # Distributed's defaults are not loaded yet: its default method is spawn
 
     if not FORKSERVER or dask.config.get("distributed.worker.multiprocessing-method", "spawn") != "spawn":
