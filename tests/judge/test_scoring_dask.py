@@ -1,8 +1,10 @@
 """``srbf score --executor dask``: the scoring pass on a real LocalCluster of 2 worker processes
-stores the same metrics as the local pass; its flags fail in one line."""
+stores the same metrics as the local pass; chunks go out as they are planned, and the command's own
+workers freeze what each chunk leaves; its flags fail in one line."""
 
 from __future__ import annotations
 
+import gc
 import shutil
 import sqlite3
 
@@ -12,6 +14,9 @@ pytest.importorskip("distributed", reason="dask/distributed are not installed (t
 
 from srbf.cli import main  # noqa: E402
 from srbf.core import FitResult  # noqa: E402
+from srbf.judge.scoring_dask import DaskDispatch  # noqa: E402
+from srbf.judge.scoring_plan import PLAN_COLUMNS, planned  # noqa: E402
+from srbf.store import ResultsStore  # noqa: E402
 from test_scoring_pass import write_store  # noqa: E402
 
 
@@ -41,6 +46,31 @@ def test_dask_scores_what_the_local_pass_scores(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "18 prediction(s) scored" in out
     assert len(metrics(dask)) == 18 and metrics(dask) == metrics(local)
+
+
+def test_chunks_go_out_as_planned_and_local_workers_freeze_what_each_leaves(tmp_path):
+    write_store(tmp_path / "r", [(method, problem_id, 0, FitResult("ok", "x1 + 1")) for method in ("a", "b")
+                                 for problem_id in ("Nguyen-1", "Nguyen-2", "Nguyen-3")])  # fmt: skip
+    dispatch = DaskDispatch(local=1)
+    try:
+        client = dispatch.cluster.client  # up: the first chunk goes out before the plan makes the next
+        (frozen,) = client.run(gc.get_freeze_count).values()  # what dask_setup froze
+        with ResultsStore(tmp_path / "r") as store:
+            works = list(planned(store, store.prediction_rows(PLAN_COLUMNS), []))
+        out = []
+
+        def chunks():
+            for work in works:
+                yield [work]
+                out.append(len(dispatch.pending))
+
+        dispatch.submit(chunks(), srbench=False)
+        assert out == [1, 2, 3]
+        outcomes = [outcome for batch in dispatch for outcome in batch]
+        assert len(outcomes) == 6 and all(metrics is not None for _, metrics, _ in outcomes)
+        assert list(client.run(gc.get_freeze_count).values())[0] > frozen
+    finally:
+        dispatch.close()
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,9 @@ starts a ``LocalCluster`` of N single-threaded worker processes on this machine 
 at, no worker within ``CONNECT_SECONDS``) is one ``ClusterError`` line. A LocalCluster starts in
 a background thread, so that its worker processes start while the caller reads its inputs and
 plans (the driver and the scoring pass make it first); its failure is raised where the client is
-first wanted.
+first wanted. Its fork server (below) is started, and Distributed imported, before that thread:
+the fork server's imports then overlap this process's, and the import is not slowed by sharing the
+GIL with the caller's planning.
 
 A LocalCluster runs with ``LEAN_SETTINGS``: Dask's upkeep that serves its dashboard and its
 spilling of task results (a profiler sampling task threads every 10 ms, an event-loop check 50
@@ -95,6 +97,23 @@ def _check_reachable(address: str) -> None:
             raise OSError(f"cannot connect to {host}:{port}: {exc.strerror or exc}") from None
 
 
+def _start_fork_server(preload: tuple[str, ...]) -> bool:
+    """Where there is a fork server and Dask's default method (spawn) is set, make one the fork
+    server of a LocalCluster's workers (a method set by hand is kept), and start it now: it imports
+    Distributed and ``preload`` once, for every worker, while this process imports Distributed for
+    the scheduler (the first nanny started it, after that import: the workers waited for both in
+    turn). Whether it did."""
+    import dask.config  # Distributed's defaults are not loaded yet: its default method is spawn
+
+    if not FORKSERVER or dask.config.get("distributed.worker.multiprocessing-method", "spawn") != "spawn":
+        return False
+    from multiprocessing import forkserver
+
+    forkserver.set_forkserver_preload(["distributed", __name__, *preload])
+    forkserver.ensure_running()
+    return True
+
+
 class DaskCluster:
     """A Dask ``client`` on the cluster at ``scheduler``, or on a LocalCluster of ``local`` worker
     processes started here (a task whose worker dies is retried ``max_retries`` times on it; a
@@ -125,6 +144,10 @@ class DaskCluster:
             if importlib.util.find_spec("distributed") is None:  # said now, not when the client is wanted
                 raise ClusterError(NOT_INSTALLED)
             self.workers = int(local)  # single-threaded workers
+            # the fork server started and Distributed imported here, before the caller plans: in the
+            # thread below they shared this process's GIL with the planning, and the workers waited
+            self._forked = _start_fork_server(preload)
+            _distributed()
             self._starting = threading.Thread(target=self._start, args=(int(local), int(max_retries), preload),
                                               name="srbf-dask-start", daemon=True)  # fmt: skip
             self._starting.start()
@@ -142,13 +165,9 @@ class DaskCluster:
         import dask
 
         settings = {**LEAN_SETTINGS, "distributed.scheduler.allowed-failures": max_retries}
-        # Dask's default (spawn) made a fork server where there is one: the workers are forked by a
-        # process that imported Distributed and ``preload`` once (a method set by hand is kept)
-        self._forked = FORKSERVER and dask.config.get("distributed.worker.multiprocessing-method") == "spawn"
         if self._forked:
             settings["distributed.worker.multiprocessing-method"] = "forkserver"
-            multiprocessing.get_context("forkserver").set_forkserver_preload(["distributed", __name__, *preload])
-            distributed.utils._forkserver_preload_set = True  # else Dask's own list: pandas and more
+            distributed.utils._forkserver_preload_set = True  # started already (else Dask's list: pandas and more)
         with dask.config.set(settings):
             self._cluster = distributed.LocalCluster(
                 n_workers=local, threads_per_worker=1, processes=True, memory_limit=0,
