@@ -192,9 +192,22 @@ class _Kernel:
         self.valid_ood = 1.0
 
 
-@functools.lru_cache(maxsize=8192)
-def _kernel_for(formula: str, variables: tuple[VariableSpec, ...]) -> _Kernel:
-    return _Kernel(formula, variables, None)
+_KERNELS: dict[tuple[str, tuple[VariableSpec, ...]], _Kernel] = {}  # this process's, oldest first
+KERNEL_CACHE = 8192
+
+
+def _kernel_for(formula: str, variables: tuple[VariableSpec, ...], compiled: Evaluator | None = None) -> _Kernel:
+    """The process's one kernel of ``(formula, variables)``, made with ``compiled`` (the formula
+    compiled by the caller) if it is new: every sampler of a formula shares its observed valid
+    fractions, whether its caller parsed the formula or handed it compiled, so the rounds a draw
+    takes (which a shortfall's reason tells) do not depend on who drew it first."""
+    key = (formula, variables)
+    kernel = _KERNELS.get(key)
+    if kernel is None:
+        if len(_KERNELS) >= KERNEL_CACHE:
+            del _KERNELS[next(iter(_KERNELS))]
+        kernel = _KERNELS[key] = _Kernel(formula, variables, compiled)
+    return kernel
 
 
 def _check_int(name: str, value: Any, minimum: int | None = None) -> int:
@@ -228,12 +241,7 @@ class ProblemSampler:
         self.catalog = str(catalog)
         self.catalog_version = _check_int("catalog_version", catalog_version)
         self.min_valid_fraction = float(min_valid_fraction)
-        variables = tuple(entry.variables)
-        self._kernel = (
-            _kernel_for(entry.formula, variables)
-            if compiled is None
-            else _Kernel(entry.formula, variables, compiled)
-        )
+        self._kernel = _kernel_for(entry.formula, tuple(entry.variables), compiled)
 
     def sample(
         self,
