@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
+import threading
 from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 from typing import Any, Iterable
@@ -194,6 +195,7 @@ class _Kernel:
 
 _KERNELS: dict[tuple[str, tuple[VariableSpec, ...]], _Kernel] = {}  # this process's, oldest first
 KERNEL_CACHE = 8192
+_KERNELS_LOCK = threading.Lock()
 
 
 def _kernel_for(formula: str, variables: tuple[VariableSpec, ...], compiled: Evaluator | None = None) -> _Kernel:
@@ -204,9 +206,11 @@ def _kernel_for(formula: str, variables: tuple[VariableSpec, ...], compiled: Eva
     key = (formula, variables)
     kernel = _KERNELS.get(key)
     if kernel is None:
-        if len(_KERNELS) >= KERNEL_CACHE:
-            del _KERNELS[next(iter(_KERNELS))]
-        kernel = _KERNELS[key] = _Kernel(formula, variables, compiled)
+        kernel = _Kernel(formula, variables, compiled)
+        with _KERNELS_LOCK:  # samplers may be made in several threads (a Dask worker's, a notebook's)
+            kernel = _KERNELS.setdefault(key, kernel)  # one kernel per formula, even if two threads made one
+            while len(_KERNELS) > KERNEL_CACHE:
+                del _KERNELS[next(iter(_KERNELS))]
     return kernel
 
 
