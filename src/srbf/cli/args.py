@@ -59,3 +59,12 @@ def cluster_choice(args: argparse.Namespace) -> dict | None:
     if (args.scheduler is None) == (args.local is None):
         raise UserError("--executor dask: give either --scheduler ADDRESS or --local N")
     return {"scheduler": args.scheduler} if args.scheduler else {"local": args.local}
+
+
+def prestart_workers(cluster: dict | None, modules: tuple[str, ...]) -> None:
+    """With ``--local N``, start the LocalCluster's fork server now, importing ``modules`` for its
+    workers while the command imports its own code and reads its inputs (``srbf.runs.fork_server``)."""
+    if cluster is not None and "local" in cluster:
+        from srbf.runs.fork_server import start_fork_server
+
+        start_fork_server(modules)

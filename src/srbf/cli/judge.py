@@ -14,7 +14,14 @@ import gc
 import json
 import signal
 
-from srbf.cli.args import UserError, add_executor_flags, cluster_choice, positive_int, terminate_as_interrupt
+from srbf.cli.args import (
+    UserError,
+    add_executor_flags,
+    cluster_choice,
+    positive_int,
+    prestart_workers,
+    terminate_as_interrupt,
+)
 from srbf.core import DEFAULT_RESULTS
 
 __all__ = ["add_judge_commands"]
@@ -33,9 +40,12 @@ def _judge(args: argparse.Namespace) -> int:
 
 
 def _score(args: argparse.Namespace) -> int:
-    from srbf.judge.scoring_pass import score_store
+    from srbf.judge.worker_modules import DASK_MODULES
 
     cluster = cluster_choice(args)
+    prestart_workers(cluster, DASK_MODULES)  # before the scoring code is imported here
+    from srbf.judge.scoring_pass import score_store
+
     previous = signal.signal(signal.SIGTERM, terminate_as_interrupt)  # `kill PID` stops like Ctrl-C
     try:
         summary = score_store(args.results, workers=args.workers, srbench=args.srbench,

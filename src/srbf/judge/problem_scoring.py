@@ -26,14 +26,10 @@ from srbf.judge.score_summary import TARGETS_DIFFER
 from srbf.judge.scoring import Judge
 from srbf.runs.problems import ProblemSource
 
-__all__ = ["WORKER_MODULES", "DrawnProblem", "Outcome", "StoredPrediction", "clear_cache", "close_pool", "init_worker",
+__all__ = ["DrawnProblem", "Outcome", "StoredPrediction", "clear_cache", "close_pool", "init_worker",
            "load_catalog", "never_ran", "refusal", "score_chunk", "unscored"]
 
 HINT_KEYS = ("one_based", "by_index", "notation")  # internals["parse"]: what srbf.expr.parse accepts
-# what a scoring process imports on its first problem (``_score_problem``): imported before the
-# processes are forked, once, instead of by each of them
-WORKER_MODULES = ("srbf.catalogs.admission", "srbf.catalogs.sampling", "srbf.judge.data", "srbf.judge.run_axes",
-                  "srbf.judge.truth_facts")  # fmt: skip
 
 
 @dataclass(frozen=True)

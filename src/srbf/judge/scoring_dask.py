@@ -24,7 +24,8 @@ import pickle
 from collections import deque
 from collections.abc import Iterable, Iterator
 
-from srbf.judge.problem_scoring import WORKER_MODULES, DrawnProblem, Outcome, close_pool, score_chunk, unscored
+from srbf.judge.problem_scoring import DrawnProblem, Outcome, close_pool, score_chunk, unscored
+from srbf.judge.worker_modules import DASK_MODULES
 from srbf.runs.dask_cluster import DaskCluster
 from srbf.runs.executor import first_line
 
@@ -43,7 +44,7 @@ class DaskDispatch:
 
     def __init__(self, *, scheduler: str | None = None, local: int | None = None):
         # the judge, imported as a LocalCluster starts (by its fork server: once for every worker)
-        self.cluster = DaskCluster(scheduler=scheduler, local=local, preload=(__name__, *WORKER_MODULES))
+        self.cluster = DaskCluster(scheduler=scheduler, local=local, preload=DASK_MODULES)
         self.freeze = local is not None  # the command's own workers freeze what each chunk leaves
         self.workers = self.cluster.workers
         self.pending: dict = {}  # future -> chunk

@@ -115,7 +115,7 @@ class _Dispatch:
         self.srbench = False
         if self.workers > 1:
             if fork:
-                from srbf.judge.problem_scoring import WORKER_MODULES
+                from srbf.judge.worker_modules import WORKER_MODULES
 
                 for name in WORKER_MODULES:
                     importlib.import_module(name)

@@ -23,9 +23,11 @@ A LocalCluster's workers also run the collector as a run's slot process does (``
 scoring and drawing allocate many short-lived containers, which Python's default thresholds
 traversed at a cost of about a tenth of the CPU.
 
-Where it can (and no other method than Dask's default is set), a LocalCluster's workers are forked by a fork server that imported Distributed and
-srbf's slot or judge code once, instead of each spawned worker importing them anew: about 0.5 s of
-CPU less per worker, and, leaving with ``os._exit``, no interpreter teardown at the end.
+Where it can (and no other method than Dask's default is set), a LocalCluster's workers are
+forked by a fork server that imported Distributed and srbf's slot or judge code once, instead of
+each spawned worker importing them anew: about 0.5 s of CPU less per worker, and, leaving with
+``os._exit``, no interpreter teardown at the end. The commands start that fork server as soon as
+they have read their flags (``srbf.runs.fork_server``).
 """
 
 from __future__ import annotations
@@ -34,17 +36,16 @@ import contextlib
 import gc
 import importlib.util
 import logging
-import multiprocessing
 import socket
 import threading
 
 from srbf.core import GC_THRESHOLDS, SrbfError
 from srbf.runs.executor import first_line
+from srbf.runs.fork_server import start_fork_server
 
 __all__ = ["CONNECT_SECONDS", "LEAN_SETTINGS", "ClusterError", "DaskCluster"]
 
 CONNECT_SECONDS = 30.0
-FORKSERVER = "forkserver" in multiprocessing.get_all_start_methods()  # not on Windows
 
 LEAN_SETTINGS = {
     "distributed.worker.profile.enabled": False,  # the dashboard's profile of task threads
@@ -97,21 +98,17 @@ def _check_reachable(address: str) -> None:
             raise OSError(f"cannot connect to {host}:{port}: {exc.strerror or exc}") from None
 
 
-def _start_fork_server(preload: tuple[str, ...]) -> bool:
-    """Where there is a fork server and Dask's default method (spawn) is set, make one the fork
-    server of a LocalCluster's workers (a method set by hand is kept), and start it now: it imports
-    Distributed and ``preload`` once, for every worker, while this process imports Distributed for
-    the scheduler (the first nanny started it, after that import: the workers waited for both in
-    turn). Whether it did."""
+def _fork_workers(preload: tuple[str, ...]) -> bool:
+    """Whether a LocalCluster's workers are forked by this process's fork server, importing
+    Distributed and ``preload`` once for every worker: where there is one and Dask's default
+    method (spawn) is set (a method set by hand is kept). It is started now if the command has not
+    started it yet, while this process imports Distributed for the scheduler (the first nanny
+    started it, after that import: the workers waited for both in turn)."""
     import dask.config  # Distributed's defaults are not loaded yet: its default method is spawn
 
-    if not FORKSERVER or dask.config.get("distributed.worker.multiprocessing-method", "spawn") != "spawn":
+    if dask.config.get("distributed.worker.multiprocessing-method", "spawn") != "spawn":
         return False
-    from multiprocessing import forkserver
-
-    forkserver.set_forkserver_preload(["distributed", __name__, *preload])
-    forkserver.ensure_running()
-    return True
+    return start_fork_server(preload)
 
 
 class DaskCluster:
@@ -146,7 +143,7 @@ class DaskCluster:
             self.workers = int(local)  # single-threaded workers
             # the fork server started and Distributed imported here, before the caller plans: in the
             # thread below they shared this process's GIL with the planning, and the workers waited
-            self._forked = _start_fork_server(preload)
+            self._forked = _fork_workers(preload)
             _distributed()
             self._starting = threading.Thread(target=self._start, args=(int(local), int(max_retries), preload),
                                               name="srbf-dask-start", daemon=True)  # fmt: skip

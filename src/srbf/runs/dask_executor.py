@@ -35,6 +35,7 @@ from srbf.methods.worker import WorkerStartError
 from srbf.runs.dask_cluster import ClusterError, DaskCluster
 from srbf.runs.dask_slot import SlotSettings, close_all, kill_busy, run_batch, start_check
 from srbf.runs.executor import DEFAULT_MAX_RESTARTS, IDLE_SECONDS, Completed, Executor, Order, first_line
+from srbf.runs.fork_server import SLOT_MODULES
 from srbf.runs.local_executor import _same_draw
 from srbf.runs.plan import PlannedFit
 from srbf.runs.slot import SlotOutcome
@@ -73,7 +74,7 @@ class DaskExecutor(Executor):
         if batch_size is not None and int(batch_size) < 1:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
         self.cluster = DaskCluster(  # a LocalCluster starts meanwhile, its workers importing the slot code
-            scheduler=scheduler, local=local, max_retries=max_retries, preload=(run_batch.__module__,)
+            scheduler=scheduler, local=local, max_retries=max_retries, preload=SLOT_MODULES
         )
         self.where = self.cluster.where
         self.batch_size = batch_size
