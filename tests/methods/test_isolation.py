@@ -9,7 +9,6 @@ import hmac
 import json
 import os
 import socket
-import sys
 import textwrap
 import threading
 import time

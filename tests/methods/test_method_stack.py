@@ -5,7 +5,6 @@ environment with a manifest, and an interpreter that cannot answer."""
 from __future__ import annotations
 
 import json
-import os
 import platform
 import subprocess
 import sys

@@ -251,7 +251,7 @@ def test_latest_with_pip_diffs_the_installed_versions_against_the_lock(home, tmp
     lines = []
     manifest = install.install(roster.get("ffx"), base_python=fake_base_python(tmp_path), latest=True, echo=lines.append)
     assert f"    ~ numpy 0.0.1 -> {numpy.__version__}" in lines and "    - not-in-this-env 1.0" in lines
-    assert any(line.startswith(f"[ffx] --latest: ") and f"differ from the lock ffx/lock-py{python}.txt" in line for line in lines)
+    assert any(line.startswith("[ffx] --latest: ") and f"differ from the lock ffx/lock-py{python}.txt" in line for line in lines)
     assert manifest["lock_source"] == "none" and manifest["lock_hash"] is None
     assert f"~ numpy 0.0.1 -> {numpy.__version__}" in manifest["lock_diff"]
 

@@ -8,7 +8,6 @@ import sqlite3
 import pandas as pd
 import pytest
 
-from srbf.store import ResultsStore
 from srbf.store.schema import JUDGE_STACK_COLUMNS, METHOD_STACK_COLUMNS
 from srbf.store.stacks import STACK_HEADER, stack_lines, stack_table
 

@@ -29,7 +29,7 @@ def _select(name: str):
 
 def method_rows() -> list[dict]:
     """One row per roster method: what ``srbf methods list`` shows."""
-    from srbf.methods import envs, lockfile, roster
+    from srbf.methods import envs, roster
 
     rows = []
     python = f"{sys.version_info[0]}.{sys.version_info[1]}"

@@ -34,7 +34,7 @@ DEFAULT_PROVENANCE = "harness_tuned"  # an unlabeled configuration was chosen by
 ADAPTER_TYPES = ("builtin", "file", "srbench")
 BUILTIN_METHODS = ("enumeration", "linear", "oracle", "prior")  # fallback for builtin_method_names()
 DEFAULT_BUDGETS = (1, 2, 4, 8)
-from srbf.core import DEFAULT_RESULTS  # noqa: E402 - the one default, shared with the CLI and the store
+from srbf.core import DEFAULT_RESULTS  # noqa: E402, F401 - re-exported for config_schema; the one default, shared with the CLI and the store
 DEFAULT_TIME_LIMIT = 600.0
 DEFAULT_CHECKPOINTS = 180  # SymbolicArena's grid: one a minute over a 180-minute fit
 RESERVED_OPTIONS = {"truth": "the driver passes the ground truth to the oracle; a config never sets it"}

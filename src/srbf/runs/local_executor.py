@@ -29,7 +29,6 @@ from srbf.methods import isolation
 from srbf.methods.worker import WorkerStartError
 from srbf.runs.executor import DEFAULT_MAX_RESTARTS, IDLE_SECONDS, Completed, Executor, Order, default_workers
 from srbf.runs.plan import PlannedFit
-from srbf.runs.problems import FitOrder
 from srbf.runs.slot import SlotGone, SlotProcess, SlotSettings
 from srbf.runs.worker_spec import WorkerSpec
 

@@ -21,7 +21,7 @@ that sampling gives up on is recorded as a ``placeholder`` without running the m
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Collection, Mapping
+from typing import Collection, Mapping
 
 from srbf.catalogs.model import Catalog, CatalogEntry
 from srbf.runs.config import RunConfig
