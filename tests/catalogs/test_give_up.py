@@ -40,7 +40,7 @@ def test_a_stream_succeeds_iff_its_first_budget_points_hold_enough(monkeypatch, 
     enough = float(top[NEED - 1] + top[NEED]) / 2  # sqrt(x - c) is finite on exactly NEED of them
     short = float(top[NEED - 2] + top[NEED - 1]) / 2  # on NEED - 1: just below NEED / BUDGET
     for prior in PRIORS:
-        X, y = fill_support(f"sqrt(x - {enough!r})", prior).result()
+        X, _ = fill_support(f"sqrt(x - {enough!r})", prior).result()
         np.testing.assert_array_equal(X[:, 0], xs[xs > enough])  # the first NEED valid rows
         with pytest.raises(Shortfall) as info:
             fill_support(f"sqrt(x - {short!r})", prior)
