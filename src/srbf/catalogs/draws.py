@@ -7,9 +7,9 @@ applies; :func:`draw_inputs` does this for a block of points, vectorised per var
 only (a portable exp and log), so they are bitwise identical on every machine.
 
 The random numbers come from the seeded streams of ``streams`` (one per problem key and purpose).
-:func:`fill` redraws the points
-of one or more streams whose target is not finite (per-point rejection) within a bounded budget,
-and raises :class:`Shortfall` saying why when the budget runs out. docs/sampling.md has the long form.
+:func:`fill` redraws the points of one or more streams whose target is not finite (per-point
+rejection) within a bounded budget, and raises :class:`Shortfall` saying why when the budget runs
+out. docs/sampling.md has the long form.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from srbf.catalogs.model import DISTRIBUTIONS, SIGNS, VariableSpec
 __all__ = ["draw_inputs", "fill", "ood_range"]
 
 MIN_VALID_FRACTION = 0.01  # a stream gives up after need / MIN_VALID_FRACTION drawn points
-MAX_ROUNDS = 8  # and after this many redraw rounds, whichever comes first
+MAX_ROUNDS = 8  # the last round draws what is left of the budget (rounds set speed, not outcomes)
 
 Evaluator = Callable[[np.ndarray], np.ndarray]
 
@@ -256,7 +256,8 @@ def _inside_fraction(original: Sequence[VariableSpec], widened: Sequence[Variabl
 
 # --------------------------------------------------------------------------------------------
 # Rejection: accept the first n rows of a stream whose target is finite (and, for OOD, that
-# leave the original box). Round sizes only affect speed, never which points are accepted.
+# leave the original box). Round sizes only affect speed, never which points are accepted,
+# whether a stream gives up, or what its shortfall says.
 # --------------------------------------------------------------------------------------------
 
 
@@ -266,7 +267,12 @@ class Shortfall(SrbfError):
 
 class Stream:
     """The accepted points of one stream: ``need`` of them, drawn from ``gen`` within a budget of
-    ``need / floor`` points; ``prior`` (the valid fraction seen last time) sizes the first round."""
+    ``need / floor`` points; ``prior`` (the valid fraction seen last time) sizes the first round.
+
+    The stream succeeds iff its first ``budget`` points hold ``need`` acceptable ones: a function
+    of the key and the budget, not of ``prior`` or the round sizes, which depend on what the
+    process drew before (workers, chunking, resume order).
+    """
 
     __slots__ = ("name", "gen", "need", "budget", "prior", "drawn", "got", "parts", "rounds")
 
@@ -282,6 +288,8 @@ class Stream:
         return self.got >= self.need
 
     def next_size(self, floor: float) -> int:
+        if self.rounds >= MAX_ROUNDS - 1:
+            return self.budget - self.drawn  # the last round: the rest of the budget, never fewer
         left = self.need - self.got
         if self.drawn == 0:
             p, slack = self.prior, (1.0 if self.prior >= 1.0 else 1.1)
@@ -307,30 +315,40 @@ class Stream:
             y = np.concatenate([p[1] for p in self.parts])
         return X[: self.need], y[: self.need]
 
+    @property
+    def exhausted(self) -> bool:
+        return self.drawn >= self.budget
+
     def shortfall(self, what: str) -> str:
+        """Why the stream gave up: counts over exactly its budget's points (no rounds: history)."""
         return (
             f"{self.name}: only {self.got} of {self.drawn} points drawn {what}; {self.need} needed "
-            f"(gave up after {self.rounds} rounds; the budget of {self.budget} points allows a "
-            f"valid fraction down to {self.need / self.budget:.3g})"
+            f"(the budget of {self.budget} points allows a valid fraction down to {self.need / self.budget:.3g})"
         )
 
 
 def fill(
     streams: list[Stream], plan: Plan, f: Evaluator, floor: float, box: tuple[np.ndarray, np.ndarray] | None
 ) -> None:
-    """Redraw until every stream has its points or runs out of budget (raises Shortfall).
+    """Redraw until every stream has its points, or raise Shortfall for the first stream, in
+    order, whose budget runs out (a later stream's running out first waits for the earlier ones:
+    which one gives up must not depend on round sizes).
 
     ``f`` computes the targets; a point is accepted when its target is finite and, when ``box``
     (the original ranges' magnitudes, low and high) is given, when it lies outside that box.
     """
     what = "with a finite target" if box is None else "outside the original ranges with a finite target"
     while True:
-        active = [s for s in streams if not s.done]
+        active: list[Stream] = []
+        for s in streams:
+            if s.done:
+                continue
+            if not s.exhausted:
+                active.append(s)
+            elif not active:  # every stream before it has its points
+                raise Shortfall(s.shortfall(what))
         if not active:
             return
-        for s in active:
-            if s.drawn >= s.budget or s.rounds >= MAX_ROUNDS:
-                raise Shortfall(s.shortfall(what))
         sizes = [s.next_size(floor) for s in active]
         U = np.empty((sum(sizes), plan.width))
         start = 0

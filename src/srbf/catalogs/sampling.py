@@ -201,8 +201,8 @@ _KERNELS_LOCK = threading.Lock()
 def _kernel_for(formula: str, variables: tuple[VariableSpec, ...], compiled: Evaluator | None = None) -> _Kernel:
     """The process's one kernel of ``(formula, variables)``, made with ``compiled`` (the formula
     compiled by the caller) if it is new: every sampler of a formula shares its observed valid
-    fractions, whether its caller parsed the formula or handed it compiled, so the rounds a draw
-    takes (which a shortfall's reason tells) do not depend on who drew it first."""
+    fractions (which size its first round: speed only), whether its caller parsed the formula or
+    handed it compiled, so the scoring pass's redraws start from what the runner saw."""
     key = (formula, variables)
     kernel = _KERNELS.get(key)
     if kernel is None:
