@@ -95,7 +95,7 @@ def eff_score(nmse_id: Sequence[float], nmse_ood: Sequence[float] | None) -> flo
         # (``count`` compares as a dict does, identity first), without hashing every checkpoint
         counts = {nmse_id[0] if nmse_ood is None else (nmse_id[0], nmse_ood[0]): n}
     else:
-        points = nmse_id if nmse_ood is None else list(zip(nmse_id, nmse_ood))  # iterated once: NaN keys stay the same objects
+        points = nmse_id if nmse_ood is None else list(zip(nmse_id, nmse_ood))  # NaN keys stay the same objects
         counts = Counter(points)  # each distinct value, first seen first (a NaN object counts as itself)
     distinct = list(counts)
     if nmse_ood is None:

@@ -268,7 +268,9 @@ def _zhang_shasha(ta: PreparedTree, tb: PreparedTree, never: int) -> int:
     For each keyroot of ``a``, one pass over its rows fills the forest distances of every keyroot
     of ``b`` at once. Formula trees are small, so the per-row overhead, not the cells, dominated a
     pass per pair of keyroots. A row ends with ``never`` so that a block's first column can read
-    "no diagonal" at index -1.
+    "no diagonal" at index -1. A keyroot that is a leaf, of either tree, is a closed form
+    (``_to_leaf``: a leaf's distance to every subtree of the other tree), not a pass's rows nor a
+    block of its columns: the distances between two trees do not depend on which one is the rows.
     """
     left_a = ta.leftmost
     delete = ta.sizes
@@ -299,7 +301,8 @@ def _zhang_shasha(ta: PreparedTree, tb: PreparedTree, never: int) -> int:
         if left_b[j] == j:
             column = columns.get(lb[j])
             if column is None:
-                column = columns[lb[j]] = _to_leaf([row[j] - cost for row, cost in zip(rename, delete)], ta, insert[j], never)
+                gains = [row[j] - cost for row, cost in zip(rename, delete)]
+                column = columns[lb[j]] = _to_leaf(gains, ta, insert[j], never)
             for tree_row, value in zip(islice(tree, 1, None), column):
                 tree_row[j] = value
     nodes, inserts, cols, fronts, first = tb.columns(never)
