@@ -92,6 +92,15 @@ def test_eff_per_distinct_incumbent_is_the_array_value_exactly():
     assert eff_score(values, values) == _eff_on_arrays(values, values)
 
 
+def test_eff_of_one_incumbent_throughout_is_the_array_value():
+    """The path without a Counter (every checkpoint the same value): NaN objects count as themselves."""
+    for value in (math.nan, math.inf, 0.0, 1e-13, 1e-3, 1e9):
+        for ood in (None, [value] * 180, [1e-3] * 180, [float("nan") for _ in range(180)]):
+            ids = [value] * 180
+            assert eff_score(ids, ood) == _eff_on_arrays(ids, ood), (value, ood)
+            assert eff_score(tuple(ids), ood) == _eff_on_arrays(ids, ood)
+
+
 def test_eff_of_a_run_without_trajectory_is_missing():
     assert eff_score([], None) is None
 

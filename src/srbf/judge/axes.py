@@ -87,8 +87,16 @@ def eff_score(nmse_id: Sequence[float], nmse_ood: Sequence[float] | None) -> flo
         return None
     if nmse_ood is not None and len(nmse_ood) != n:
         raise ValueError(f"{n} ID but {len(nmse_ood)} OOD checkpoint values")
-    points = list(nmse_id) if nmse_ood is None else list(zip(nmse_id, nmse_ood))  # iterated once: NaN keys stay the same objects
-    counts = Counter(points)  # each distinct value, first seen first (a NaN object counts as itself)
+    nmse_id = list(nmse_id)
+    nmse_ood = None if nmse_ood is None else list(nmse_ood)
+    points: list | None = None
+    if nmse_id.count(nmse_id[0]) == n and (nmse_ood is None or nmse_ood.count(nmse_ood[0]) == n):
+        # one incumbent throughout (a run that reported once, or early): one key, as Counter's
+        # (``count`` compares as a dict does, identity first), without hashing every checkpoint
+        counts = {nmse_id[0] if nmse_ood is None else (nmse_id[0], nmse_ood[0]): n}
+    else:
+        points = nmse_id if nmse_ood is None else list(zip(nmse_id, nmse_ood))  # NaN keys stay the same objects
+        counts = Counter(points)  # each distinct value, first seen first (a NaN object counts as itself)
     distinct = list(counts)
     if nmse_ood is None:
         q = _qualities(distinct)

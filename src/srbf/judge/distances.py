@@ -137,7 +137,7 @@ class PreparedTree:
         leaves = [k for k in self.keyroots if leftmost[k] == k]  # keyroots that are leaves: closed forms, not rows
         self.leaves = len({labels[k] for k in leaves})  # one closed form per distinct label
         self.work = sum(spans) - len(leaves)  # its rows in the programme, as its rows
-        self.width = sum(spans) + len(spans)  # the columns of a row (with their heads), as its columns
+        self.width = self.work + len(spans) - len(leaves)  # the columns of a row (with their heads), as its columns
         # tree_edit_cells, asked per comparison, counts the keyroots of the tree as written: the
         # root and every first child, here every last child but the root's: not followed in this
         # postorder by a leaf (the first leaf of a next sibling)
@@ -169,8 +169,9 @@ class PreparedTree:
         """The tree's nodes as the columns of one row of the programme (built once for the usual
         ``never``).
 
-        The forest distances of every keyroot j sit side by side, each block led by its
-        empty-forest column (entered by deletion only: its insert cost is ``never``). Per column:
+        The forest distances of every keyroot j that is not a leaf (a leaf's column is a closed
+        form, as a leaf's row is) sit side by side, each block led by its empty-forest column
+        (entered by deletion only: its insert cost is ``never``). Per column:
         its node (0 for a block head), its insert cost, the column of the forest left of its
         subtree (-1: none), and, for a node off j's left path, the cost of inserting that forest
         (``None`` on the left path, where tree distances are set); then the row of the empty
@@ -185,14 +186,9 @@ class PreparedTree:
             first: list[int] = []
             for j in self.keyroots:
                 lj = leftmost[j]
-                start = len(first)
-                if lj == j:  # a leaf: its block is its head and itself, on its left path
-                    nodes += (0, j)
-                    inserts += (never, sizes[j])
-                    cols += (-1, start)
-                    first += (0, sizes[j])
-                    fronts += (never, None)
+                if lj == j:  # a leaf: its column is a closed form (``_zhang_shasha``)
                     continue
+                start = len(first)
                 nodes.append(0)
                 nodes.extend(range(lj, j + 1))
                 inserts.append(never)
@@ -272,7 +268,9 @@ def _zhang_shasha(ta: PreparedTree, tb: PreparedTree, never: int) -> int:
     For each keyroot of ``a``, one pass over its rows fills the forest distances of every keyroot
     of ``b`` at once. Formula trees are small, so the per-row overhead, not the cells, dominated a
     pass per pair of keyroots. A row ends with ``never`` so that a block's first column can read
-    "no diagonal" at index -1.
+    "no diagonal" at index -1. A keyroot that is a leaf, of either tree, is a closed form
+    (``_to_leaf``: a leaf's distance to every subtree of the other tree), not a pass's rows nor a
+    block of its columns: the distances between two trees do not depend on which one is the rows.
     """
     left_a = ta.leftmost
     delete = ta.sizes
@@ -297,7 +295,19 @@ def _zhang_shasha(ta: PreparedTree, tb: PreparedTree, never: int) -> int:
             tree[i][1:] = row
         else:
             inner.append(i)
+    left_b, insert = tb.leftmost, tb.sizes
+    columns: dict[str, list[int]] = {}  # and a leaf keyroot's column of b (renames are symmetric)
+    for j in tb.keyroots:
+        if left_b[j] == j:
+            column = columns.get(lb[j])
+            if column is None:
+                gains = [row[j] - cost for row, cost in zip(rename, delete)]
+                column = columns[lb[j]] = _to_leaf(gains, ta, insert[j], never)
+            for tree_row, value in zip(islice(tree, 1, None), column):
+                tree_row[j] = value
     nodes, inserts, cols, fronts, first = tb.columns(never)
+    if not nodes:
+        inner = []  # every keyroot of b is a leaf: b is one leaf, its column is the answer
 
     for i in inner:
         li = left_a[i]
