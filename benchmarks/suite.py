@@ -1,6 +1,6 @@
 """The whole suite on this machine: ``linear`` on every shipped problem (one draw), run, scored, analyzed.
 
-    python benchmarks/suite.py [--limit N] [--skip-dask] [--keep DIR]
+    python benchmarks/suite.py [--limit N] [--skip-dask] [--repeat R] [--keep DIR]
 
 Each step is the ``srbf`` command a user types, in a fresh process, on a fresh store:
 
@@ -22,7 +22,10 @@ timed steps, the same commands run once untimed on a few problems, so that Pytho
 compiled and the files are in the page cache, as on a machine that has run srbf before (the
 commands run without PYTHONDONTWRITEBYTECODE for that). The Dask row's
 ratio is its throughput against the local executor's with 2 workers, and it checks that both
-stored the same results (key, status, expression). It prints figures and asserts nothing.
+stored the same results (key, status, expression). With ``--repeat R`` every step runs R times,
+round after round (each round the whole list, so that a moment of load hits every step rather
+than one), and each row shows the medians, each ratio the median of the rounds' ratios and then
+every round's. It prints figures and asserts nothing.
 Targets (issue 19): run < 6 s and >= 1.5x with 2 workers, score < 5 s with 2 workers, analyze < 2 s,
 every step < 400 MB, Dask >= 0.8x the local executor with identical results.
 """
@@ -33,6 +36,7 @@ import argparse
 import os
 import resource
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -264,12 +268,79 @@ def warm_up(srbf: list[str], folder: Path) -> None:
                        check=True, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
 
 
+def one_round(srbf: list[str], folder: Path, config: Path, skip_dask: bool) -> tuple[list[tuple], bool | None, bool]:
+    """Every step once, each on a fresh store in ``folder``: the rows (step, seconds, CPU
+    seconds, peak bytes, items), whether Dask stored what the local executor stored (None without
+    Dask) and whether every scoring pass stored the same metrics."""
+    rows: list[tuple[str, float, float, int, int]] = []
+    runs = [("run, local, 1 worker", ["--workers", "1"]), ("run, local, 2 workers", ["--workers", "2"])]
+    if not skip_dask:
+        runs.append(("run, dask LocalCluster, 2 workers", ["--executor", "dask", "--local", "2"]))
+    cluster = None
+    if not skip_dask:  # the same, on a cluster started beforehand: throughput without start-up
+        import dask
+        from distributed import LocalCluster
+
+        from srbf.runs.dask_cluster import LEAN_SETTINGS
+
+        with dask.config.set(LEAN_SETTINGS):  # as docs/cluster.md recommends for workers started by hand
+            cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit=0,
+                                   dashboard_address=None)  # fmt: skip
+        runs.append(("run, dask scheduler, 2 workers *", ["--executor", "dask", "--scheduler", cluster.scheduler_address]))
+    stores = {}
+    for label, flags in runs:
+        store = folder / label.replace(", ", "-").replace(" ", "_").rstrip("_*")
+        seconds, cpu, peak = timed([*srbf, "run", "-c", str(config), "--results", str(store), "--quiet", *flags])
+        stores[label] = store
+        rows.append((label, seconds, cpu, peak, len(stored(store))))
+    if cluster is not None:
+        cluster.close()
+    first = stores[runs[0][0]]
+    scores = [("score, 1 worker", ["--workers", "1"]), ("score, 2 workers", ["--workers", "2"])]
+    if not skip_dask:
+        scores.append(("score, dask LocalCluster, 2 workers", ["--executor", "dask", "--local", "2"]))
+    scored = {}
+    for label, flags in scores:
+        copy = folder / label.replace(", ", "-").replace(" ", "_")
+        subprocess.run(["cp", "-r", str(first), str(copy)], check=True)
+        seconds, cpu, peak = timed([*srbf, "score", "--results", str(copy), "--quiet", *flags])
+        scored[label] = copy
+        rows.append((label, seconds, cpu, peak, len(metrics(copy))))
+    analyzed = scored["score, 2 workers"]
+    seconds, cpu, peak = timed([*srbf, "analyze", "--results", str(analyzed), "-o", str(folder / "report")])
+    rows.append(("analyze", seconds, cpu, peak, len(stored(analyzed))))
+    same_results = None
+    if not skip_dask:
+        same_results = all(stored(stores[label]) == stored(stores[runs[1][0]]) for label, _ in runs[2:])
+    same_metrics = all(metrics(scored[label]) == metrics(scored[scores[0][0]]) for label, _ in scores[1:])
+    return rows, same_results, same_metrics
+
+
+def ratios(rows: list[tuple]) -> dict[str, float]:
+    """Per row of one round: the 2-worker speed-up over 1 worker, or Dask's throughput over the
+    local executor's with 2 workers (its wall time over Dask's)."""
+    by = {label: seconds for label, seconds, *_ in rows}
+    found = {}
+    for label, seconds, *_ in rows:
+        if label.endswith("2 workers") and label.startswith(("run, local", "score, 2")):
+            found[label] = by[label.replace("2 workers", "1 worker")] / seconds
+        elif label.startswith("run, dask"):
+            found[label] = by["run, local, 2 workers"] / seconds
+        elif label.startswith("score, dask"):
+            found[label] = by["score, 2 workers"] / seconds
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--limit", type=int, help="the first N problems of each set (default: all)")
     parser.add_argument("--skip-dask", action="store_true", help="leave out the LocalCluster runs")
+    parser.add_argument("--repeat", type=int, default=1, metavar="R",
+                        help="run every step R times, round after round, and print medians (default: 1)")  # fmt: skip
     parser.add_argument("--keep", type=Path, help="keep the stores and reports here (default: a temporary folder)")
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error(f"--repeat: must be a positive integer, got {args.repeat}")
     _adopt_orphans()
     srbf = [sys.executable, "-m", "srbf.cli"]
     with tempfile.TemporaryDirectory(prefix="srbf-suite-") as scratch:
@@ -278,65 +349,30 @@ def main() -> None:
         warm_up(srbf, folder)
         before = load()
         config = write_config(folder, args.limit)
-        rows: list[tuple[str, float, float, int, int]] = []  # step, seconds, CPU seconds, peak bytes, items
-        runs = [("run, local, 1 worker", ["--workers", "1"]), ("run, local, 2 workers", ["--workers", "2"])]
-        if not args.skip_dask:
-            runs.append(("run, dask LocalCluster, 2 workers", ["--executor", "dask", "--local", "2"]))
-        cluster = None
-        if not args.skip_dask:  # the same, on a cluster started beforehand: throughput without start-up
-            import dask
-            from distributed import LocalCluster
+        rounds = []
+        for index in range(args.repeat):
+            where = folder if args.repeat == 1 else folder / f"round-{index + 1}"
+            where.mkdir(parents=True, exist_ok=True)
+            rounds.append(one_round(srbf, where, config, args.skip_dask))
 
-            from srbf.runs.dask_cluster import LEAN_SETTINGS
-
-            with dask.config.set(LEAN_SETTINGS):  # as docs/cluster.md recommends for workers started by hand
-                cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit=0,
-                                       dashboard_address=None)  # fmt: skip
-            runs.append(("run, dask scheduler, 2 workers *", ["--executor", "dask", "--scheduler", cluster.scheduler_address]))
-        stores = {}
-        for label, flags in runs:
-            store = folder / label.replace(", ", "-").replace(" ", "_").rstrip("_*")
-            seconds, cpu, peak = timed([*srbf, "run", "-c", str(config), "--results", str(store), "--quiet", *flags])
-            stores[label] = store
-            rows.append((label, seconds, cpu, peak, len(stored(store))))
-        if cluster is not None:
-            cluster.close()
-        first = stores[runs[0][0]]
-        scores = [("score, 1 worker", ["--workers", "1"]), ("score, 2 workers", ["--workers", "2"])]
-        if not args.skip_dask:
-            scores.append(("score, dask LocalCluster, 2 workers", ["--executor", "dask", "--local", "2"]))
-        scored = {}
-        for label, flags in scores:
-            copy = folder / label.replace(", ", "-").replace(" ", "_")
-            subprocess.run(["cp", "-r", str(first), str(copy)], check=True)
-            seconds, cpu, peak = timed([*srbf, "score", "--results", str(copy), "--quiet", *flags])
-            scored[label] = copy
-            rows.append((label, seconds, cpu, peak, len(metrics(copy))))
-        analyzed = scored["score, 2 workers"]
-        seconds, cpu, peak = timed([*srbf, "analyze", "--results", str(analyzed), "-o", str(folder / "report")])
-        rows.append(("analyze", seconds, cpu, peak, len(stored(analyzed))))
-
-        by = {label: seconds for label, seconds, *_ in rows}
-        print(f"srbf suite: linear on {rows[0][4]} problems, one draw, 512 + 512 points; {os.cpu_count()} cores")
-        print(f"load average (1, 5, 15 min) before: {before}; after: {load()}")
-        print(f"{'step':36} {'wall s':>8} {'CPU s':>8} {'peak MB':>8} {'items/s':>8} {'ratio':>7}")
-        for label, seconds, cpu, peak, items in rows:
-            ratio = ""
-            if label.endswith("2 workers") and label.startswith(("run, local", "score, 2")):
-                ratio = f"{by[label.replace('2 workers', '1 worker')] / seconds:.2f}x"
-            elif label.startswith("run, dask"):
-                ratio = f"{by['run, local, 2 workers'] / seconds:.2f}x"
-            elif label.startswith("score, dask"):
-                ratio = f"{by['score, 2 workers'] / seconds:.2f}x"
-            print(f"{label:36} {seconds:8.2f} {cpu:8.2f} {peak / 2**20:8.0f} {items / seconds:8.0f} {ratio:>7}")
-        print("ratio: 2 workers' speed-up over 1; for Dask, its throughput over the local executor's with 2 workers")
-        if cluster is not None:
-            print("*: the cluster was started before the command; its workers' CPU and memory are not counted")
-        if not args.skip_dask:
-            same = all(stored(stores[label]) == stored(stores[runs[1][0]]) for label, _ in runs[2:])
-            print(f"dask and local stored the same results (key, status, expression): {same}")
-        same = all(metrics(scored[label]) == metrics(scored[scores[0][0]]) for label, _ in scores[1:])
-        print(f"every scoring pass stored the same metrics: {same}")
+    first = rounds[0][0]
+    print(f"srbf suite: linear on {first[0][4]} problems, one draw, 512 + 512 points; {os.cpu_count()} cores"
+          + (f"; medians of {args.repeat} rounds (ratio: median, then each round's)" if args.repeat > 1 else ""))  # fmt: skip
+    print(f"load average (1, 5, 15 min) before: {before}; after: {load()}")
+    print(f"{'step':36} {'wall s':>8} {'CPU s':>8} {'peak MB':>8} {'items/s':>8} {'ratio':>7}")
+    each = [ratios(rows) for rows, *_ in rounds]
+    for position, (label, *_, items) in enumerate(first):
+        seconds = statistics.median(rows[position][1] for rows, *_ in rounds)
+        cpu = statistics.median(rows[position][2] for rows, *_ in rounds)
+        peak = max(rows[position][3] for rows, *_ in rounds)
+        ratio = f"{statistics.median(r[label] for r in each):.2f}x" if label in each[0] else ""
+        spread = " ".join(f"{r[label]:.2f}" for r in each) if label in each[0] and args.repeat > 1 else ""
+        print(f"{label:36} {seconds:8.2f} {cpu:8.2f} {peak / 2**20:8.0f} {items / seconds:8.0f} {ratio:>7} {spread}")
+    print("ratio: 2 workers' speed-up over 1; for Dask, its throughput over the local executor's with 2 workers")
+    if not args.skip_dask:
+        print("*: the cluster was started before the command; its workers' CPU and memory are not counted")
+        print(f"dask and local stored the same results (key, status, expression): {all(r[1] for r in rounds)}")
+    print(f"every scoring pass stored the same metrics: {all(r[2] for r in rounds)}")
 
 
 if __name__ == "__main__":
