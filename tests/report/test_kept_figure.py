@@ -2,6 +2,10 @@
 new one, whatever was drawn on the kept one before (bands, bars, medians, linear and log axes,
 empty panels, no times)."""
 
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+
 import numpy as np
 import pytest
 
@@ -58,4 +62,27 @@ def test_a_process_keeps_a_few_layouts_the_oldest_dropped_first():
     built = {key: kept_figure.kept_layout(key, lambda: (Figure(),)) for key in range(kept_figure.KEPT_LAYOUTS + 1)}
     assert list(kept_figure._kept) == list(range(1, kept_figure.KEPT_LAYOUTS + 1))
     assert kept_figure.kept_layout(1, lambda: (Figure(),)) is built[1]  # kept: handed back, cleared
+    kept_figure._kept.clear()
+
+
+def _builds_anew(key) -> bool:
+    """In a forked process: whether asking for ``key``, which the parent kept, builds a figure."""
+    from matplotlib.figure import Figure
+
+    built = []
+    kept_figure.kept_layout(key, lambda: built.append(1) or (Figure(),))
+    return bool(built)
+
+
+@pytest.mark.skipif(not hasattr(os, "register_at_fork"), reason="no fork on this platform")
+def test_a_forked_process_builds_its_own_figures():
+    """A kept figure's renderer holds font faces that read through descriptors a fork shares: a
+    child drawing on its parent's kept figure, beside the parent, could read another's glyph."""
+    from matplotlib.figure import Figure
+
+    kept_figure._kept.clear()
+    kept_figure.kept_layout("parent's", lambda: (Figure(),))
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+        assert pool.submit(_builds_anew, "parent's").result()
+    assert not _builds_anew("parent's")  # here it is still kept
     kept_figure._kept.clear()

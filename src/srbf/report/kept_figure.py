@@ -11,10 +11,17 @@ each draw. What a figure function sets on its axes (labels, titles, grids, tick 
 the same way on every figure of a key: the key names every branch that would set them otherwise
 (such as a panel left empty). The files are the same bytes as from a new figure
 (tests/report/test_kept_figure.py).
+
+A process forked from one that kept figures starts with none: a kept figure's renderer keeps its
+mathtext layouts, and with them the FreeType faces that read their glyphs from font files through
+descriptors a fork shares (one file offset for both processes). A parent and its child drawing at
+once moved that offset under each other, and a glyph was read from the wrong bytes
+("FT_Load_Glyph ... invalid outline", seen once in the test suite).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Hashable
 
 from matplotlib.figure import Figure
@@ -22,6 +29,8 @@ from matplotlib.transforms import Bbox
 
 KEPT_LAYOUTS = 4  # the most kept per process, the oldest dropped first (a notebook may draw many layouts)
 _kept: dict[Hashable, tuple] = {}  # per process: layout key -> (figure, its axes...) as built
+if hasattr(os, "register_at_fork"):  # not on Windows
+    os.register_at_fork(after_in_child=_kept.clear)  # a forked process builds its own (module docstring)
 
 
 def kept_layout(key: Hashable, build: Callable[[], tuple]) -> tuple:
