@@ -14,14 +14,7 @@ import json
 import signal
 import threading
 
-from srbf.cli.args import (
-    UserError,
-    add_executor_flags,
-    cluster_choice,
-    positive_int,
-    prestart_workers,
-    terminate_as_interrupt,
-)
+from srbf.cli.args import UserError, add_executor_flags, cluster_choice, positive_int, terminate_as_interrupt
 from srbf.core import DEFAULT_RESULTS
 from srbf.runs.config_limits import MAX_VARIANTS  # standard library only: cheap to import for --help
 
@@ -86,12 +79,9 @@ def _resume_command(args: argparse.Namespace) -> str:
 
 def _executor_factory(args: argparse.Namespace):
     """What makes the run's executor: None for local worker processes, else a Dask executor's maker."""
-    from srbf.runs.fork_server import SLOT_MODULES
-
     cluster = cluster_choice(args)
     if cluster is None:
         return None
-    prestart_workers(cluster, SLOT_MODULES)  # before the config is read and the run's code imported
     from srbf.runs.dask_executor import DaskExecutor
 
     def make(workers, sandbox):  # noqa: ARG001 - the cluster's size is its own

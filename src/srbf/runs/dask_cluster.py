@@ -26,8 +26,8 @@ traversed at a cost of about a tenth of the CPU.
 Where it can (and no other method than Dask's default is set), a LocalCluster's workers are
 forked by a fork server that imported Distributed and srbf's slot or judge code once, instead of
 each spawned worker importing them anew: about 0.5 s of CPU less per worker, and, leaving with
-``os._exit``, no interpreter teardown at the end. The commands start that fork server as soon as
-they have read their flags (``srbf.runs.fork_server``).
+``os._exit``, no interpreter teardown at the end. ``srbf score`` starts that fork server as soon as
+it has read its flags (``srbf.runs.fork_server``).
 """
 
 from __future__ import annotations

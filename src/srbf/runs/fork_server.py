@@ -3,9 +3,12 @@
 A LocalCluster's worker processes are forked by a fork server that imported Distributed and srbf's
 worker code once for all of them (``srbf.runs.dask_cluster``). Those imports, about half a second,
 are what the first worker waits for, so the fork server is worth starting as soon as a command
-knows it will want one: ``srbf run`` and ``srbf score`` start it right after reading their flags,
-when ``--executor dask --local N`` is given, and its imports then overlap the command's own
-(srbf's code, Distributed, the config and the catalogs). This module imports nothing else, so
+knows it will want one: ``srbf score --executor dask --local N`` starts it right after reading its
+flags, and its imports then overlap the command's own (the scoring pass's code, Distributed, the
+store and the catalogs). ``srbf run`` makes its LocalCluster, and so its fork server, right after
+reading the config (which must be valid first), before it plans: started before that, the fork
+server overlapped only the config's parsing, competing with it for the cores, and the run
+measured no faster (slower in 6 of 8 interleaved rounds). This module imports nothing else, so
 starting it costs the command nothing it would not pay anyway. A fork server started this way
 and not used (Dask's configuration names another method for its workers) only idles until the
 command ends.
