@@ -92,7 +92,9 @@ def eff_score(nmse_id: Sequence[float], nmse_ood: Sequence[float] | None) -> flo
     points: list | None = None
     if nmse_id.count(nmse_id[0]) == n and (nmse_ood is None or nmse_ood.count(nmse_ood[0]) == n):
         # one incumbent throughout (a run that reported once, or early): one key, as Counter's
-        # (``count`` compares as a dict does, identity first), without hashing every checkpoint
+        # (``count`` compares as a dict does, identity first), without hashing every checkpoint;
+        # its ratio is 0 or 1 (qualities are finite, in [0, 1]), so the exact count below returns
+        # and ``points`` is not needed
         counts = {nmse_id[0] if nmse_ood is None else (nmse_id[0], nmse_ood[0]): n}
     else:
         points = nmse_id if nmse_ood is None else list(zip(nmse_id, nmse_ood))  # NaN keys stay the same objects
