@@ -4,12 +4,14 @@
 
 Each step is the ``srbf`` command a user types, in a fresh process, on a fresh store:
 
-- ``srbf run`` with the local executor and 1 and 2 workers, with ``--executor dask --local 2``
-  (a 2-worker LocalCluster, started and stopped inside the timed command), and with
-  ``--scheduler`` on a 2-worker LocalCluster started beforehand with the settings docs/cluster.md
-  recommends for workers started by hand (throughput without start-up);
-- ``srbf score`` with 1 and 2 workers, on the store of the first run;
-- ``srbf analyze`` on it.
+- ``srbf run`` with the local executor and 1 and 2 workers, and on Dask two ways: with
+  ``--executor dask --local 2`` (a 2-worker LocalCluster, started and stopped inside the timed
+  command, as one command on a laptop would) and with ``--scheduler`` on a cluster already running
+  (``dask scheduler`` and ``dask worker --nworkers 2 --nthreads 1``, started by hand once for the
+  whole suite as docs/cluster.md starts them, with its settings file and preloads: Dask's
+  throughput as a campaign's cluster gives it, the start-up paid once, not in every command);
+- ``srbf score`` the same ways, on the store of the first run;
+- ``srbf analyze`` on the store scored with 2 workers.
 
 For each it prints the wall time, the CPU time of the whole process tree (user + system, of the
 command and every descendant, including those it leaves behind, such as a fork server), the peak memory of that tree (the sum of their
@@ -20,14 +22,18 @@ per second, and the 2-worker speed-up over 1 worker. The machine's load average 
 shared machine the wall times move with it, the CPU times and the ratios much less. Before the
 timed steps, the same commands run once untimed on a few problems, so that Python's bytecode is
 compiled and the files are in the page cache, as on a machine that has run srbf before (the
-commands run without PYTHONDONTWRITEBYTECODE for that). The Dask row's
-ratio is its throughput against the local executor's with 2 workers, and it checks that both
-stored the same results (key, status, expression). With ``--repeat R`` every step runs R times,
+commands run without PYTHONDONTWRITEBYTECODE for that; the running cluster serves a run and a
+scoring pass then too). A Dask row's ratio is its throughput against the local executor's with 2
+workers, and the suite checks that all stored the same results (key, status, expression) and the
+same metrics. On a ``--scheduler`` row the CPU column counts the running cluster's processes'
+CPU while the command ran, and their peak memory is printed apart (on a campaign they are other
+machines). With ``--repeat R`` every step runs R times,
 round after round (each round the whole list, so that a moment of load hits every step rather
 than one), and each row shows the medians, each ratio the median of the rounds' ratios and then
 every round's. It prints figures and asserts nothing.
 Targets (issue 19): run < 6 s and >= 1.5x with 2 workers, score < 5 s with 2 workers, analyze < 2 s,
-every step < 400 MB, Dask >= 0.8x the local executor with identical results.
+every step < 400 MB, Dask throughput >= 0.8x the local executor's with identical results (read on
+the ``--scheduler`` rows; the ``--local`` rows also pay a cluster's start-up, about a second).
 """
 
 from __future__ import annotations
@@ -142,9 +148,9 @@ class PeakPss:
         self.peak = 0
         self._read: dict[int, tuple[float, int, int]] = {}  # pid -> its last reading: time, resident bytes, PSS
 
-    def sample(self, root: int) -> None:
+    def sample(self, *roots: int) -> None:
         now = time.monotonic()
-        resident = {pid: _rss(pid) for pid in tree(root)}
+        resident = {pid: _rss(pid) for root in roots for pid in tree(root)}
         read = self._read if resident.keys() == self._read.keys() else {}
         for pid, rss in resident.items():
             last = read.get(pid)
@@ -210,13 +216,91 @@ def run_sampled(command: list[str], sample) -> float:
     return seconds
 
 
-def timed(command: list[str]) -> tuple[float, float, int]:
-    """Run ``command``; return its wall time, the CPU time of its process tree and the peak
-    memory (PSS) of that tree."""
-    cpu = children_cpu()
+def timed(command: list[str], cluster: HandStartedCluster | None = None) -> tuple[float, float, int]:
+    """Run ``command``; return its wall time, the CPU time of its process tree (with that of
+    ``cluster``'s processes while it ran) and the peak memory (PSS) of that tree (the cluster's
+    goes to ``cluster.peak``: its workers would be other machines')."""
+    cpu = children_cpu() + (cluster.cpu() if cluster else 0.0)
     peak = PeakPss()
-    seconds = run_sampled(command, peak.sample)
-    return seconds, children_cpu() - cpu, peak.peak
+
+    def sample(pid: int) -> None:
+        peak.sample(pid)
+        if cluster is not None:
+            cluster.peak.sample(*cluster.pids)
+
+    seconds = run_sampled(command, sample)
+    return seconds, children_cpu() + (cluster.cpu() if cluster else 0.0) - cpu, peak.peak
+
+
+def _cpu_of(pid: int) -> float:
+    """CPU seconds of ``pid`` and of its children it has waited for (0 when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+LEAN_CONFIG = """distributed:
+  worker: {profile: {enabled: false}}
+  admin: {tick: {interval: 1s}, system-monitor: {interval: 5s}}
+  nanny: {pre-spawn-environ: {MALLOC_TRIM_THRESHOLD_: null}}
+"""  # docs/cluster.md's settings file for workers started by hand
+
+
+class HandStartedCluster:
+    """A scheduler and two single-threaded workers, started as docs/cluster.md starts them by hand
+    (``dask scheduler``, ``dask worker`` with its settings file and preloads) in processes of their
+    own, before the commands that use them: Dask's throughput on a cluster already running, as a
+    campaign meets it, without the start-up that ``--local`` pays inside every command. Its
+    processes' CPU while a command runs is counted with the command's; their peak memory while
+    commands run is ``peak`` (on a campaign they are other machines)."""
+
+    def __init__(self, folder: Path) -> None:
+        (folder / "dask-config").mkdir(exist_ok=True)
+        (folder / "dask-config" / "srbf.yaml").write_text(LEAN_CONFIG)
+        env = {**ENV, "DASK_CONFIG": str(folder / "dask-config")}
+        dask = str(Path(sys.executable).with_name("dask"))
+        address_file = folder / "scheduler.json"
+        address_file.unlink(missing_ok=True)
+        log = open(folder / "cluster.log", "w")  # noqa: SIM115 - open while the cluster runs
+        self.processes = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                                            "--scheduler-file", str(address_file)], env=env, stdout=log, stderr=log)]  # fmt: skip
+        for _ in range(600):
+            if address_file.exists() and address_file.stat().st_size:
+                break
+            time.sleep(0.1)
+        else:
+            self.close()
+            sys.exit(f"dask scheduler did not start within 60 s; see {folder / 'cluster.log'}")
+        import json
+
+        self.address = json.loads(address_file.read_text())["address"]
+        preloads = [flag for module in ("srbf.runs.dask_cluster", "srbf.runs.dask_slot", "srbf.judge.scoring_dask")
+                    for flag in ("--preload", module)]  # fmt: skip
+        self.processes.append(subprocess.Popen([dask, "worker", self.address, "--nworkers", "2", "--nthreads", "1",
+                                                "--memory-limit", "0", "--no-dashboard", *preloads],
+                                               env=env, stdout=log, stderr=log))  # fmt: skip
+        from distributed import Client
+
+        with Client(self.address, timeout="60s") as client:
+            client.wait_for_workers(2, timeout=60)
+        self.pids = [process.pid for process in self.processes]
+        self.peak = PeakPss()
+
+    def cpu(self) -> float:
+        """CPU seconds of the cluster's processes so far."""
+        return sum(_cpu_of(pid) for root in self.pids for pid in tree(root))
+
+    def close(self) -> None:
+        for process in reversed(self.processes):
+            process.terminate()
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 def load() -> str:
@@ -259,61 +343,64 @@ def metrics(store: Path) -> list[tuple]:
         conn.close()
 
 
-def warm_up(srbf: list[str], folder: Path) -> None:
-    """The three commands on one problem per set, untimed: bytecode compiled, files cached."""
+def warm_up(srbf: list[str], folder: Path, cluster: HandStartedCluster | None) -> None:
+    """The three commands on one problem per set, untimed: bytecode compiled, files cached (and the
+    running cluster's workers have served a run and a scoring pass, as a campaign's have)."""
     config = write_config(folder, 1, name="warm-up.yaml")
     store = folder / "warm-up"
-    for command in (["run", "-c", str(config)], ["score"], ["analyze", "-o", str(folder / "warm-up-report")]):
-        subprocess.run([*srbf, *command, "--results", str(store), *(["--quiet"] if command[0] != "analyze" else [])],
+    on_cluster = [] if cluster is None else [("run", "-c", str(config)), ("score",)]
+    commands = [("run", "-c", str(config)), ("score",), ("analyze", "-o", str(folder / "warm-up-report"))]
+    for index, command in enumerate([*commands, *on_cluster]):
+        where = store if index < len(commands) else folder / "warm-up-cluster"
+        flags = ["--executor", "dask", "--scheduler", cluster.address] if index >= len(commands) else []
+        subprocess.run([*srbf, *command, "--results", str(where), *(["--quiet"] if command[0] != "analyze" else []), *flags],
                        check=True, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
 
 
-def one_round(srbf: list[str], folder: Path, config: Path, skip_dask: bool) -> tuple[list[tuple], bool | None, bool]:
+def one_round(
+    srbf: list[str], folder: Path, config: Path, cluster: HandStartedCluster | None
+) -> tuple[list[tuple], bool | None, bool]:
     """Every step once, each on a fresh store in ``folder``: the rows (step, seconds, CPU
     seconds, peak bytes, items), whether Dask stored what the local executor stored (None without
-    Dask) and whether every scoring pass stored the same metrics."""
+    Dask) and whether every scoring pass stored the same metrics. ``cluster``: the running
+    cluster of the ``--scheduler`` rows (None: no Dask rows)."""
     rows: list[tuple[str, float, float, int, int]] = []
+    local = ["--executor", "dask", "--local", "2"]
+    running = [] if cluster is None else ["--executor", "dask", "--scheduler", cluster.address]
     runs = [("run, local, 1 worker", ["--workers", "1"]), ("run, local, 2 workers", ["--workers", "2"])]
-    if not skip_dask:
-        runs.append(("run, dask LocalCluster, 2 workers", ["--executor", "dask", "--local", "2"]))
-    cluster = None
-    if not skip_dask:  # the same, on a cluster started beforehand: throughput without start-up
-        import dask
-        from distributed import LocalCluster
-
-        from srbf.runs.dask_cluster import LEAN_SETTINGS
-
-        with dask.config.set(LEAN_SETTINGS):  # as docs/cluster.md recommends for workers started by hand
-            cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit=0,
-                                   dashboard_address=None)  # fmt: skip
-        runs.append(("run, dask scheduler, 2 workers *", ["--executor", "dask", "--scheduler", cluster.scheduler_address]))
+    scores = [("score, 1 worker", ["--workers", "1"]), ("score, 2 workers", ["--workers", "2"])]
+    if cluster is not None:
+        runs += [("run, dask --local 2", local), ("run, dask --scheduler, 2 workers *", running)]
+        scores += [("score, dask --local 2", local), ("score, dask --scheduler, 2 workers *", running)]
     stores = {}
     for label, flags in runs:
-        store = folder / label.replace(", ", "-").replace(" ", "_").rstrip("_*")
-        seconds, cpu, peak = timed([*srbf, "run", "-c", str(config), "--results", str(store), "--quiet", *flags])
+        store = folder / _folder_name(label)
+        seconds, cpu, peak = timed([*srbf, "run", "-c", str(config), "--results", str(store), "--quiet", *flags],
+                                   cluster if "--scheduler" in flags else None)  # fmt: skip
         stores[label] = store
         rows.append((label, seconds, cpu, peak, len(stored(store))))
-    if cluster is not None:
-        cluster.close()
     first = stores[runs[0][0]]
-    scores = [("score, 1 worker", ["--workers", "1"]), ("score, 2 workers", ["--workers", "2"])]
-    if not skip_dask:
-        scores.append(("score, dask LocalCluster, 2 workers", ["--executor", "dask", "--local", "2"]))
     scored = {}
     for label, flags in scores:
-        copy = folder / label.replace(", ", "-").replace(" ", "_")
+        copy = folder / _folder_name(label)
         subprocess.run(["cp", "-r", str(first), str(copy)], check=True)
-        seconds, cpu, peak = timed([*srbf, "score", "--results", str(copy), "--quiet", *flags])
+        seconds, cpu, peak = timed([*srbf, "score", "--results", str(copy), "--quiet", *flags],
+                                   cluster if "--scheduler" in flags else None)  # fmt: skip
         scored[label] = copy
         rows.append((label, seconds, cpu, peak, len(metrics(copy))))
     analyzed = scored["score, 2 workers"]
     seconds, cpu, peak = timed([*srbf, "analyze", "--results", str(analyzed), "-o", str(folder / "report")])
     rows.append(("analyze", seconds, cpu, peak, len(stored(analyzed))))
     same_results = None
-    if not skip_dask:
+    if cluster is not None:
         same_results = all(stored(stores[label]) == stored(stores[runs[1][0]]) for label, _ in runs[2:])
     same_metrics = all(metrics(scored[label]) == metrics(scored[scores[0][0]]) for label, _ in scores[1:])
     return rows, same_results, same_metrics
+
+
+def _folder_name(label: str) -> str:
+    """``score, dask --local 2`` -> ``score-dask-local-2``."""
+    return "-".join("".join(c if c.isalnum() else " " for c in label).split())
 
 
 def ratios(rows: list[tuple]) -> dict[str, float]:
@@ -334,7 +421,7 @@ def ratios(rows: list[tuple]) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--limit", type=int, help="the first N problems of each set (default: all)")
-    parser.add_argument("--skip-dask", action="store_true", help="leave out the LocalCluster runs")
+    parser.add_argument("--skip-dask", action="store_true", help="leave out the Dask rows")
     parser.add_argument("--repeat", type=int, default=1, metavar="R",
                         help="run every step R times, round after round, and print medians (default: 1)")  # fmt: skip
     parser.add_argument("--keep", type=Path, help="keep the stores and reports here (default: a temporary folder)")
@@ -346,20 +433,26 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="srbf-suite-") as scratch:
         folder = args.keep or Path(scratch)
         folder.mkdir(parents=True, exist_ok=True)
-        warm_up(srbf, folder)
-        before = load()
-        config = write_config(folder, args.limit)
-        rounds = []
-        for index in range(args.repeat):
-            where = folder if args.repeat == 1 else folder / f"round-{index + 1}"
-            where.mkdir(parents=True, exist_ok=True)
-            rounds.append(one_round(srbf, where, config, args.skip_dask))
+        cluster = None if args.skip_dask else HandStartedCluster(folder)
+        try:
+            warm_up(srbf, folder, cluster)
+            before = load()
+            config = write_config(folder, args.limit)
+            rounds = []
+            for index in range(args.repeat):
+                where = folder if args.repeat == 1 else folder / f"round-{index + 1}"
+                where.mkdir(parents=True, exist_ok=True)
+                rounds.append(one_round(srbf, where, config, cluster))
+        finally:
+            if cluster is not None:
+                cluster.close()
+        cluster_peak = 0 if cluster is None else cluster.peak.peak
 
     first = rounds[0][0]
     print(f"srbf suite: linear on {first[0][4]} problems, one draw, 512 + 512 points; {os.cpu_count()} cores"
           + (f"; medians of {args.repeat} rounds (ratio: median, then each round's)" if args.repeat > 1 else ""))  # fmt: skip
     print(f"load average (1, 5, 15 min) before: {before}; after: {load()}")
-    print(f"{'step':36} {'wall s':>8} {'CPU s':>8} {'peak MB':>8} {'items/s':>8} {'ratio':>7}")
+    print(f"{'step':38} {'wall s':>8} {'CPU s':>8} {'peak MB':>8} {'items/s':>8} {'ratio':>7}")
     each = [ratios(rows) for rows, *_ in rounds]
     for position, (label, *_, items) in enumerate(first):
         seconds = statistics.median(rows[position][1] for rows, *_ in rounds)
@@ -367,10 +460,12 @@ def main() -> None:
         peak = max(rows[position][3] for rows, *_ in rounds)
         ratio = f"{statistics.median(r[label] for r in each):.2f}x" if label in each[0] else ""
         spread = " ".join(f"{r[label]:.2f}" for r in each) if label in each[0] and args.repeat > 1 else ""
-        print(f"{label:36} {seconds:8.2f} {cpu:8.2f} {peak / 2**20:8.0f} {items / seconds:8.0f} {ratio:>7} {spread}")
+        print(f"{label:38} {seconds:8.2f} {cpu:8.2f} {peak / 2**20:8.0f} {items / seconds:8.0f} {ratio:>7} {spread}")
     print("ratio: 2 workers' speed-up over 1; for Dask, its throughput over the local executor's with 2 workers")
     if not args.skip_dask:
-        print("*: the cluster was started before the command; its workers' CPU and memory are not counted")
+        print("*: on a cluster already running (dask scheduler and dask worker, started by hand as docs/cluster.md does);")
+        print("   its processes' CPU while the command ran is counted with the command's; their peak memory"
+              f" (PSS of the scheduler, workers and nannies) was {cluster_peak / 2**20:.0f} MB")
         print(f"dask and local stored the same results (key, status, expression): {all(r[1] for r in rounds)}")
     print(f"every scoring pass stored the same metrics: {all(r[2] for r in rounds)}")
 

@@ -3,6 +3,7 @@ local executor, and a Dask worker killed mid-run costs nothing but time."""
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import sqlite3
@@ -214,5 +215,21 @@ def test_a_local_clusters_workers_collect_as_a_slot_does():
     try:
         assert list(cluster.client.run(gc.get_threshold).values()) == [GC_THRESHOLDS]  # dask_setup ran there
         assert all(count > 0 for count in cluster.client.run(gc.get_freeze_count).values())
+        # a heartbeat that meets the closing scheduler is not reported; other worker errors are
+        shown = cluster.client.run(lambda: [logging.getLogger("distributed.worker").filter(logging.LogRecord(
+            "distributed.worker", logging.ERROR, "worker.py", 1, message, None, None)) for message in (
+            "Failed to communicate with scheduler during heartbeat.", "Compute Failed")])  # fmt: skip
+        assert list(shown.values()) == [[False, True]]
     finally:
         cluster.close()
+
+
+def test_workers_started_by_hand_keep_their_heartbeat_errors(cluster):
+    from srbf.runs.dask_cluster import dask_setup
+
+    _, client = cluster
+    client.run(lambda dask_worker: dask_setup(dask_worker))  # what --preload srbf.runs.dask_cluster runs in a worker started by hand
+    shown = client.run(lambda: logging.getLogger("distributed.worker").filter(logging.LogRecord(
+        "distributed.worker", logging.ERROR, "worker.py", 1, "Failed to communicate with scheduler during heartbeat.",
+        None, None)))  # fmt: skip
+    assert set(shown.values()) == {True}

@@ -58,12 +58,28 @@ LEAN_SETTINGS = {
 }
 
 
+COMMAND_CLUSTER = "srbf.command-cluster"  # set in the Dask config of the LocalClusters srbf starts
+
+
 def dask_setup(worker) -> None:
     """Run by Dask in each worker of a LocalCluster as it starts (this module is preloaded there):
     what is imported by then lives as long as the process (frozen), and the collector runs with
-    ``srbf.core.GC_THRESHOLDS``."""
+    ``srbf.core.GC_THRESHOLDS``. A LocalCluster's workers leave out one error report, below."""
+    import dask.config
+
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
+    if dask.config.get(COMMAND_CLUSTER, False):
+        logging.getLogger("distributed.worker").addFilter(_not_a_heartbeat_at_close)
+
+
+def _not_a_heartbeat_at_close(record: logging.LogRecord) -> bool:
+    """False for a failed heartbeat: as a LocalCluster closes, a worker's heartbeat can meet the
+    scheduler's closed connection, and Distributed reports it as an error with its traceback
+    (dask/distributed#7105), on the terminal of a command that succeeded. The scheduler of a
+    LocalCluster lives in the command's process, so its workers lose it only when the command
+    closes it or dies; workers started by hand, for which a lost scheduler is news, keep it."""
+    return not record.getMessage().startswith("Failed to communicate with scheduler during heartbeat")
 
 
 class ClusterError(SrbfError):
@@ -161,7 +177,7 @@ class DaskCluster:
     def _local_client(self, distributed, local: int, max_retries: int, preload: tuple[str, ...]):
         import dask
 
-        settings = {**LEAN_SETTINGS, "distributed.scheduler.allowed-failures": max_retries}
+        settings = {**LEAN_SETTINGS, "distributed.scheduler.allowed-failures": max_retries, COMMAND_CLUSTER: True}
         if self._forked:
             settings["distributed.worker.multiprocessing-method"] = "forkserver"
             distributed.utils._forkserver_preload_set = True  # started already (else Dask's list: pandas and more)
