@@ -19,11 +19,10 @@ proportional set sizes, PSS, from /proc: a page that forked processes share coun
 summing resident sets would count it in each; the tree is looked at every 20 ms, a process's PSS
 read when its resident size has moved, the tree has changed or 0.2 s have passed, see ``PeakPss``), the fits (or predictions)
 per second, and the 2-worker speed-up over 1 worker. The machine's load average is printed before and after: on a
-shared machine the wall times move with it, the CPU times and the ratios much less. Before the
-timed steps, the same commands run once untimed on a few problems, so that Python's bytecode is
-compiled and the files are in the page cache, as on a machine that has run srbf before (the
-commands run without PYTHONDONTWRITEBYTECODE for that; the running cluster serves a run and a
-scoring pass then too). A Dask row's ratio is its throughput against the local executor's with 2
+shared machine the wall times move with it, the CPU times and the ratios much less. Right before
+each timed step, the same command runs once untimed on one problem per set (``Rehearsal``), so
+that Python's bytecode is compiled and the files are in the page cache, as on a machine that has
+just run srbf. A Dask row's ratio is its throughput against the local executor's with 2
 workers, and the suite checks that all stored the same results (key, status, expression) and the
 same metrics. On a ``--scheduler`` row the CPU column counts the running cluster's processes'
 CPU while the command ran, and their peak memory is printed apart (on a campaign they are other
@@ -41,6 +40,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -343,22 +343,45 @@ def metrics(store: Path) -> list[tuple]:
         conn.close()
 
 
-def warm_up(srbf: list[str], folder: Path, cluster: HandStartedCluster | None) -> None:
-    """The three commands on one problem per set, untimed: bytecode compiled, files cached (and the
-    running cluster's workers have served a run and a scoring pass, as a campaign's have)."""
-    config = write_config(folder, 1, name="warm-up.yaml")
-    store = folder / "warm-up"
-    on_cluster = [] if cluster is None else [("run", "-c", str(config)), ("score",)]
-    commands = [("run", "-c", str(config)), ("score",), ("analyze", "-o", str(folder / "warm-up-report"))]
-    for index, command in enumerate([*commands, *on_cluster]):
-        where = store if index < len(commands) else folder / "warm-up-cluster"
-        flags = ["--executor", "dask", "--scheduler", cluster.address] if index >= len(commands) else []
-        subprocess.run([*srbf, *command, "--results", str(where), *(["--quiet"] if command[0] != "analyze" else []), *flags],
-                       check=True, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+class Rehearsal:
+    """Each timed command is run once untimed just before, with the same flags, on one problem per
+    set: Python's bytecode is compiled, a running cluster has served that command before, and the
+    files the command reads are in the page cache, as on a machine that has just run srbf. The
+    rehearsal is right before each step, not once at the start, because this development host pages
+    out what nobody touched for about a minute (a DAMON ``pageout`` scheme: memory idle for 12
+    aggregation intervals of 5 s, at up to 128 MB/s, page cache included, with 22 GB free) and reads
+    its disk at tens of ms a request: ``srbf analyze``, whose libraries the run and score steps do
+    not touch, measured 3-9 s in the suite (2.5-3.3 s of CPU) and 20-36 s once after a large write,
+    against 1.5-2.1 s warm. The rehearsal commands run without PYTHONDONTWRITEBYTECODE."""
+
+    def __init__(self, srbf: list[str], folder: Path) -> None:
+        self.srbf, self.folder = srbf, folder
+        self.config = write_config(folder, 1, name="rehearsal.yaml")
+        self.unscored, self.scored = folder / "rehearsal-unscored", folder / "rehearsal-scored"
+        for store in (self.unscored, self.scored):
+            shutil.rmtree(store, ignore_errors=True)
+        self._srbf("run", "-c", str(self.config), "--results", str(self.unscored), "--quiet")
+        shutil.copytree(self.unscored, self.scored)
+        self._srbf("score", "--results", str(self.scored), "--quiet")
+
+    def before(self, command: str, flags: list[str]) -> None:
+        """Rehearse ``srbf COMMAND FLAGS`` (run, score or analyze)."""
+        scratch = self.folder / "rehearsal"
+        shutil.rmtree(scratch, ignore_errors=True)
+        if command == "run":
+            self._srbf("run", "-c", str(self.config), "--results", str(scratch), "--quiet", *flags)
+        elif command == "score":
+            shutil.copytree(self.unscored, scratch)
+            self._srbf("score", "--results", str(scratch), "--quiet", *flags)
+        else:
+            self._srbf("analyze", "--results", str(self.scored), "-o", str(scratch), *flags)
+
+    def _srbf(self, *arguments: str) -> None:
+        subprocess.run([*self.srbf, *arguments], check=True, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def one_round(
-    srbf: list[str], folder: Path, config: Path, cluster: HandStartedCluster | None
+    srbf: list[str], folder: Path, config: Path, cluster: HandStartedCluster | None, rehearsal: Rehearsal
 ) -> tuple[list[tuple], bool | None, bool]:
     """Every step once, each on a fresh store in ``folder``: the rows (step, seconds, CPU
     seconds, peak bytes, items), whether Dask stored what the local executor stored (None without
@@ -375,6 +398,7 @@ def one_round(
     stores = {}
     for label, flags in runs:
         store = folder / _folder_name(label)
+        rehearsal.before("run", flags)
         seconds, cpu, peak = timed([*srbf, "run", "-c", str(config), "--results", str(store), "--quiet", *flags],
                                    cluster if "--scheduler" in flags else None)  # fmt: skip
         stores[label] = store
@@ -384,11 +408,13 @@ def one_round(
     for label, flags in scores:
         copy = folder / _folder_name(label)
         subprocess.run(["cp", "-r", str(first), str(copy)], check=True)
+        rehearsal.before("score", flags)
         seconds, cpu, peak = timed([*srbf, "score", "--results", str(copy), "--quiet", *flags],
                                    cluster if "--scheduler" in flags else None)  # fmt: skip
         scored[label] = copy
         rows.append((label, seconds, cpu, peak, len(metrics(copy))))
     analyzed = scored["score, 2 workers"]
+    rehearsal.before("analyze", [])
     seconds, cpu, peak = timed([*srbf, "analyze", "--results", str(analyzed), "-o", str(folder / "report")])
     rows.append(("analyze", seconds, cpu, peak, len(stored(analyzed))))
     same_results = None
@@ -435,14 +461,14 @@ def main() -> None:
         folder.mkdir(parents=True, exist_ok=True)
         cluster = None if args.skip_dask else HandStartedCluster(folder)
         try:
-            warm_up(srbf, folder, cluster)
+            rehearsal = Rehearsal(srbf, folder)
             before = load()
             config = write_config(folder, args.limit)
             rounds = []
             for index in range(args.repeat):
                 where = folder if args.repeat == 1 else folder / f"round-{index + 1}"
                 where.mkdir(parents=True, exist_ok=True)
-                rounds.append(one_round(srbf, where, config, cluster))
+                rounds.append(one_round(srbf, where, config, cluster, rehearsal))
         finally:
             if cluster is not None:
                 cluster.close()
