@@ -264,30 +264,37 @@ class HandStartedCluster:
         dask = str(Path(sys.executable).with_name("dask"))
         address_file = folder / "scheduler.json"
         address_file.unlink(missing_ok=True)
-        log = open(folder / "cluster.log", "w")  # noqa: SIM115 - open while the cluster runs
+        self._log = open(folder / "cluster.log", "w")  # noqa: SIM115 - open while the cluster runs
         self.processes = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                                            "--scheduler-file", str(address_file)], env=env, stdout=log, stderr=log)]  # fmt: skip
-        for _ in range(600):
-            if address_file.exists() and address_file.stat().st_size:
-                break
-            time.sleep(0.1)
-        else:
+                                            "--scheduler-file", str(address_file)], env=env, stdout=self._log,
+                                           stderr=self._log)]  # fmt: skip
+        try:
+            self.address = self._address(address_file)
+            preloads = [flag for module in ("srbf.runs.dask_cluster", "srbf.runs.dask_slot", "srbf.judge.scoring_dask")
+                        for flag in ("--preload", module)]  # fmt: skip
+            self.processes.append(subprocess.Popen([dask, "worker", self.address, "--nworkers", "2", "--nthreads", "1",
+                                                    "--memory-limit", "0", "--no-dashboard", *preloads],
+                                                   env=env, stdout=self._log, stderr=self._log))  # fmt: skip
+            from distributed import Client
+
+            with Client(self.address, timeout="60s") as client:
+                client.wait_for_workers(2, timeout=60)
+        except (OSError, TimeoutError) as error:
             self.close()
-            sys.exit(f"dask scheduler did not start within 60 s; see {folder / 'cluster.log'}")
-        import json
-
-        self.address = json.loads(address_file.read_text())["address"]
-        preloads = [flag for module in ("srbf.runs.dask_cluster", "srbf.runs.dask_slot", "srbf.judge.scoring_dask")
-                    for flag in ("--preload", module)]  # fmt: skip
-        self.processes.append(subprocess.Popen([dask, "worker", self.address, "--nworkers", "2", "--nthreads", "1",
-                                                "--memory-limit", "0", "--no-dashboard", *preloads],
-                                               env=env, stdout=log, stderr=log))  # fmt: skip
-        from distributed import Client
-
-        with Client(self.address, timeout="60s") as client:
-            client.wait_for_workers(2, timeout=60)
+            sys.exit(f"the suite's Dask cluster did not start ({error}); see {folder / 'cluster.log'}")
         self.pids = [process.pid for process in self.processes]
         self.peak = PeakPss()
+
+    @staticmethod
+    def _address(address_file: Path) -> str:
+        """The scheduler's address, once it has written its scheduler file (within 60 s)."""
+        import json
+
+        for _ in range(600):
+            if address_file.exists() and address_file.stat().st_size:
+                return json.loads(address_file.read_text())["address"]
+            time.sleep(0.1)
+        raise TimeoutError("dask scheduler wrote no address within 60 s")
 
     def cpu(self) -> float:
         """CPU seconds of the cluster's processes so far."""
@@ -301,6 +308,7 @@ class HandStartedCluster:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+        self._log.close()
 
 
 def load() -> str:
