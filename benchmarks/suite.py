@@ -29,7 +29,7 @@ CPU while the command ran, and their peak memory is printed apart (on a campaign
 machines). With ``--repeat R`` every step runs R times,
 round after round (each round the whole list, so that a moment of load hits every step rather
 than one), and each row shows the medians, each ratio the median of the rounds' ratios and then
-every round's. It prints figures and asserts nothing.
+every round's; each round's wall times follow the table. It prints figures and asserts nothing.
 Targets (issue 19): run < 6 s and >= 1.5x with 2 workers, score < 5 s with 2 workers, analyze < 2 s,
 every step < 400 MB, Dask throughput >= 0.8x the local executor's with identical results (read on
 the ``--scheduler`` rows; the ``--local`` rows also pay a cluster's start-up, about a second).
@@ -496,6 +496,10 @@ def main() -> None:
         spread = " ".join(f"{r[label]:.2f}" for r in each) if label in each[0] and args.repeat > 1 else ""
         print(f"{label:38} {seconds:8.2f} {cpu:8.2f} {peak / 2**20:8.0f} {items / seconds:8.0f} {ratio:>7} {spread}")
     print("ratio: 2 workers' speed-up over 1; for Dask, its throughput over the local executor's with 2 workers")
+    if args.repeat > 1:
+        print("wall s of each round:")
+        for position, (label, *_) in enumerate(first):
+            print(f"  {label:36} " + " ".join(f"{rows[position][1]:6.2f}" for rows, *_ in rounds))
     if not args.skip_dask:
         print("*: on a cluster already running (dask scheduler and dask worker, started by hand as docs/cluster.md does);")
         print("   its processes' CPU while the command ran is counted with the command's; their peak memory"
