@@ -50,6 +50,9 @@ import threading
 import time
 from pathlib import Path
 
+from srbf.judge.worker_modules import DASK_MODULES
+from srbf.runs.fork_server import SLOT_MODULES
+
 
 def _pss(pid: int) -> int:
     """Proportional set size of ``pid`` in bytes: its private pages plus its share of pages it
@@ -242,11 +245,21 @@ def _cpu_of(pid: int) -> float:
     return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
-LEAN_CONFIG = """distributed:
-  worker: {profile: {enabled: false}}
-  admin: {tick: {interval: 1s}, system-monitor: {interval: 5s}}
-  nanny: {pre-spawn-environ: {MALLOC_TRIM_THRESHOLD_: null}}
-"""  # docs/cluster.md's settings file for workers started by hand
+def lean_config() -> str:
+    """``srbf.runs.dask_cluster.LEAN_SETTINGS`` as the Dask settings file docs/cluster.md has users
+    write for workers they start by hand."""
+    import yaml
+
+    from srbf.runs.dask_cluster import LEAN_SETTINGS
+
+    nested: dict = {}
+    for key, value in LEAN_SETTINGS.items():
+        *path, last = key.split(".")
+        node = nested
+        for part in path:
+            node = node.setdefault(part, {})
+        node[last] = value
+    return yaml.safe_dump(nested)
 
 
 class HandStartedCluster:
@@ -259,18 +272,19 @@ class HandStartedCluster:
 
     def __init__(self, folder: Path) -> None:
         (folder / "dask-config").mkdir(exist_ok=True)
-        (folder / "dask-config" / "srbf.yaml").write_text(LEAN_CONFIG)
+        (folder / "dask-config" / "srbf.yaml").write_text(lean_config())
         env = {**ENV, "DASK_CONFIG": str(folder / "dask-config")}
         dask = str(Path(sys.executable).with_name("dask"))
         address_file = folder / "scheduler.json"
         address_file.unlink(missing_ok=True)
         self._log = open(folder / "cluster.log", "w")  # noqa: SIM115 - open while the cluster runs
-        self.processes = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                                            "--scheduler-file", str(address_file)], env=env, stdout=self._log,
-                                           stderr=self._log)]  # fmt: skip
+        self.processes: list[subprocess.Popen] = []
         try:
+            self.processes.append(subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0",
+                                                    "--no-dashboard", "--scheduler-file", str(address_file)],
+                                                   env=env, stdout=self._log, stderr=self._log))  # fmt: skip
             self.address = self._address(address_file)
-            preloads = [flag for module in ("srbf.runs.dask_cluster", "srbf.runs.dask_slot", "srbf.judge.scoring_dask")
+            preloads = [flag for module in ("srbf.runs.dask_cluster", *SLOT_MODULES, *DASK_MODULES)
                         for flag in ("--preload", module)]  # fmt: skip
             self.processes.append(subprocess.Popen([dask, "worker", self.address, "--nworkers", "2", "--nthreads", "1",
                                                     "--memory-limit", "0", "--no-dashboard", *preloads],
