@@ -45,6 +45,7 @@ class ArenaData:
     stability: pd.DataFrame
     judgments: pd.DataFrame
     skipped: pd.DataFrame
+    configs_note: str | None = None  # the configurations set aside (srbf.store.configurations)
 
 
 def _grids(campaigns: pd.DataFrame, where: str) -> dict[int, tuple[str | None, str, bool]]:
@@ -61,9 +62,13 @@ def _grids(campaigns: pd.DataFrame, where: str) -> dict[int, tuple[str | None, s
     return out
 
 
-def collect(results: Any = None) -> ArenaData:
+def collect(results: Any = None, configs: Any = ("latest",)) -> ArenaData:
     """Evaluate every stored prediction for the arena (``results``: a results directory, a store
-    file, or an open ``ResultsStore``). ArenaError when there is no store or nothing to score."""
+    file, or an open ``ResultsStore``) of the configurations ``configs`` chooses ("latest" per
+    method, "all", or hashes: ``srbf.store.configurations``). ArenaError when there is no store or
+    nothing to score."""
+    from srbf.store.configurations import select_configurations
+
     from srbf.judge.arena_problem import evaluate_problem
     from srbf.judge.scoring_plan import plan
     from srbf.store import ResultsStore, resolve_path
@@ -74,7 +79,8 @@ def collect(results: Any = None) -> ArenaData:
             raise ArenaError(f"no results store at {path} (run something first, or pass --results DIR)")
     store = results if isinstance(results, ResultsStore) else ResultsStore.open_readonly(results)
     try:
-        predictions = store.predictions_frame(decode_json=False)
+        selection = select_configurations(store.configurations(), configs)
+        predictions = selection.apply(store.predictions_frame(decode_json=False))
         predictions = predictions[predictions["status"] != "placeholder"].reset_index(drop=True)
         if predictions.empty:
             raise ArenaError(f"{store.path}: no predictions to score (only placeholders, or none at all)")
@@ -101,11 +107,14 @@ def collect(results: Any = None) -> ArenaData:
         for pid in result.runs:
             ood_missing[pid] = result.ood_missing
     runs = _runs_frame(predictions, evaluations, grids, campaign, ood_missing)
+    if len(runs):
+        runs = selection.apply(runs, method="method_name", label="method").reset_index(drop=True)
     return ArenaData(
         runs=runs,
         stability=_stability_frame(runs, repeats, pairs),
         judgments=_judgments_frame(runs, pairs),
         skipped=pd.DataFrame(skipped, columns=["prediction_id", "reason"]),
+        configs_note=selection.note(),
     )
 
 

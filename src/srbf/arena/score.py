@@ -35,18 +35,21 @@ class ArenaResult:
     robustness: pd.DataFrame
     files: list[Path] = field(default_factory=list)
     skipped: int = 0
+    configs_note: str | None = None  # the configurations set aside (srbf.store.configurations)
 
 
 def score_arena(
-    results: Any = None, output: str | Path = "arena", *, replicates: int = DEFAULT_REPLICATES, seed: int = DEFAULT_SEED
+    results: Any = None, output: str | Path = "arena", *, replicates: int = DEFAULT_REPLICATES, seed: int = DEFAULT_SEED,
+    configs: Any = ("latest",),
 ) -> ArenaResult:
-    """Score the store at ``results`` on the six axes and write the arena folder ``output``."""
+    """Score the store at ``results`` on the six axes and write the arena folder ``output``;
+    ``configs`` chooses the configurations read (``srbf.store.configurations``)."""
     if isinstance(replicates, bool) or not isinstance(replicates, int) or replicates < 1:
         raise ArenaError(f"replicates must be a positive integer, got {replicates!r}")
     directory = Path(output)
     if directory.exists() and not directory.is_dir():
         raise ArenaError(f"{directory}: exists and is not a directory")
-    data = collect(results)
+    data = collect(results, configs)
     if data.runs.empty:
         reasons = "; ".join(sorted(set(data.skipped["reason"]))[:3])
         raise ArenaError(f"no prediction could be evaluated: {reasons}")
@@ -60,4 +63,4 @@ def score_arena(
             frame.to_csv(directory / f"{name}.csv", index=False)
             files.append(directory / f"{name}.csv")
     files += profile_figures(table, directory / "figures")
-    return ArenaResult(directory, table, robust, files, skipped=len(data.skipped))
+    return ArenaResult(directory, table, robust, files, skipped=len(data.skipped), configs_note=data.configs_note)

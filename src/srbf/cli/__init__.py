@@ -1,6 +1,6 @@
 """The ``srbf`` command. Thin: it parses arguments and delegates to the packages.
 
-One module per command group (``catalogs``, ``runs``, ``check``, ``methods``, ``judge``,
+One module per command group (``catalogs``, ``runs``, ``configs``, ``check``, ``methods``, ``judge``,
 ``report``, ``site``, ``timing``, ``decontamination``, ``audit``), each importing its package inside the command, so that building the parser
 (and ``srbf --help``) loads no NumPy, pandas, SymPy or pydantic. Every error srbf raises about its input
 (``srbf.core.SrbfError``, ``UserError`` among them) and every ``OSError`` ends in one line on
@@ -24,6 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     from srbf.cli.arena import add_arena_commands
     from srbf.cli.audit import add_audit_commands
     from srbf.cli.catalogs import add_catalog_commands
+    from srbf.cli.configs import add_config_commands
     from srbf.cli.decontamination import add_decontamination_command
     from srbf.cli.distill import add_distill_commands
     from srbf.cli.judge import add_judge_commands
@@ -40,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_catalog_commands(commands)
     add_judge_commands(commands)
     add_run_commands(commands)
+    add_config_commands(commands)
     add_method_commands(commands)
     add_new_command(commands, note=" (short for srbf methods new)")
     add_report_commands(commands)

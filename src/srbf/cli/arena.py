@@ -7,15 +7,19 @@ building the parser loads none of it. Bad input is one line on stderr and exit s
 from __future__ import annotations
 
 import argparse
+import sys
 
 from srbf.cli.args import positive_int
-from srbf.core import DEFAULT_RESULTS
+from srbf.cli.store_args import add_store_flags, configs_choice, results_root
 
 
 def _score(args: argparse.Namespace) -> int:
     from srbf.arena import score_arena
 
-    result = score_arena(args.results or DEFAULT_RESULTS, args.output, replicates=args.replicates, seed=args.seed)
+    result = score_arena(results_root(args), args.output, replicates=args.replicates, seed=args.seed,
+                         configs=configs_choice(args))
+    if result.configs_note:
+        print(f"srbf: note: {result.configs_note}", file=sys.stderr)
     rows = len(result.profile)
     print(f"wrote {result.directory}: the profile of {result.profile['method'].nunique()} method(s) in {rows} "
           f"condition row(s){', the noise robustness table' if len(result.robustness) else ''}, "
@@ -30,7 +34,7 @@ def add_arena_commands(commands: argparse._SubParsersAction) -> None:
     arena = commands.add_parser("arena", help="multi-axis evaluation: ID, OOD, SYM, MIN, EFF, STAB (docs/arena.md)")
     sub = arena.add_subparsers(dest="arena_command", required=True, metavar="COMMAND")
     p = sub.add_parser("score", help="score a results store on the six axes: profile and robustness tables, figures")
-    p.add_argument("--results", metavar="DIR", help=f"results store (default: {DEFAULT_RESULTS})")
+    add_store_flags(p)
     p.add_argument("-o", "--output", default="arena", metavar="DIR", help="output directory (default: arena)")
     p.add_argument("--replicates", type=positive_int, default=1000, metavar="N",
                    help="task bootstrap replicates (default: 1000)")

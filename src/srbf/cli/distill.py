@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 
 from srbf.cli.args import UserError, positive_int
+from srbf.cli.store_args import add_config_flag, add_configs_flag, configs_choice, results_root
 
 
 def _probe_list(text: str) -> list[str]:
@@ -20,13 +21,29 @@ def _probe_list(text: str) -> list[str]:
     return names
 
 
+def _records(args: argparse.Namespace):
+    """The probe records (``--records DIR``, else the store of ``-c CONFIG``: ``store_args``), of
+    the configurations ``--configs`` chooses; the line naming what was set aside goes to stderr."""
+    import sys
+
+    from srbf.distill import load_records
+
+    if args.results is None and args.config is None:
+        raise UserError("give the probe records: --records DIR (or -c CONFIG, whose results: they are)")
+    records = load_records(results_root(args), condition=args.condition, configs=configs_choice(args))
+    if records.configs_note:
+        print(f"srbf: note: {records.configs_note}", file=sys.stderr)
+    return records
+
+
 def _distill(args: argparse.Namespace) -> int:
-    if args.records is None or args.size is None:
+    if (args.results is None and args.config is None) or args.size is None:
         raise UserError("srbf distill needs --records DIR and --size N (or a subcommand: probes, validate)")
     from srbf.distill import distill_core
 
-    result = distill_core(args.records, args.size, args.output, probes=args.probes, min_paradigms=args.min_paradigms,
-                          condition=args.condition, starts=args.starts, seed=args.seed)  # fmt: skip
+    result = distill_core(results_root(args), args.size, args.output, probes=args.probes,
+                          min_paradigms=args.min_paradigms, condition=args.condition, starts=args.starts,
+                          seed=args.seed, records=_records(args))  # fmt: skip
     t = result.terms
     how = "given" if result.panel is None else f"chosen by calibration usability, U = {float(result.panel.best):.6f}"
     print(f"wrote {result.path}: {len(result.tasks)} of {result.eligible} eligible tasks ({result.total} in the records)")
@@ -34,16 +51,16 @@ def _distill(args: argparse.Namespace) -> int:
     print(f"  J = {t.j:.4f}: Coverage {t.coverage:.4f} (structural {t.structural_coverage:.4f}, response "
           f"{t.response_coverage:.4f}), MeanInfo {t.mean_info:.4f}, Balance {t.balance:.4f}")  # fmt: skip
     print(f"  run it: catalogs: [./{result.path.name}]; check it: srbf distill validate --core {result.path} "
-          f"--records {args.records}")  # fmt: skip
+          f"--records {results_root(args)}")  # fmt: skip
     return 0
 
 
 def _probes(args: argparse.Namespace) -> int:
-    from srbf.distill import choose_probes, load_records
+    from srbf.distill import choose_probes
     from srbf.distill.probes import paradigms_of, usability
     from srbf.report.text import text_table
 
-    records = load_records(args.records, condition=args.condition)
+    records = _records(args)
     scores = usability(records, paradigms_of(records))
     rows = [(s.method, s.paradigm, f"{float(s.q):.4f}", f"{float(s.b):.4f}", f"{float(s.h):.6f}", str(s.h))
             for s in sorted(scores, key=lambda s: (-s.h, s.method))]  # fmt: skip
@@ -61,9 +78,13 @@ def _validate(args: argparse.Namespace) -> int:
     from srbf.distill import validate_core
     from srbf.distill.validation_files import fidelity_markdown, write_validation
 
-    validation, probes = validate_core(args.core, args.records, draws=args.draws, seed=args.seed)
+    from srbf.distill.core_file import read_core
+
+    args.condition = read_core(args.core)[2].get("condition")
+    validation, probes = validate_core(args.core, results_root(args), draws=args.draws, seed=args.seed,
+                                       records=_records(args))  # fmt: skip
     files = write_validation(validation, args.output)
-    print(f"fidelity of {args.core} to the full set of {args.records} (probes: {', '.join(probes)}):")
+    print(f"fidelity of {args.core} to the full set of {results_root(args)} (probes: {', '.join(probes)}):")
     print(fidelity_markdown(validation), end="")
     print(f"wrote {args.output}: {', '.join(f.name for f in files)}")
     return 0
@@ -73,7 +94,10 @@ def add_distill_commands(commands: argparse._SubParsersAction) -> None:
     """Register ``srbf distill`` (and ``probes``, ``validate``) on the top-level parser."""
     p = commands.add_parser("distill", help="a compact core of tasks from probe records, its probes and its validation "
                                             "(docs/distill.md)")  # fmt: skip
-    p.add_argument("--records", metavar="DIR", help="results store of the probe runs (several methods x 3 repeats)")
+    p.add_argument("--records", dest="results", metavar="DIR",
+                   help="results store of the probe runs (several methods x 3 repeats)")
+    add_config_flag(p)
+    add_configs_flag(p)
     p.add_argument("--size", type=positive_int, metavar="N", help="tasks in the core")
     p.add_argument("--probes", type=_probe_list, metavar="A,B,C,D",
                    help="the probe methods (default: chosen by calibration usability)")
@@ -86,13 +110,17 @@ def add_distill_commands(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(run=_distill)
     sub = p.add_subparsers(dest="distill_command", metavar="COMMAND")
     q = sub.add_parser("probes", help="calibration usability of every recorded method and the best probe panels")
-    q.add_argument("--records", metavar="DIR", required=True, help="results store of the runs (scored: srbf score)")
+    q.add_argument("--records", dest="results", metavar="DIR", help="results store of the runs (scored: srbf score)")
+    add_config_flag(q)
+    add_configs_flag(q)
     q.add_argument("--min-paradigms", type=positive_int, default=3, metavar="M", help="paradigms a panel must cover")
     q.add_argument("--condition", metavar="TEXT", help="the data condition (default: the one clean condition)")
     q.set_defaults(run=_probes)
     v = sub.add_parser("validate", help="fidelity of a core to the full set, against six alternative selectors")
     v.add_argument("--core", metavar="FILE", required=True, help="a core written by srbf distill")
-    v.add_argument("--records", metavar="DIR", required=True, help="results store with the full set's runs")
+    v.add_argument("--records", dest="results", metavar="DIR", help="results store with the full set's runs")
+    add_config_flag(v)
+    add_configs_flag(v)
     v.add_argument("--draws", type=positive_int, default=100, metavar="N", help="draws per random selector (default: 100)")
     v.add_argument("--seed", type=int, default=0, help="seed of the random selectors (default: 0)")
     v.add_argument("-o", "--output", default="distill-validation", metavar="DIR",

@@ -22,7 +22,7 @@ from srbf.cli.args import (
     prestart_workers,
     terminate_as_interrupt,
 )
-from srbf.core import DEFAULT_RESULTS
+from srbf.cli.store_args import add_store_flags, results_root
 
 __all__ = ["add_judge_commands"]
 
@@ -48,7 +48,7 @@ def _score(args: argparse.Namespace) -> int:
 
     previous = signal.signal(signal.SIGTERM, terminate_as_interrupt)  # `kill PID` stops like Ctrl-C
     try:
-        summary = score_store(args.results, workers=args.workers, srbench=args.srbench,
+        summary = score_store(results_root(args), workers=args.workers, srbench=args.srbench,
                               progress=not (args.quiet or args.json), force=args.force, cluster=cluster)  # fmt: skip
     finally:
         signal.signal(signal.SIGTERM, previous)
@@ -89,7 +89,7 @@ def add_judge_commands(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser(
         "score", help="derive the judge's metrics for every stored prediction that has none yet (resumable)"
     )
-    p.add_argument("--results", metavar="DIR", help=f"results store (default: {DEFAULT_RESULTS})")
+    add_store_flags(p, configs=False)  # every configuration is scored
     p.add_argument("--workers", type=positive_int, metavar="N",
                    help="scoring processes (default: one per core; 1 scores in this process)")  # fmt: skip
     p.add_argument("--srbench", action="store_true",

@@ -12,7 +12,7 @@ import functools
 import gc
 
 from srbf.cli.args import UserError
-from srbf.core import DEFAULT_RESULTS
+from srbf.cli.store_args import add_store_flags, configs_choice, results_root
 
 
 def _positive_float(text: str) -> float:
@@ -52,7 +52,7 @@ def _frame(args: argparse.Namespace):
     from srbf.report.data import load_long_frame
 
     notes: list[str] = []
-    frame = load_long_frame(args.results or DEFAULT_RESULTS, condition=args.condition, notes=notes)
+    frame = load_long_frame(results_root(args), condition=args.condition, notes=notes, configs=configs_choice(args))
     for note in notes:
         print(f"srbf: note: {note}", file=sys.stderr)
     return frame
@@ -78,7 +78,7 @@ def _stack(args: argparse.Namespace):
     None when the predictions came from elsewhere than a store file."""
     from srbf.store import ResultsStore, resolve_path
 
-    root = args.results or DEFAULT_RESULTS
+    root = results_root(args)
     if not resolve_path(root).is_file():
         return None
     with ResultsStore.open_readonly(root) as store:
@@ -91,7 +91,7 @@ def _timing(args: argparse.Namespace):
     from srbf.stats.timing_readout import find_subset, readout_time_axis
     from srbf.store import resolve_path
 
-    folder = args.timing or find_subset(args.results or DEFAULT_RESULTS)
+    folder = args.timing or find_subset(results_root(args))
     if folder is None or (not args.timing and not resolve_path(folder / "results").is_file()):
         return None
     return readout_time_axis(folder)
@@ -122,7 +122,7 @@ def _analyze(args: argparse.Namespace) -> int:
         frame = _frame(args)
         report = build_report(frame, args.output, metrics=args.metric, times=args.at_seconds or DECLARED_TIMES,
                               statistic=args.statistic, show_incomplete=args.show_incomplete,
-                              source=str(args.results or DEFAULT_RESULTS), confirmatory=_confirmatory(args, frame),
+                              source=results_root(args), confirmatory=_confirmatory(args, frame),
                               stack=functools.partial(_stack, args), files=files, at_budget=args.at_budget,
                               timing=_timing(args), painter=painter)
     for note in report.notes:
@@ -161,7 +161,7 @@ def _ranks(args: argparse.Namespace) -> int:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--results", metavar="DIR", help=f"results store (default: {DEFAULT_RESULTS})")
+    add_store_flags(p)
     p.add_argument("--condition", metavar="TEXT",
                    help="the data condition to analyse, e.g. 'n_support=512;noise=0' (needed when there are several)")
     p.add_argument("--statistic", choices=("meta", "bootstrap"), default="meta",

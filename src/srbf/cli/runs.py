@@ -15,6 +15,7 @@ import signal
 import threading
 
 from srbf.cli.args import UserError, add_executor_flags, cluster_choice, positive_int, terminate_as_interrupt
+from srbf.cli.store_args import add_store_flags, configs_choice, results_root
 from srbf.core import DEFAULT_RESULTS
 from srbf.runs.config_limits import MAX_VARIANTS  # standard library only: cheap to import for --help
 
@@ -123,13 +124,67 @@ def _run(args: argparse.Namespace) -> int:
     return 130 if summary.interrupted else 0
 
 
+STATUS_COUNTS = ("ok", "failed", "timeout", "crashed", "placeholder")
+
+
+def _failures(root, label_of: dict) -> list:
+    """The stored fits of these configurations that were not ok, grouped (``runs.status``)."""
+    from srbf.runs.status import stored_failures
+    from srbf.store import ResultsStore
+
+    with ResultsStore.open_readonly(root) as store:
+        return stored_failures(store, label_of)
+
+
+def _store_status(args: argparse.Namespace) -> int:
+    """``srbf status`` without a config: what the store holds, per method, set and budget."""
+    from srbf.report.text import text_table
+    from srbf.runs.status import store_counts
+    from srbf.runs.summary import failure_lines
+    from srbf.store import ResultsStore, resolve_path
+    from srbf.store.configurations import select_configurations
+
+    root = results_root(args)
+    path = resolve_path(root)
+    if not path.is_file():
+        raise UserError(f"no results store at {path} (pass --results DIR, or -c CONFIG to see what a run plans)")
+    with ResultsStore.open_readonly(root) as store:
+        label_of = dict(select_configurations(store.configurations(), "all").kept)  # older ones: METHOD@HASH
+        rows = store_counts(store, label_of)
+    failures = _failures(root, label_of)
+    if args.json:
+        from dataclasses import asdict
+
+        print(json.dumps({"results": str(path), "rows": [
+            {"method": r.method, "provenance": r.provenance, "catalog": r.catalog, "budget": r.budget,
+             "stored": r.stored, **{s: r.statuses[s] for s in STATUS_COUNTS}} for r in rows],
+            "failures": [asdict(g) for g in failures]}, indent=2))  # fmt: skip
+        return 0
+    print(f"results {path} (no config given: what the store holds; -c CONFIG also counts what is pending)")
+    header = ("method", "catalog", "budget", *STATUS_COUNTS, "stored")
+    table = [(f"{r.method} ({r.provenance})", r.catalog, f"{r.budget:g}", *(r.statuses[s] for s in STATUS_COUNTS),
+              r.stored) for r in rows]  # fmt: skip
+    totals = [sum(r.statuses[s] for r in rows) for s in STATUS_COUNTS]
+    print(text_table(header, table, right=range(2, len(header)), header_rule=False,
+                     footer=[("total", "", "", *totals, sum(totals))]))  # fmt: skip
+    for line in failure_lines(failures):
+        print(line)
+    return 0
+
+
 def _status(args: argparse.Namespace) -> int:
     from srbf.runs.status import collect_status
+    from srbf.runs.summary import failure_lines
 
+    if args.config is None:
+        return _store_status(args)
     config, variants, shard, _ = _load(args)
     rows, path, exists = collect_status(config, variants=variants, shard=shard)
-    counts = ("ok", "failed", "timeout", "crashed", "placeholder")
+    counts = STATUS_COUNTS
+    failures = _failures(config.results, {(v.name, v.config_hash): v.label for v in variants}) if exists else []
     if args.json:
+        from dataclasses import asdict
+
         print(json.dumps({
             "experiment": config.experiment, "results": str(path), "exists": exists,
             "shard": str(shard) if shard else None, "repeats": config.repeats,
@@ -137,6 +192,7 @@ def _status(args: argparse.Namespace) -> int:
                       "planned": r.planned,
                       **{s: r.statuses[s] for s in counts}, "pending": r.pending,
                       "model_string_mismatch": r.mismatches} for r in rows],
+            "failures": [asdict(g) for g in failures],
         }, indent=2))
         return 0
     from srbf.report.text import text_table
@@ -167,6 +223,8 @@ def _status(args: argparse.Namespace) -> int:
     print(f"{done} of {planned} fits stored ({100.0 * done / planned if planned else 100.0:.1f}%), {pending} pending")
     for note in filter(None, (row.mismatch_note() for row in rows)):
         print(note)
+    for line in failure_lines(failures):
+        print(line)
     return 0
 
 
@@ -195,14 +253,16 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    import sys
     from pathlib import Path
 
     from srbf.store import ResultsStore, resolve_path
+    from srbf.store.configurations import select_configurations
 
     out = Path(args.output)
     if out.suffix.lower() not in (".parquet", ".pq", ".csv"):
         raise UserError(f"-o {args.output}: the file name must end in .parquet or .csv")
-    root = args.results if args.results is not None else DEFAULT_RESULTS
+    root = results_root(args)
     if not resolve_path(root).is_file():
         raise UserError(f"no results store at {resolve_path(root)} (run something first, or pass --results DIR)")
     filters = {}
@@ -216,10 +276,13 @@ def _export(args: argparse.Namespace) -> int:
     if args.metrics:
         from srbf.judge import JUDGE_VERSION as version
     with ResultsStore.open_readonly(root) as store:
+        selection = select_configurations(store.configurations(), configs_choice(args))
         if version is not None and store.metrics_frame(version, expand=False, **filters).empty:
             raise UserError(f"no metrics of judge {version} in {store.path}: run srbf score first")
-        written = store.export(out, metrics=version, **filters)
-        n = len(store.predictions_frame(decode_json=False, **filters))
+        written = store.export(out, metrics=version, configs=selection, **filters)
+        n = len(selection.apply(store.predictions_frame(decode_json=False, **filters)))
+    if selection.note():
+        print(f"srbf: note: {selection.note()}", file=sys.stderr)
     print(f"wrote {written}: {n} prediction(s)" + (f" with the metrics of judge {version}" if version else ""))
     return 0
 
@@ -273,11 +336,13 @@ def add_run_commands(commands: argparse._SubParsersAction) -> None:
                         "(default: run.secret in the config's results)")  # fmt: skip
     p.set_defaults(run=_run)
 
-    p = commands.add_parser("status", help="fits done, failed and pending per set and budget (safe during a run)")
-    p.add_argument("-c", "--config", required=True, help="run config (YAML)")
+    p = commands.add_parser("status", help="fits done, failed and pending per set and budget, and why fits failed "
+                                           "(safe during a run)")  # fmt: skip
+    p.add_argument("-c", "--config", help="run config (YAML): what it plans against what is stored (without it: what "
+                                          "the store of --results holds)")  # fmt: skip
     p.add_argument("--sweep-filter", action="append", metavar="AXIS=VALUE", help="as for srbf run")
     p.add_argument("--limit", type=positive_int, metavar="N", help="as for srbf run")
-    p.add_argument("--results", metavar="DIR", help="results store (default: the config's)")
+    p.add_argument("--results", metavar="DIR", help=f"results store (default: the config's results:, else {DEFAULT_RESULTS})")
     p.add_argument("--shard", metavar="K/N", help="the share and store of shard K of N (as for srbf run)")
     p.add_argument("--allow-large", action="store_true", help=ALLOW_LARGE)
     p.add_argument("--json", action="store_true", help="machine-readable output")
@@ -298,7 +363,7 @@ def add_run_commands(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(run=_check)
 
     p = commands.add_parser("export", help="write stored predictions (and their metrics) to Parquet or CSV")
-    p.add_argument("--results", metavar="DIR", help=f"results store (default: {DEFAULT_RESULTS})")
+    add_store_flags(p)
     p.add_argument("-o", "--output", metavar="FILE", required=True, help="FILE.parquet or FILE.csv")
     p.add_argument("--method", action="append", help="only this method (repeatable)")
     p.add_argument("--catalog", action="append", help="only this catalog (repeatable)")

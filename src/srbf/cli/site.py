@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from srbf.cli.report import _method_pair, _positive_float, _timing, _user_errors, timing_option
-from srbf.core import DEFAULT_RESULTS
+from srbf.cli.store_args import add_store_flags, configs_choice, results_root
 
 
 def _port(text: str) -> int:
@@ -30,9 +30,9 @@ def _build(args: argparse.Namespace) -> int:
     from srbf.site.load import load_results
     from srbf.stats import DECLARED_TIMES
 
-    source = str(args.results or DEFAULT_RESULTS)
+    source = results_root(args)
     notes: list[str] = []
-    frame = load_results(source, args.condition or (), notes)
+    frame = load_results(source, args.condition or (), notes, configs=configs_choice(args))
     for note in notes:
         print(f"srbf: note: {note}", file=sys.stderr)
     pairs = confirmatory_pairs(frame, args.confirmatory or (), args.confirmatory_vs)
@@ -56,7 +56,7 @@ def add_site_commands(commands: argparse._SubParsersAction) -> None:
     site = commands.add_parser("site", help="the results explorer: a static site built from the analysis")
     sub = site.add_subparsers(dest="site_command", required=True, metavar="COMMAND")
     p = sub.add_parser("build", help="write the explorer (index.html, data, plotly.js) into a folder")
-    p.add_argument("--results", metavar="DIR", help="results store (default: ./srbf-results)")
+    add_store_flags(p)
     p.add_argument("--condition", action="append", metavar="TEXT",
                    help="a data condition to include, e.g. 'n_support=512;noise=0' (repeatable; default: all)")
     p.add_argument("-o", "--output", default="site", metavar="DIR", help="site folder (default: site)")

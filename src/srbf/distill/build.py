@@ -72,9 +72,10 @@ def _probes(records: Records, probes: Sequence[str] | None, min_paradigms: int) 
 
 def distill_core(results: str | Path, size: int, output: str | Path, *, probes: Sequence[str] | None = None,
                  min_paradigms: int = MIN_PARADIGMS, condition: str | None = None, starts: int = DEFAULT_STARTS,
-                 seed: int = 0, records: Records | None = None) -> CoreResult:  # fmt: skip
-    """Distil a core of ``size`` tasks from the records at ``results`` and write it to ``output``."""
-    records = records or load_records(results, condition=condition)
+                 seed: int = 0, records: Records | None = None, configs=("latest",)) -> CoreResult:  # fmt: skip
+    """Distil a core of ``size`` tasks from the records at ``results`` and write it to ``output``
+    (of the configurations ``configs`` chooses: ``srbf.store.configurations``)."""
+    records = records or load_records(results, condition=condition, configs=configs)
     chosen_probes, panel = _probes(records, probes, min_paradigms)
     table = full_set(records, chosen_probes)
     eligible = table[table["eligible"]].reset_index(drop=True)
@@ -102,10 +103,11 @@ def distill_core(results: str | Path, size: int, output: str | Path, *, probes: 
 
 
 def validate_core(core: str | Path, results: str | Path, *, draws: int = DEFAULT_DRAWS, seed: int = 0,
-                  records: Records | None = None) -> tuple[Validation, list[str]]:  # fmt: skip
-    """Validate the core file ``core`` against the records at ``results``; also return its probes."""
+                  records: Records | None = None, configs=("latest",)) -> tuple[Validation, list[str]]:  # fmt: skip
+    """Validate the core file ``core`` against the records at ``results`` (of the configurations
+    ``configs`` chooses); also return its probes."""
     tasks, probes, made = read_core(core)
-    records = records or load_records(results, condition=made.get("condition"))
+    records = records or load_records(results, condition=made.get("condition"), configs=configs)
     table = full_set(records, probes)
     position = {task: i for i, task in enumerate(table["task"])}
     missing = [t for t in tasks if t not in position]

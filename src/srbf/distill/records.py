@@ -35,6 +35,7 @@ class Records:
     source: str
     condition: str
     repeats: int
+    configs_note: str | None = None  # the configurations set aside (srbf.store.configurations)
 
     @property
     def methods(self) -> list[str]:
@@ -83,14 +84,15 @@ def _train_errors(results: str | Path) -> dict[int, float]:
     return {int(p): float(v) for p, v in zip(frame["prediction_id"], values) if pd.notna(v)}
 
 
-def load_records(results: str | Path, *, condition: str | None = None) -> Records:
+def load_records(results: str | Path, *, condition: str | None = None, configs=("latest",)) -> Records:
     """The runs of the results store at ``results`` (a results directory or store file) under
-    ``condition`` (default: its one clean condition)."""
+    ``condition`` (default: its one clean condition), of the configurations ``configs`` chooses
+    (``srbf.store.configurations``)."""
     from srbf.arena import ArenaError, collect
 
     where = str(results)
     try:
-        data = collect(results)
+        data = collect(results, configs)
     except ArenaError as error:
         raise DistillError(f"records {where}: {error}") from None
     runs = data.runs
@@ -106,4 +108,4 @@ def load_records(results: str | Path, *, condition: str | None = None) -> Record
     runs["valid"] = runs["valid"].astype(bool)
     runs = runs[list(RUN_COLUMNS)].reset_index(drop=True)
     repeats = int(runs.groupby(["method", "task"]).size().max())
-    return Records(runs=runs, source=where, condition=chosen, repeats=repeats)
+    return Records(runs=runs, source=where, condition=chosen, repeats=repeats, configs_note=data.configs_note)

@@ -24,13 +24,15 @@ class ReportInputError(SrbfError, ValueError):
 
 
 def load_long_frame(results: str | Path | None = None, *, condition: str | None = None,
-                    notes: list | None = None) -> pd.DataFrame:
+                    notes: list | None = None, configs=("latest",)) -> pd.DataFrame:
     """The scored predictions of the store at ``results`` (a directory or .sqlite file) as the long
     frame; :class:`ReportInputError` with one line when there is no store or nothing is scored.
 
     ``condition`` selects one data condition (e.g. ``n_support=512;noise=0``); a store holding
     several must be narrowed to one. Warnings of the scoring pass (predictions not scored yet) are
-    appended to ``notes`` as lines instead of being printed.
+    appended to ``notes`` as lines instead of being printed, and so is the line naming the
+    configurations set aside: ``configs`` chooses them (``srbf.store.configurations``: "latest"
+    per method, "all", or hashes).
     """
     from srbf.judge.metric_keys import JUDGE_VERSION
     from srbf.store import ResultsStore, metrics_long_frame, resolve_path
@@ -43,10 +45,21 @@ def load_long_frame(results: str | Path | None = None, *, condition: str | None 
     with ResultsStore.open_readonly(root) as store, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         frame = metrics_long_frame(store, judge_version=JUDGE_VERSION, **filters)
+        frame, chosen = read_configs(store, frame, configs)
     frame = require_scores(frame, root)
     if notes is not None:
         notes.extend(str(w.message) for w in caught)
+        notes.extend(filter(None, [chosen]))
     return _one_condition(frame, condition)
+
+
+def read_configs(store, frame: pd.DataFrame, configs) -> tuple[pd.DataFrame, str | None]:
+    """The long ``frame`` of ``store`` narrowed to the configurations ``configs`` chooses, each
+    shown under its label, and the line naming what was set aside (None if nothing was)."""
+    from srbf.store.configurations import select_configurations
+
+    selection = select_configurations(store.configurations(), configs)
+    return selection.apply(frame, method="method_name", label="method").reset_index(drop=True), selection.note()
 
 
 def _one_condition(frame: pd.DataFrame, condition: str | None) -> pd.DataFrame:

@@ -85,3 +85,32 @@ def collect_status(
             row.statuses[status] += 1
             row.mismatches += mismatch
     return list(rows.values()), path, exists
+
+
+ABNORMAL = ("failed", "timeout", "crashed")
+
+
+def stored_failures(store, label_of: dict[tuple[str, str], str]) -> list:
+    """The stored fits of the configurations ``label_of`` maps ((method, config_hash) -> label)
+    that were not ok, grouped by method, status and reason (``summary.failure_groups``)."""
+    from srbf.runs.summary import failure_groups, fit_place
+
+    if not label_of:
+        return []
+    columns = ("method", "config_hash", "status", "error", "catalog", "problem_id", "draw", "budget")
+    rows = store.prediction_rows(columns, status=list(ABNORMAL), config_hash=sorted({h for _, h in label_of}))
+    return failure_groups((label_of[(r.method, r.config_hash)], r.status, r.error, fit_place(r))
+                          for r in rows if (r.method, r.config_hash) in label_of)  # fmt: skip
+
+
+def store_counts(store, label_of: dict[tuple[str, str], str]) -> list[StatusRow]:
+    """Per (label, catalog, budget): the stored fits of each status (``srbf status`` without a
+    config, where nothing is planned)."""
+    columns = ("method", "config_hash", "catalog", "budget", "status", "provenance")
+    rows: dict[tuple[str, str, float], StatusRow] = {}
+    for r in store.prediction_rows(columns):
+        name = label_of.get((r.method, r.config_hash), r.method)
+        row = rows.setdefault((name, r.catalog, r.budget), StatusRow(name, r.catalog, r.budget, provenance=r.provenance))
+        row.statuses[r.status] += 1
+        row.planned += 1
+    return sorted(rows.values(), key=lambda row: (row.method, row.catalog, row.budget))

@@ -1,10 +1,12 @@
-"""What a run reports: the progress bar while it runs, and the ``RunSummary`` when it ends."""
+"""What a run reports: the progress bar while it runs, the ``RunSummary`` when it ends, and the
+reasons fits failed, grouped (``failure_groups``: what ``srbf run`` ends with and ``srbf status`` shows)."""
 
 from __future__ import annotations
 
 import os
 import sys
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +29,7 @@ class RunSummary:
     campaigns: dict[str, int] = field(default_factory=dict)  # variant label -> campaign id
     notes: list[str] = field(default_factory=list)
     resume_hint: str = "run the same config again"
+    failures: list[FailureGroup] = field(default_factory=list)  # this run's fits that were not ok, grouped
 
     @property
     def recorded(self) -> int:
@@ -68,8 +71,45 @@ class RunSummary:
                 f"interrupted: every finished fit is kept; {self.unfinished} fit(s) were in flight or not "
                 f"started and were not recorded. To resume: {self.resume_hint} (stored fits are skipped)"
             )
+        lines += failure_lines(self.failures)
         lines.append(f"results: {self.store}")
         return "\n".join(lines)
+
+
+@dataclass
+class FailureGroup:
+    """Fits of one method that ended alike: the same status and the same first line of the reason."""
+
+    method: str
+    status: str
+    reason: str  # the first line of the error ("" when the method gave none)
+    count: int
+    first: str  # where the first of them happened: set/problem, draw, budget
+
+
+def failure_groups(failures: Iterable[tuple[str, str, str | None, str]]) -> list[FailureGroup]:
+    """``(method, status, error, where)`` of fits that were not ok, grouped by method, status and
+    the error's first line; the largest groups first, each with where its first fit was."""
+    groups: dict[tuple[str, str, str], FailureGroup] = {}
+    for method, status, error, where in failures:
+        lines = str(error or "").strip().splitlines()
+        reason = lines[0].strip() if lines else ""
+        group = groups.setdefault((method, status, reason), FailureGroup(method, status, reason, 0, where))
+        group.count += 1
+    return sorted(groups.values(), key=lambda g: (-g.count, g.method, g.status, g.reason))
+
+
+def failure_lines(groups: list[FailureGroup], limit: int = 10) -> list[str]:
+    """The grouped reasons as lines for the terminal (at most ``limit`` groups, then how many more)."""
+    if not groups:
+        return []
+    total = sum(g.count for g in groups)
+    lines = [f"why {total} fit(s) were not ok (count, status, first fit, first line of the reason):"]
+    for g in groups[:limit]:
+        lines.append(f"  {g.method}: {g.count} {g.status} (first: {g.first}): {g.reason or 'no reason given'}")
+    if len(groups) > limit:
+        lines.append(f"  ... and {len(groups) - limit} more group(s): srbf export --status failed -o failed.csv lists every fit")
+    return lines
 
 
 def _plural(status: str) -> str:
@@ -98,3 +138,8 @@ def progress_bar(total: int, experiment: str, show: bool):
         nrows=None if sized else 24,
         smoothing=0.1,
     )
+
+
+def fit_place(key) -> str:
+    """Where a fit ran, for a failure line: ``set/problem draw D, budget B``."""
+    return f"{key.catalog}/{key.problem_id} draw {key.draw}, budget {key.budget:g}"

@@ -141,11 +141,12 @@ def campaigns(conn: sqlite3.Connection) -> pd.DataFrame:
 
 def export_predictions(
     conn: sqlite3.Connection, path: Path, format: str | None, filters: Mapping[str, Any],
-    judge_version: str | None = None,
+    judge_version: str | None = None, configs: Any = None,
 ) -> Path:
     """Write the selected predictions to ``path`` (internals stay JSON text); return the path.
     With ``judge_version``, each row also carries that judge's metrics, one column per metric
-    (empty for a prediction it has not scored)."""
+    (empty for a prediction it has not scored); ``configs`` (a ``configurations.Selection``)
+    keeps the configurations it chose."""
     if format is None:
         suffix = path.suffix.lower()
         format = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv"}.get(suffix)
@@ -154,6 +155,8 @@ def export_predictions(
     if format not in ("parquet", "csv"):
         raise ValueError(f"export format {format!r} is not 'parquet' or 'csv'")
     frame = predictions(conn, filters, decode_json=False)
+    if configs is not None:
+        frame = configs.apply(frame).reset_index(drop=True)
     if judge_version is not None:
         frame = with_metrics(conn, frame, judge_version, filters)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -344,6 +344,15 @@ class ResultsStore:
             )
         return int(row_id)
 
+    def forget(self, pairs: Collection[tuple[str, str]]) -> dict[str, int]:
+        """Remove the configurations ``pairs`` ((method, config_hash)) in ONE transaction: their
+        predictions, trajectories and metrics, the campaigns that recorded only them and the judge
+        stacks only their metrics used (``configurations.forget_rows``); return the counts removed."""
+        from srbf.store.configurations import forget_rows
+
+        with self._writing(f"forgetting {len(pairs)} configuration(s)") as conn:
+            return forget_rows(conn, pairs)
+
     # -- reading ----------------------------------------------------------------------------------
 
     def _read(self, doing: str, reader: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -356,6 +365,19 @@ class ResultsStore:
         from srbf.store import frames  # pandas is imported by the frame readers only, not by the driver
 
         return self._read(doing, getattr(frames, reader), *args, **kwargs)
+
+    def configurations(self) -> list:
+        """Every configuration with stored fits (``srbf.store.configurations.Configuration``),
+        grouped by label, newest first: what ``srbf runs`` lists and ``--configs`` chooses from."""
+        from srbf.store.configurations import read_configurations
+
+        return self._read("reading its configurations", read_configurations)
+
+    def forget_counts(self, pairs: Collection[tuple[str, str]]) -> dict[str, int]:
+        """How many rows ``forget(pairs)`` would remove, per table (nothing is removed)."""
+        from srbf.store.configurations import forget_counts
+
+        return self._read("counting a configuration's rows", forget_counts, pairs)
 
     def done_keys(self, config_hash: str | None = None) -> set[TaskKey]:
         """Every stored key (of one configuration hash, if given), whatever its status: resume skips them."""
@@ -412,10 +434,12 @@ class ResultsStore:
         return self._read("reading the stacks", stack_frame, filters)
 
     def export(self, path: str | Path, format: str | None = None, *, metrics: str | None = None,
-               **filters: Any) -> Path:  # fmt: skip
+               configs: Any = None, **filters: Any) -> Path:  # fmt: skip
         """Write predictions to Parquet or CSV (format from the suffix unless given); return the path.
-        ``metrics``: a judge version, whose metrics each row then carries (one column per metric)."""
-        return self._frames("exporting predictions", "export_predictions", Path(path), format, filters, metrics)
+        ``metrics``: a judge version, whose metrics each row then carries (one column per metric);
+        ``configs``: a ``configurations.Selection``, whose configurations alone are written."""
+        return self._frames("exporting predictions", "export_predictions", Path(path), format, filters, metrics,
+                            configs)
 
     # -- reading rows (no pandas: what the scoring pass plans from) -------------------------------
 
