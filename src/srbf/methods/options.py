@@ -11,7 +11,9 @@ A method.yaml lists each option its adapter takes with what it may be::
 Constraint keys: ``type`` (int, number, bool, str, list, mapping, any), ``range`` ([low, high],
 closed, null for no bound), ``choices``, ``nullable``, ``items`` (a constraint for every element
 of a list), ``length`` (of a list: n, or [low, high]), ``keys`` (a mapping's only keys, each with its constraint),
-``forbidden`` (keys a mapping may not set) with ``why``. ``option_problems`` checks a config's
+``forbidden`` (keys a mapping may not set) with ``why``, ``signature`` (``module:Name``, the
+estimator a mapping's keys are handed to: checked in the method's own interpreter by
+``srbf.methods.param_names``, at ``srbf check`` and before a run). ``option_problems`` checks a config's
 options against them when the config is loaded, so a bad option stops ``srbf check`` and
 ``srbf run`` before any fit, with one message in the manner of scikit-learn's parameter
 validation: which option of which method, what is allowed, what was given. Defaults are the
@@ -25,7 +27,7 @@ import math
 from typing import Any, Mapping
 
 TYPES = ("int", "number", "bool", "str", "list", "mapping", "any")
-CONSTRAINT_KEYS = ("type", "range", "choices", "nullable", "items", "length", "keys", "forbidden", "why")
+CONSTRAINT_KEYS = ("type", "range", "choices", "nullable", "items", "length", "keys", "forbidden", "why", "signature")
 _ARTICLE = {"int": "an int", "number": "a number", "bool": "true or false", "str": "a string", "list": "a list",
             "mapping": "a mapping", "any": "any value"}  # fmt: skip
 

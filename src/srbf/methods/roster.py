@@ -206,6 +206,19 @@ def option_problems(adapter_path: str | Path, options: Mapping[str, Any]) -> lis
     return problems(spec.name, spec.options, options)
 
 
+def param_problems(adapter_path: str | Path, options: Mapping[str, Any], python: str | None) -> list[str]:
+    """The pass-through parameters (``params``) of the roster method whose adapter file is
+    ``adapter_path`` that its estimator does not take, read in ``python`` (``param_names``): one
+    line each; [] for a file off the roster."""
+    from srbf.methods.param_names import param_problems as problems
+
+    folder = Path(adapter_path).resolve().parent
+    spec = ROSTER.get(folder.name)
+    if spec is None or spec.adapter_path.resolve() != Path(adapter_path).resolve():
+        return []
+    return problems(spec.name, spec.options, options, python)
+
+
 def select(name: str) -> list[MethodSpec]:
     """``all`` -> every record, in roster order; else the one record named."""
     return list(ROSTER.values()) if name == "all" else [get(name)]

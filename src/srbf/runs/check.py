@@ -153,13 +153,14 @@ def _check_variant(variant, chosen, passed, say, score: Scorer | None) -> None:
     from srbf.methods.isolation import method_seed
     from srbf.methods.worker import WorkerStartError
     from srbf.runs.executor import new_worker
+    from srbf.runs.driver import variant_param_problems
     from srbf.runs.plan import worker_spec
     from srbf.core import FitTask
 
     spec = worker_spec(variant)
     say(f"  method {variant.label}: {spec.method_file}")
-    problems = precheck_python(variant.method.python)
-    if problems:  # the method's own pre-checks (doctor's), before a worker is started
+    problems = precheck_python(variant.method.python) or variant_param_problems(variant)
+    if problems:  # the method's own pre-checks (doctor's), its params (the estimator's), before a worker starts
         raise CheckFailed("start worker", "; ".join(problems))
     try:
         worker = new_worker(spec, start_timeout=600.0, tail_bytes=4096)
