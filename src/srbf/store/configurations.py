@@ -317,8 +317,8 @@ def forget_rows(conn: sqlite3.Connection, pairs: Iterable[tuple[str, str]]) -> d
     them, and the judge stacks only their metrics used. Returns the counts of ``forget_counts``."""
     pairs = set(pairs)
     counts = forget_counts(conn, pairs)
-    campaigns = _campaigns(conn, pairs)
     _doomed(conn, pairs)
+    campaigns = _campaigns(conn, pairs)
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS forgotten_stacks (id INTEGER)")
     conn.execute("DELETE FROM temp.forgotten_stacks")
     conn.execute(f"INSERT INTO temp.forgotten_stacks SELECT DISTINCT judge_stack_id FROM metrics WHERE "
