@@ -216,12 +216,13 @@ def select_configurations(configurations: Sequence[Configuration], choice: Seque
 # --- what differs ---------------------------------------------------------------------------------
 
 
-def _flat(value: Any, prefix: str) -> dict[str, Any]:
+def _flat(value: Any, prefix: str, top: bool = True) -> dict[str, Any]:
+    """A nested mapping as ``{"options.params.x": value}`` (an empty mapping inside stays a value)."""
     if isinstance(value, Mapping):
         out: dict[str, Any] = {}
         for key in value:
-            out.update(_flat(value[key], f"{prefix}.{key}" if prefix else str(key)))
-        return out or {prefix: {}}
+            out.update(_flat(value[key], f"{prefix}.{key}", top=False))
+        return out if out or top else {prefix: {}}
     return {prefix: value}
 
 
@@ -237,7 +238,9 @@ _ABSENT = object()
 def differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     """What differs between two configurations' records (``Variant.to_dict()``, as campaigns
     store them), as short phrases: the adapter or method file, options, time limit, budgets,
-    interpreter. [] when neither says more than the other."""
+    interpreter. [] when either is unknown (an empty record: a campaign that did not say)."""
+    if not old or not new:
+        return []
     found = []
     old_adapter = (old.get("hash_payload") or {}).get("adapter") or {}
     new_adapter = (new.get("hash_payload") or {}).get("adapter") or {}
