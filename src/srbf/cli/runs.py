@@ -113,11 +113,12 @@ def _run(args: argparse.Namespace) -> int:
         if in_main:
             signal.signal(signal.SIGTERM, previous)
     if args.json:
-        from dataclasses import fields
+        from dataclasses import asdict, fields
 
         from srbf.core import to_plain
 
         plain = {f.name: getattr(summary, f.name) for f in fields(summary)}  # asdict would garble the Counter
+        plain["failures"] = [asdict(group) for group in summary.failures]
         print(json.dumps(to_plain({**plain, "recorded": summary.recorded}), indent=2))
     else:
         print(summary.text())
