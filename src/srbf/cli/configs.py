@@ -37,7 +37,7 @@ def listing(configurations) -> list[dict]:
     newest: dict[str, object] = {}
     rows = []
     for c in configurations:  # grouped by label, newest first
-        first = newest.setdefault(c.label, c)
+        first = newest.setdefault((c.label, c.method), c)
         rows.append({
             "method": c.label, "config_hash": c.config_hash, "short": short[c.config_hash], "newest": first is c,
             "first_stored": c.first, "last_stored": c.last, "fits": c.fits, "statuses": dict(c.statuses),

@@ -24,11 +24,11 @@ def changed_lines(configurations: Sequence, variants: Sequence, fits: Sequence) 
     ``fits`` the plan's fits still to run."""
     newest = {}
     for c in configurations:
-        newest.setdefault(c.label, c)
+        newest.setdefault((c.label, c.method), c)
     pending = Counter((f.variant.name, f.variant.config_hash) for f in fits)
     lines = []
     for variant in variants:
-        old = newest.get(variant.label)
+        old = newest.get((variant.label, variant.name))
         if old is None or old.config_hash == variant.config_hash:
             continue
         changed = differences(old.variant, variant.to_dict())

@@ -7,7 +7,8 @@ reading command (analyze, compare, ranks, site build, export, arena score, disti
 configurations ``select_configurations`` chooses, and nothing else:
 
 - ``latest`` (the default): per method label (the name the analysis shows, ``gplearn`` or
-  ``gplearn[population_size=500]``), the configuration whose most recent run stored a fit;
+  ``gplearn[population_size=500]``; with the method it labels), the configuration whose most
+  recent run stored a fit;
 - ``all``: every configuration;
 - hashes (or unique prefixes of them): those configurations, and the latest of every other label.
 
@@ -77,7 +78,7 @@ class Configuration:
 
 
 def read_configurations(conn: sqlite3.Connection) -> list[Configuration]:
-    """Every configuration with stored fits, grouped by label (labels sorted), newest first."""
+    """Every configuration with stored fits, grouped by label and method (sorted), newest first."""
     rows = conn.execute(
         "SELECT method, config_hash, campaign_id, status, provenance, count(*), min(created_at), max(created_at) "
         "FROM predictions GROUP BY method, config_hash, campaign_id, status, provenance"
@@ -101,7 +102,7 @@ def read_configurations(conn: sqlite3.Connection) -> list[Configuration]:
         out.append(Configuration(label, method, config_hash, entry["fits"], entry["first"], entry["last"],
                                  entry["recency"], "+".join(sorted(entry["provenance"])), entry["statuses"],
                                  variant))  # fmt: skip
-    return sorted(out, key=lambda c: (c.label, -c.recency))
+    return sorted(out, key=lambda c: (c.label, c.method, -c.recency))
 
 
 def short_hashes(configurations: Iterable[Configuration]) -> dict[str, str]:
@@ -190,9 +191,9 @@ def select_configurations(configurations: Sequence[Configuration], choice: Seque
         choice = ("latest",)
     if len(choice) > 1 and any(c in CHOICES for c in choice):
         raise ConfigurationError(f"--configs: 'latest' and 'all' stand alone, got {' '.join(choice)}")
-    by_label: dict[str, list[Configuration]] = {}
+    by_label: dict[tuple[str, str], list[Configuration]] = {}  # a label belongs to one method (a store made by hand may say otherwise)
     for c in configurations:
-        by_label.setdefault(c.label, []).append(c)
+        by_label.setdefault((c.label, c.method), []).append(c)
     for group in by_label.values():
         group.sort(key=lambda c: -c.recency)
     if choice == ("all",):
@@ -201,11 +202,11 @@ def select_configurations(configurations: Sequence[Configuration], choice: Seque
         chosen = {group[0].key for group in by_label.values()}
     else:
         named = [hit for wanted in choice for hit in match_configurations(configurations, wanted)]
-        named_labels = {c.label for c in named}
+        named_labels = {(c.label, c.method) for c in named}
         chosen = {c.key for c in named} | {g[0].key for label, g in by_label.items() if label not in named_labels}
     short = short_hashes(configurations)
     kept, aside = {}, []
-    for label, group in by_label.items():
+    for (label, _), group in by_label.items():
         shown = [c for c in group if c.key in chosen]
         for i, c in enumerate(shown):
             kept[c.key] = label if i == 0 else f"{label}@{short[c.config_hash]}"
