@@ -81,8 +81,11 @@ def _stack(args: argparse.Namespace):
     root = results_root(args)
     if not resolve_path(root).is_file():
         return None
+    from srbf.store.configurations import select_configurations
+
     with ResultsStore.open_readonly(root) as store:
-        return store.stack_frame(condition=args.condition)
+        read = select_configurations(store.configurations(), configs_choice(args)).kept  # the configurations analysed
+        return store.stack_frame(condition=args.condition, config_hash=sorted({h for _, h in read}))
 
 
 def _timing(args: argparse.Namespace):
