@@ -79,9 +79,9 @@ class Configuration:
 
 def read_configurations(conn: sqlite3.Connection) -> list[Configuration]:
     """Every configuration with stored fits, grouped by label and method (sorted), newest first."""
-    rows = conn.execute(
-        "SELECT method, config_hash, campaign_id, status, provenance, count(*), min(created_at), max(created_at) "
-        "FROM predictions GROUP BY method, config_hash, campaign_id, status, provenance"
+    rows = conn.execute(  # one pass in the key's index order
+        "SELECT method, config_hash, max(campaign_id), status, provenance, count(*), min(created_at), max(created_at) "
+        "FROM predictions GROUP BY method, config_hash, status, provenance"
     ).fetchall()
     configs = {int(r[0]): (r[1], loads(r[2])) for r in conn.execute("SELECT id, name, config FROM campaigns")}
     found: dict[tuple[str, str], dict[str, Any]] = {}
