@@ -118,6 +118,7 @@ def _run(args: argparse.Namespace) -> int:
         from srbf.core import to_plain
 
         plain = {f.name: getattr(summary, f.name) for f in fields(summary)}  # asdict would garble the Counter
+        plain.pop("not_ok")  # grouped below
         plain["failures"] = [asdict(group) for group in summary.failures]
         print(json.dumps(to_plain({**plain, "recorded": summary.recorded}), indent=2))
     else:
@@ -140,7 +141,7 @@ def _failures(root, label_of: dict) -> list:
 def _store_status(args: argparse.Namespace) -> int:
     """``srbf status`` without a config: what the store holds, per method, set and budget."""
     from srbf.report.text import text_table
-    from srbf.runs.status import store_counts
+    from srbf.runs.status import store_counts, stored_failures
     from srbf.runs.summary import failure_lines
     from srbf.store import ResultsStore, resolve_path
     from srbf.store.configurations import select_configurations
@@ -151,8 +152,7 @@ def _store_status(args: argparse.Namespace) -> int:
         raise UserError(f"no results store at {path} (pass --results DIR, or -c CONFIG to see what a run plans)")
     with ResultsStore.open_readonly(root) as store:
         label_of = dict(select_configurations(store.configurations(), "all").kept)  # older ones: METHOD@HASH
-        rows = store_counts(store, label_of)
-    failures = _failures(root, label_of)
+        rows, failures = store_counts(store, label_of), stored_failures(store, label_of)
     if args.json:
         from dataclasses import asdict
 

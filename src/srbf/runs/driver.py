@@ -42,7 +42,7 @@ from srbf.core import GC_THRESHOLDS, SrbfError, TaskKey, freeze_survivors
 from srbf.runs.runlock import RunLock, RunLocked
 from srbf.runs.changes import changed_lines
 from srbf.runs.shards import Shard, shard_plan, shared_secret
-from srbf.runs.summary import RunSummary, failure_groups, fit_place, progress_bar
+from srbf.runs.summary import RunSummary, fit_place, progress_bar
 from srbf.runs.sweeps import Variant, canonical_json
 from srbf.store.rows import Fit
 
@@ -390,7 +390,6 @@ class _HeldResults:
         self.campaign_of = campaign_of
         self.summary = summary
         self.arrived: Counter = Counter()  # by status, committed or not (for the progress bar)
-        self.failed: list[tuple] = []  # (label, status, error, where) of the recorded fits that were not ok
         self._held: list[Completed] = []
         self._since = 0.0
 
@@ -416,7 +415,6 @@ class _HeldResults:
             fits.append(Fit(fit.key, result, campaign, done.data_hash, inputs_hash=done.inputs_hash))
         self.store.record_many(fits)
         self.summary.statuses.update(done.result.status for done in self._held)
-        self.failed.extend((d.fit.variant.label, d.result.status, d.result.error, fit_place(d.fit.key))
-                           for d in self._held if d.result.status in ABNORMAL)  # fmt: skip
-        self.summary.failures = failure_groups(self.failed)
+        self.summary.not_ok.extend((d.fit.variant.label, d.result.status, d.result.error, fit_place(d.fit.key))
+                                   for d in self._held if d.result.status in ABNORMAL)  # fmt: skip
         self._held = []

@@ -1,4 +1,6 @@
-"""``srbf status``: the planned fits of a config against what its store holds so far.
+"""``srbf status``: the planned fits of a config against what its store holds so far
+(``collect_status``), or, without a config, what a store holds (``store_counts``); and why the
+stored fits that were not ok failed, grouped (``stored_failures``).
 
 The store is opened read-only, so this is safe while a run writes it.
 """
@@ -17,7 +19,7 @@ from srbf.runs.plan import Plan, load_catalogs, make_plan
 from srbf.runs.shards import Shard, shard_plan
 from srbf.runs.sweeps import Variant
 
-__all__ = ["StatusRow", "collect_status"]
+__all__ = ["StatusRow", "collect_status", "store_counts", "stored_failures"]
 
 
 @dataclass
@@ -112,5 +114,4 @@ def store_counts(store, label_of: dict[tuple[str, str], str]) -> list[StatusRow]
         name = label_of.get((r.method, r.config_hash), r.method)
         row = rows.setdefault((name, r.catalog, r.budget), StatusRow(name, r.catalog, r.budget, provenance=r.provenance))
         row.statuses[r.status] += 1
-        row.planned += 1
     return sorted(rows.values(), key=lambda row: (row.method, row.catalog, row.budget))

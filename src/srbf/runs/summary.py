@@ -29,7 +29,7 @@ class RunSummary:
     campaigns: dict[str, int] = field(default_factory=dict)  # variant label -> campaign id
     notes: list[str] = field(default_factory=list)
     resume_hint: str = "run the same config again"
-    failures: list[FailureGroup] = field(default_factory=list)  # this run's fits that were not ok, grouped
+    not_ok: list[tuple] = field(default_factory=list, repr=False)  # (label, status, error, where) per fit
 
     @property
     def recorded(self) -> int:
@@ -54,6 +54,11 @@ class RunSummary:
     @property
     def placeholders(self) -> int:
         return self.statuses["placeholder"]
+
+    @property
+    def failures(self) -> list[FailureGroup]:
+        """This run's fits that were not ok, grouped by method, status and reason (``failure_groups``)."""
+        return failure_groups(self.not_ok)
 
     @property
     def unfinished(self) -> int:
