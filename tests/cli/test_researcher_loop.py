@@ -64,6 +64,7 @@ def loop(tmp_path_factory):
         said["old_short"] = old
         with open("my_poly.py", "a") as handle:
             handle.write("# one comment: a new method file, a new configuration\n")
+        said["status_changed"] = ok("status", "-c", config)
         said["run2"] = ok("run", "-c", config, "--quiet")
         ok("score", "-c", config, "--quiet")
         said["runs"] = ok("runs", "-c", config)
@@ -98,6 +99,9 @@ def test_a_run_says_before_it_starts_that_the_method_file_changed(loop):
     assert "its 12 fit(s) run again; the old ones stay, `srbf runs` lists them" in err
     assert "linear" not in err  # its configuration did not change: its fits were skipped
     assert "12 of 12 fit(s) recorded" in out and "6 already stored, skipped" in out
+    status = said["status_changed"][0]
+    assert "my_poly: the method file changed since the stored runs (hash " in status
+    assert "its 12 fit(s) to run again" in status and "12 pending" in status
 
 
 def test_runs_lists_both_configurations_and_what_differs(loop):

@@ -88,7 +88,7 @@ def _forget(args: argparse.Namespace) -> int:
             raise UserError("srbf forget asks before removing anything: pass --yes to confirm without a terminal")
         if input("forget them? [y/N] ").strip().lower() not in ("y", "yes"):
             print("nothing removed")
-            return 1
+            return 0
     lock = run_lock(path)  # never while a run writes the store
     try:
         with ResultsStore(path) as store:

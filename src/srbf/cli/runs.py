@@ -211,6 +211,7 @@ def _status(args: argparse.Namespace) -> int:
         print(f"repeats: {config.repeats} fits of each method on the same points (counted each)")
     if exists:
         _print_stack(config, variants)
+        _print_changes(config, variants, rows)
     header = ("method", "catalog", "budget", "planned", *counts, "pending")
     table = []
     totals = [0] * 7
@@ -227,6 +228,20 @@ def _status(args: argparse.Namespace) -> int:
     for line in failure_lines(failures):
         print(line)
     return 0
+
+
+def _print_changes(config, variants, rows) -> None:
+    """A method whose configuration changed since its stored runs, as ``srbf run`` says it."""
+    from srbf.runs.changes import changed_lines
+    from srbf.store import ResultsStore
+
+    pending: dict[str, int] = {}
+    for row in rows:
+        pending[row.method] = pending.get(row.method, 0) + row.pending
+    with ResultsStore.open_readonly(config.results) as store:
+        lines = changed_lines(store.configurations(), variants, pending, doing="to run again")
+    for line in lines:
+        print(line)
 
 
 def _print_stack(config, variants) -> None:

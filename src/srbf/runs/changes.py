@@ -11,21 +11,22 @@ the newest configuration and says what it set aside).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from srbf.store.configurations import SHORT, differences
 
-__all__ = ["changed_lines"]
+__all__ = ["changed_lines", "pending_fits"]
 
 
-def changed_lines(configurations: Sequence, variants: Sequence, fits: Sequence) -> list[str]:
+def changed_lines(configurations: Sequence, variants: Sequence, pending: Mapping[str, int],
+                  doing: str = "run again") -> list[str]:  # fmt: skip
     """One line per variant whose label has stored configurations but not this one as the newest:
     ``configurations`` as ``ResultsStore.configurations()`` lists them (newest first per label),
-    ``fits`` the plan's fits still to run."""
+    ``pending`` the fits still to run per variant label (``pending_fits``); ``doing`` what they do
+    (``srbf status`` says "to run again")."""
     newest = {}
     for c in configurations:
         newest.setdefault((c.label, c.method), c)
-    pending = Counter((f.variant.name, f.variant.config_hash) for f in fits)
     lines = []
     for variant in variants:
         old = newest.get((variant.label, variant.name))
@@ -39,8 +40,13 @@ def changed_lines(configurations: Sequence, variants: Sequence, fits: Sequence) 
             what, rest = "its configuration changed", changed
         if rest:
             what += f" ({'; '.join(rest)})"
-        n = pending[(variant.name, variant.config_hash)]
+        n = pending.get(variant.label, 0)
         lines.append(f"{variant.label}: {what} since the stored runs (hash {old.config_hash[:SHORT]} -> "
-                     f"{variant.config_hash[:SHORT]}); its {n} fit(s) run again; the old ones stay, `srbf runs` "
+                     f"{variant.config_hash[:SHORT]}); its {n} fit(s) {doing}; the old ones stay, `srbf runs` "
                      "lists them")  # fmt: skip
     return lines
+
+
+def pending_fits(fits: Sequence) -> Counter:
+    """The plan's fits still to run, counted per variant label."""
+    return Counter(f.variant.label for f in fits)

@@ -40,7 +40,7 @@ from srbf.runs.plan import Plan, load_catalogs, make_plan, worker_spec
 from srbf.runs.problems import fit_order
 from srbf.core import GC_THRESHOLDS, SrbfError, TaskKey, freeze_survivors
 from srbf.runs.runlock import RunLock, RunLocked
-from srbf.runs.changes import changed_lines
+from srbf.runs.changes import changed_lines, pending_fits
 from srbf.runs.shards import Shard, shard_plan, shared_secret
 from srbf.runs.summary import RunSummary, fit_place, progress_bar
 from srbf.runs.sweeps import Variant, canonical_json
@@ -234,7 +234,7 @@ def run_config(
             freeze_survivors()
         for name, dropped in plan.excluded.items():  # config.exclude: listed, never silently dropped
             log(f"exclude: {len(dropped)} problem(s) of {name} not run: {', '.join(dropped)}")
-        for line in changed_lines(store.configurations(), variants, plan.fits):  # a method file edited, ...
+        for line in changed_lines(store.configurations(), variants, pending_fits(plan.fits)):  # a method file edited, ...
             log(line)
         if shard is None:
             store.claim_shard(None)
