@@ -153,7 +153,7 @@ def _check_variant(variant, chosen, passed, say, score: Scorer | None) -> None:
     from srbf.methods.isolation import method_seed
     from srbf.methods.worker import WorkerStartError
     from srbf.runs.executor import new_worker
-    from srbf.runs.driver import variant_param_problems
+    from srbf.runs.prechecks import variant_param_problems
     from srbf.runs.plan import worker_spec
     from srbf.core import FitTask
 

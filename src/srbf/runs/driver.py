@@ -37,6 +37,7 @@ from srbf.runs.config import RunConfig
 from srbf.runs.executor import Completed, Executor, WorkerStartError
 from srbf.runs.local_executor import LocalExecutor
 from srbf.runs.plan import Plan, load_catalogs, make_plan, worker_spec
+from srbf.runs.prechecks import method_prechecks
 from srbf.runs.problems import fit_order
 from srbf.core import GC_THRESHOLDS, SrbfError, TaskKey, freeze_survivors
 from srbf.runs.runlock import RunLock, RunLocked
@@ -315,26 +316,6 @@ def run_config(
 
 def _local_executor(workers: int | None, sandbox: isolation.Sandbox | None) -> Executor:
     return LocalExecutor(workers, sandbox=sandbox)
-
-
-def method_prechecks(variants: Sequence[Variant]) -> list[str]:
-    """What keeps the variants' roster methods from running (``methods.doctor.precheck``), once
-    each; then the pass-through parameters their estimators do not take (``variant_param_problems``)."""
-    from srbf.methods.doctor import precheck_python
-
-    problems = list(dict.fromkeys(p for v in variants for p in precheck_python(v.method.python)))
-    return problems or list(dict.fromkeys(p for v in variants for p in variant_param_problems(v)))
-
-
-def variant_param_problems(variant: Variant) -> list[str]:
-    """The variant's ``params`` keys its method's estimator does not take, read in the method's own
-    interpreter (``srbf.methods.param_names``): one line each, naming the key with a suggestion."""
-    from srbf.methods.roster import param_problems
-
-    adapter = variant.method.adapter
-    if adapter.type != "file" or not adapter.path:
-        return []
-    return param_problems(adapter.path, dict(variant.options), variant.method.python)
 
 
 def variant_stack(variant: Variant, probed: dict) -> dict[str, str | None]:
