@@ -83,7 +83,7 @@ def read_configurations(conn: sqlite3.Connection) -> list[Configuration]:
         "SELECT method, config_hash, max(campaign_id), status, provenance, count(*), min(created_at), max(created_at) "
         "FROM predictions GROUP BY method, config_hash, status, provenance"
     ).fetchall()
-    configs = {int(r[0]): (r[1], loads(r[2])) for r in conn.execute("SELECT id, name, config FROM campaigns")}
+    configs = {int(r[0]): loads(r[1]) for r in conn.execute("SELECT id, config FROM campaigns")}
     found: dict[tuple[str, str], dict[str, Any]] = {}
     for method, config_hash, campaign, status, provenance, n, first, last in rows:
         entry = found.setdefault((method, config_hash), {"fits": 0, "first": first, "last": last, "recency": -1,
@@ -95,7 +95,7 @@ def read_configurations(conn: sqlite3.Connection) -> list[Configuration]:
         entry["statuses"][status] = entry["statuses"].get(status, 0) + n
     out = []
     for (method, config_hash), entry in found.items():
-        config = configs.get(entry["recency"], (None, {}))[1]
+        config = configs.get(entry["recency"])
         variant = config.get("variant") if isinstance(config, Mapping) else None
         variant = variant if isinstance(variant, Mapping) else {}
         label = variant.get("label") if isinstance(variant.get("label"), str) and variant.get("label") else method
