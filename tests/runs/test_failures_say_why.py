@@ -88,3 +88,19 @@ def test_a_run_ends_with_its_failures_grouped_and_status_shows_them(tmp_path):
     for argv in (("status", "-c", config), ("status", "--results", tmp_path / "results")):
         code, out, _ = call(*argv)
         assert code == 0 and line in out.splitlines(), argv
+
+
+def test_every_declared_estimator_reads_in_its_installed_environment():
+    from srbf.methods.param_names import accepted_parameters
+    from srbf.methods.roster import ROSTER
+
+    declared = {name: spec.options["params"]["signature"] for name, spec in ROSTER.items()
+                if "signature" in (spec.options.get("params") or {})}  # fmt: skip
+    assert {"gplearn", "bingo", "operon"} <= set(declared)
+    installed = {name: target for name, target in declared.items() if env_python(name).exists()}
+    if not installed:
+        pytest.skip("no roster environment with a declared estimator is installed")
+    for name, target in installed.items():
+        read = accepted_parameters(str(env_python(name)), target)
+        assert read is not None and not read[1], (name, target)  # named parameters, no **kwargs
+        assert set(ROSTER[name].options["params"].get("forbidden", ())) <= read[0], name  # what srbf sets is theirs
