@@ -20,6 +20,8 @@ from srbf.runs.config_limits import MAX_VARIANTS  # standard library only: cheap
 
 __all__ = ["add_run_commands"]
 
+SEALED = ("draw with a sealed run seed, kept in the results store and published with the run's exports "
+          "once it is complete (as seed: sealed; docs/fairness.md)")
 ALLOW_LARGE = f"accept sweeps of more than {MAX_VARIANTS:,} method configurations (docs/config.md, Limits)"
 
 
@@ -48,6 +50,7 @@ def _load(args: argparse.Namespace):
         workers=getattr(args, "workers", None),
         results=results,
         sandbox=getattr(args, "sandbox", False),
+        sealed=getattr(args, "sealed", False),
     )
     variants = filter_variants(config.variants(), getattr(args, "sweep_filter", None) or [])
     return config, variants, shard, secret_file
@@ -71,6 +74,8 @@ def _resume_command(args: argparse.Namespace) -> str:
         parts += ["--executor dask", f"--scheduler {args.scheduler}" if args.scheduler else f"--local {args.local}"]
     if args.sandbox:
         parts.append("--sandbox")
+    if args.sealed:
+        parts.append("--sealed")
     if args.allow_large:
         parts.append("--allow-large")
     return " ".join(parts)
@@ -129,9 +134,11 @@ def _status(args: argparse.Namespace) -> int:
     config, variants, shard, _ = _load(args)
     rows, path, exists = collect_status(config, variants=variants, shard=shard)
     counts = ("ok", "failed", "timeout", "crashed", "placeholder")
+    seed = _seed_line(config, exists) if args.reveal_seed else None
     if args.json:
         print(json.dumps({
             "experiment": config.experiment, "results": str(path), "exists": exists,
+            **({"seed": seed[0], "seed_note": seed[1]} if seed else {}),
             "shard": str(shard) if shard else None, "repeats": config.repeats,
             "rows": [{"method": r.method, "provenance": r.provenance, "catalog": r.catalog, "budget": r.budget,
                       "planned": r.planned,
@@ -150,6 +157,8 @@ def _status(args: argparse.Namespace) -> int:
         if held is not None:
             of = f" (a store of shard {held.label}: pass --shard {held.label} to count its share only)"
     print(f"{config.experiment}{of}: results {path}" + ("" if exists else " (nothing recorded yet)"))
+    if seed is not None:
+        print(f"run seed: {seed[0] if seed[0] is not None else '(none yet)'} ({seed[1]})")
     if config.repeats > 1:
         print(f"repeats: {config.repeats} fits of each method on the same points (counted each)")
     if exists:
@@ -168,6 +177,23 @@ def _status(args: argparse.Namespace) -> int:
     for note in filter(None, (row.mismatch_note() for row in rows)):
         print(note)
     return 0
+
+
+def _seed_line(config, exists: bool) -> tuple[int | None, str]:
+    """The run seed and what it is: public (the config's), or sealed (the store's; None before the
+    run starts) and whether the run is complete (its exports then carry it)."""
+    if not config.sealed:
+        return config.seed, "public: the config's"
+    held = None
+    if exists:
+        from srbf.store import ResultsStore
+
+        with ResultsStore.open_readonly(config.results) as store:
+            held = store.sealed()
+    if held is None:
+        return None, "sealed: drawn from the store's secret when the run starts"
+    state = "complete: exports carry it" if held.complete else "not complete: exports withhold it"
+    return held.seed, f"sealed, kept in the store; run {state}"
 
 
 def _print_stack(config, variants) -> None:
@@ -263,6 +289,7 @@ def add_run_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--sandbox", action="store_true",
                    help="run every worker under bubblewrap: read-only files, no network, results, "
                         "config and catalogs out of sight (docs/fairness.md)")  # fmt: skip
+    p.add_argument("--sealed", action="store_true", help=SEALED)
     p.add_argument("--allow-large", action="store_true", help=ALLOW_LARGE)
     p.add_argument("--shard", metavar="K/N",
                    help="run only shard K of N (every N-th fit), into its own store (default: "
@@ -279,6 +306,9 @@ def add_run_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--limit", type=positive_int, metavar="N", help="as for srbf run")
     p.add_argument("--results", metavar="DIR", help="results store (default: the config's)")
     p.add_argument("--shard", metavar="K/N", help="the share and store of shard K of N (as for srbf run)")
+    p.add_argument("--sealed", action="store_true", help="the config's run is sealed (as for srbf run)")
+    p.add_argument("--reveal-seed", action="store_true",
+                   help="show the run seed (a sealed run's, from its store; docs/fairness.md)")  # fmt: skip
     p.add_argument("--allow-large", action="store_true", help=ALLOW_LARGE)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(run=_status)

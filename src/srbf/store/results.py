@@ -43,7 +43,7 @@ from srbf.store.row_readers import (
     prediction_rows,
     trajectory_rows,
 )
-from srbf.store.rows import Fit, fit_rows, now_text
+from srbf.store.rows import Fit, fit_rows, now_text, stored_key
 from srbf.store.schema import (
     JUDGE_STACK_COLUMNS,
     KEY_COLUMNS,
@@ -52,6 +52,7 @@ from srbf.store.schema import (
     PROVENANCES,
     column_list,
 )
+from srbf.store.sealed_table import SealedSeed, claim_sealed, mark_complete, read_sealed
 from srbf.store.shard_table import ShardInfo, claim_shard, read_shard
 from srbf.store.stacks import (
     METRIC_STACK_COLUMNS,
@@ -189,6 +190,21 @@ class ResultsStore:
                 conn.execute("INSERT INTO secret (id, value) VALUES (1, ?)", (value,))
                 return value
             return bytes(row[0])
+
+    def claim_sealed(self, seed: int | None) -> None:
+        """Make this store the store of a run sealed with ``seed`` (or check that it is); ``None``:
+        check that it holds no sealed run (``sealed_table``)."""
+        with self._writing("claiming the store for a sealed run") as conn:
+            claim_sealed(conn, self.path, seed)
+
+    def mark_sealed_complete(self) -> None:
+        """Every fit of the sealed run is stored: exports may carry its seed from now on."""
+        with self._writing("marking the sealed run complete") as conn:
+            mark_complete(conn)
+
+    def sealed(self) -> SealedSeed | None:
+        """The sealed run's seed and whether the run is complete; None for a public seed."""
+        return self._read("reading its sealed seed", read_sealed)
 
     def claim_shard(self, info: ShardInfo | None, secret: bytes | None = None) -> None:
         """Make this store shard ``info`` of a run whose shards share ``secret`` (or check that it
@@ -364,7 +380,7 @@ class ResultsStore:
         try:
             columns = column_list(self._conn, "predictions", KEY_COLUMNS)  # an older store's keys: repeat 0
             rows = self._conn.execute(f"SELECT {columns} FROM predictions{where}", params)
-            return {TaskKey(*row) for row in rows}
+            return {stored_key(row) for row in rows}
         except sqlite3.DatabaseError as exc:
             raise translate(exc, self.path, "reading the stored keys") from exc
 
@@ -414,8 +430,12 @@ class ResultsStore:
     def export(self, path: str | Path, format: str | None = None, *, metrics: str | None = None,
                **filters: Any) -> Path:  # fmt: skip
         """Write predictions to Parquet or CSV (format from the suffix unless given); return the path.
-        ``metrics``: a judge version, whose metrics each row then carries (one column per metric)."""
-        return self._frames("exporting predictions", "export_predictions", Path(path), format, filters, metrics)
+        ``metrics``: a judge version, whose metrics each row then carries (one column per metric).
+        The seed column of a sealed run is empty until the run is complete."""
+        sealed = self.sealed()
+        withhold = sealed is not None and not sealed.complete  # published with the run, not before
+        return self._frames("exporting predictions", "export_predictions", Path(path), format, filters, metrics,
+                            withhold_seed=withhold)
 
     # -- reading rows (no pandas: what the scoring pass plans from) -------------------------------
 
