@@ -53,7 +53,7 @@ from srbf.store.schema import (
     column_list,
 )
 from srbf.store.sealed_table import SealedSeed, claim_sealed, mark_complete, read_sealed
-from srbf.store.shard_table import ShardInfo, claim_shard, read_shard
+from srbf.store.shard_table import ShardInfo, claim_shard, read_secret, read_shard
 from srbf.store.stacks import (
     METRIC_STACK_COLUMNS,
     judge_stack_id,
@@ -190,6 +190,10 @@ class ResultsStore:
                 conn.execute("INSERT INTO secret (id, value) VALUES (1, ?)", (value,))
                 return value
             return bytes(row[0])
+
+    def stored_secret(self) -> bytes | None:
+        """The store's secret if it has one (read-only; ``secret`` makes one when it is missing)."""
+        return self._read("reading its secret", read_secret)
 
     def claim_sealed(self, seed: int | None) -> None:
         """Make this store the store of a run sealed with ``seed`` (or check that it is); ``None``:
