@@ -14,7 +14,8 @@ import json
 import signal
 import threading
 
-from srbf.cli.args import UserError, add_executor_flags, cluster_choice, positive_int, terminate_as_interrupt
+from srbf.cli.args import (UserError, add_executor_flags, cluster_choice, non_negative_int, positive_int,
+                            terminate_as_interrupt)
 from srbf.core import DEFAULT_RESULTS
 from srbf.runs.config_limits import MAX_VARIANTS  # standard library only: cheap to import for --help
 
@@ -251,21 +252,36 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _merge(args: argparse.Namespace) -> int:
+    from srbf.runs.merge_check import merge_checks
     from srbf.store.merge import merge_stores
 
-    report = merge_stores(args.stores, args.output, allow_partial=args.allow_partial)
+    counts: dict = {}
+    report = merge_stores(args.stores, args.output, allow_partial=args.allow_partial,
+                          check=merge_checks(args.verify, counts=counts))  # fmt: skip
+    scored = None
+    if not args.no_score:  # metrics are never merged: the merged store is scored here
+        from srbf.judge.scoring_pass import score_store
+
+        scored = score_store(report.output, workers=args.workers, progress=False)
     if args.json:
         from dataclasses import asdict
 
         from srbf.core import to_plain
 
-        print(json.dumps(to_plain(asdict(report)), indent=2))
+        extra = {**counts, "scored": None if scored is None else scored.scored}
+        print(json.dumps(to_plain({**asdict(report), **extra}), indent=2))
         return 0
     print(f"merged shards {', '.join(report.merged)} into {report.output}: {report.predictions} prediction(s)")
+    print(f"checked {counts.get('checked', 0)} row(s): seeds re-derived, points re-drawn"
+          + (f"; re-ran {counts['verified']} fit(s) of deterministic methods, all the same" if args.verify else ""))
     if report.missing:
         print(f"missing shards: {', '.join(report.missing)} (their fits are pending in the merged store)")
     for label, stored, planned in report.incomplete:
         print(f"incomplete shard {label}: {stored} of {planned} fits stored")
+    if scored is not None:
+        print(f"scored the merged store: {scored.text().splitlines()[0]}")
+    else:
+        print("not scored (--no-score): run srbf score --results on it; shards' metrics are never merged")
     return 0
 
 
@@ -318,6 +334,12 @@ def add_run_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", metavar="STORE", required=True, help="the merged store (must not exist)")
     p.add_argument("--allow-partial", action="store_true",
                    help="merge the shards there are, even if some are missing or incomplete, and list them")  # fmt: skip
+    p.add_argument("--verify", type=non_negative_int, default=0, metavar="K",
+                   help="also re-run K fits sampled from the deterministic methods' rows and compare their "
+                        "formulas (docs/cluster.md, Trust)")  # fmt: skip
+    p.add_argument("--no-score", action="store_true",
+                   help="leave the merged store unscored (metrics are never merged; default: score it)")  # fmt: skip
+    p.add_argument("--workers", type=positive_int, metavar="N", help="scoring processes (default: one per core)")
     p.add_argument("--json", action="store_true", help="what was merged, as JSON")
     p.set_defaults(run=_merge)
 

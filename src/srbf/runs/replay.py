@@ -5,7 +5,7 @@ sampling, seed) and the variant's (method, options, budgets, conditions); the st
 secret the method seed was derived under. From these alone, everything a fit was made from
 follows, so a row can be checked against what it claims:
 
-- ``row_problem`` recomputes what needs no method: the run seed (a public config's, or a sealed
+- ``Rows.problem`` recomputes what needs no method: the run seed (a public config's, or a sealed
   run's from the secret), that the key lies in the run (its method, budget, condition, draw,
   repeat and problem), and the data hash of the points re-drawn from the key. ``srbf merge``
   refuses a shard with a row that disagrees, naming the row.
@@ -20,7 +20,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from srbf.core import FitResult, SrbfError, TaskKey, canonical_budget
+from srbf.core import FitResult, SrbfError, canonical_budget
 from srbf.methods.boundary import Limits
 from srbf.runs.config_fields import SEALED
 from srbf.runs.problems import ProblemSource, fit_task
@@ -28,7 +28,7 @@ from srbf.runs.sealed import sealed_seed
 from srbf.runs.sweeps import canonical_json
 from srbf.runs.worker_spec import WorkerSpec
 
-__all__ = ["DETERMINISTIC", "Rows", "StoredCampaign", "describe", "replay", "row_problem"]
+__all__ = ["DETERMINISTIC", "ReplayError", "Rows", "StoredCampaign", "describe", "replay", "replayable", "spec_of"]
 
 # Built-ins whose formula follows from the points, the budget and the seed alone (no clock):
 # prior's draws depend only on its seed, enumeration's search only on its size bound.
@@ -84,11 +84,6 @@ class Rows:
         self.secret = secret
         self.source = ProblemSource(cache_size=64)
 
-    def key(self, row: Any) -> TaskKey:
-        from srbf.store import row_key
-
-        return row_key(row)
-
     @functools.cache  # noqa: B019 - one Rows per store check, dropped with it
     def _catalog(self, ref: str):
         from srbf.catalogs.loader import load_catalog
@@ -106,11 +101,20 @@ class Rows:
                 if catalog.version != row.catalog_version:
                     raise ReplayError(f"catalog {row.catalog} is at version {catalog.version} here, the row's is "
                                       f"{row.catalog_version}: its points cannot be re-drawn")
-                try:
-                    return catalog.entry(str(row.problem_id))
-                except KeyError:
-                    raise ReplayError(f"catalog {row.catalog} has no problem {row.problem_id!r}") from None
+                if str(row.problem_id) not in self._selected(campaign, str(ref), catalog):
+                    raise ReplayError(f"its problem {row.problem_id!r} is not one the run selected from {row.catalog}")
+                return catalog.entry(str(row.problem_id))
         raise ReplayError(f"catalog {row.catalog!r} is not among the run's catalogs, or cannot be loaded here")
+
+    @staticmethod
+    def _selected(campaign: StoredCampaign, ref: str, catalog) -> frozenset[str]:
+        """The ids the run selected from ``catalog`` (as ``RunConfig.select``: its ``problems``
+        for the catalog, else all, then the first ``limit``)."""
+        chosen = (campaign.run.get("problems") or {}).get(ref)
+        wanted = None if chosen is None else set(chosen)
+        ids = [e.id for e in catalog.entries if wanted is None or e.id in wanted]
+        limit = campaign.run.get("limit")
+        return frozenset(ids if limit is None else ids[: int(limit)])
 
     def draw(self, campaign: StoredCampaign, row: Any, entry):
         from srbf.store import parse_condition
@@ -153,11 +157,6 @@ class Rows:
         return None
 
 
-def row_problem(rows: Rows, row: Any) -> str | None:
-    """``rows.problem(row)`` (see ``Rows``)."""
-    return rows.problem(row)
-
-
 def replay(rows: Rows, row: Any, *, worker=None) -> FitResult:
     """The fit of ``row`` run again from the row alone: the same points (re-drawn), the same
     method seed (re-derived from the row's key under the store's secret), the same options and
@@ -165,12 +164,13 @@ def replay(rows: Rows, row: Any, *, worker=None) -> FitResult:
     started worker of the row's spec to reuse (``spec_of``), else one is started and stopped."""
     from srbf.methods.isolation import method_seed
     from srbf.runs.executor import new_worker
+    from srbf.store import row_key
 
     campaign = rows.campaigns[int(row.campaign_id)]
     spec = spec_of(campaign)
     entry = rows.entry(campaign, row)
     problem = rows.draw(campaign, row, entry)
-    key = rows.key(row)
+    key = row_key(row)
     task = fit_task(key, problem, spec, entry.formula, float(campaign.variant.get("time_limit", 600.0)),
                     method_seed(rows.secret or b"", key))
     own = worker is None
