@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
+from srbf.store.cells import check_cells
 from srbf.store.connection import open_reader, open_writer, resolve_path, transaction
 from srbf.store.errors import StoreError, translate
 from srbf.store.schema import KEY_COLUMNS, SCHEMA_VERSION
@@ -77,6 +78,7 @@ def _read_shard(root: str | Path) -> _Shard:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version != SCHEMA_VERSION:
             raise MergeError(f"{path}: store schema {version}, not {SCHEMA_VERSION}: run it with this srbf first")
+        check_cells(conn, path)
         info = read_shard(conn)
         if info is None:
             raise MergeError(f"{path}: not a shard store (its run had no --shard K/N)")

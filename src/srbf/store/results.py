@@ -8,7 +8,8 @@ whatever a call has returned survives a crash or a ``kill -9``, and a rerun resu
 
 Readers (``ResultsStore.open_readonly``: ``srbf status``, notebooks, the report) may be other
 processes and may read while a run writes: the file is in WAL mode, so a reader sees the last
-commit and never blocks the writer (see ``connection``).
+commit and never blocks the writer (see ``connection``). Before its first read a store checks
+that every cell has its column's type (``cells``): a damaged one is named in one line.
 
 What a fit becomes as rows (and every check on it before it is written) is in ``rows``.
 
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import srbf
 from srbf.core import FitResult, TaskKey
+from srbf.store.cells import check_cells
 from srbf.store.connection import open_reader, open_writer, resolve_path, transaction
 from srbf.store.environment import git_state, machine_info
 from srbf.store.errors import DuplicateKeyWarning, StoreError, translate
@@ -104,6 +106,7 @@ class ResultsStore:
         self.path = resolve_path(root_or_file)
         self.readonly = readonly
         self._conn = open_reader(self.path) if readonly else open_writer(self.path)
+        self._cells_checked = False
 
     @classmethod
     def open_readonly(cls, root_or_file: str | Path | None = None) -> ResultsStore:
@@ -219,10 +222,7 @@ class ResultsStore:
 
     def shard(self) -> ShardInfo | None:
         """Which shard of a sharded run this store holds; None for a whole (or merged) run."""
-        try:
-            return read_shard(self._conn)
-        except sqlite3.DatabaseError as exc:
-            raise translate(exc, self.path, "reading its shard") from exc
+        return self._read("reading its shard", read_shard)
 
     def record(
         self,
@@ -366,7 +366,18 @@ class ResultsStore:
 
     # -- reading ----------------------------------------------------------------------------------
 
+    def _check_cells(self) -> None:
+        """Before the first read: a cell of the wrong type (a damaged store) is named in one line
+        (``cells``) instead of failing somewhere inside a reader."""
+        if not self._cells_checked:
+            try:
+                check_cells(self._conn, self.path)
+            except sqlite3.DatabaseError as exc:
+                raise translate(exc, self.path, "checking its cells") from exc
+            self._cells_checked = True
+
     def _read(self, doing: str, reader: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        self._check_cells()
         try:
             return reader(self._conn, *args, **kwargs)
         except sqlite3.DatabaseError as exc:
@@ -380,7 +391,7 @@ class ResultsStore:
     def done_keys(self, config_hash: str | None = None) -> set[TaskKey]:
         """Every stored key (of one configuration hash, if given), whatever its status: resume skips them."""
         where, params = (" WHERE config_hash = ?", [config_hash]) if config_hash is not None else ("", [])
-
+        self._check_cells()
         try:
             columns = column_list(self._conn, "predictions", KEY_COLUMNS)  # an older store's keys: repeat 0
             rows = self._conn.execute(f"SELECT {columns} FROM predictions{where}", params)
