@@ -12,7 +12,9 @@ number, which runs nothing). A formula of srbf's own, ``-x0 + 1``, is such a cel
 ``'-x0 + 1``, readable, and opened as text rather than as a broken spreadsheet formula. A cell
 that already starts with apostrophes before one of those characters gets one more, so
 ``unescape_cell`` gives every cell back exactly. Numbers, booleans and empty cells are never
-touched; Parquet files are written exact, without escaping.
+touched; Parquet files are written exact, without escaping. Lines end in LF, or in CRLF when
+some cell holds a carriage return (so that the cell is quoted whole: pandas quotes only the
+characters of its line terminator).
 """
 
 from __future__ import annotations
@@ -52,14 +54,20 @@ def unescape_cell(value: Any) -> Any:
 def write_csv(frame: Any, path: str | Path, **options: Any) -> None:
     """Write the pandas DataFrame ``frame`` to ``path`` as CSV (``index=False`` unless given), every
     text cell escaped. The frame itself is not changed."""
+    import pandas as pd
+
     out = frame.copy(deep=False)
+    carriage = False
     for column in out.columns:
         series = out[column]
-        if series.dtype == object or str(series.dtype).startswith(("string", "category")):
+        kind = series.dtype
+        if kind == object or pd.api.types.is_string_dtype(kind) or isinstance(kind, pd.CategoricalDtype):
             out[column] = series.astype(object).map(escape_cell)
-    names = [escape_cell(str(c)) if isinstance(c, str) else c for c in out.columns]
-    out.columns = names
-    out.to_csv(path, **{"index": False, **options})
+            carriage = carriage or bool(out[column].map(lambda v: isinstance(v, str) and "\r" in v).any())
+    out.columns = [escape_cell(c) for c in out.columns]
+    # pandas quotes a field holding a line break of its line terminator only: with a bare CR in
+    # some cell, lines end in CRLF (RFC 4180's own) so that such fields are quoted, not split
+    out.to_csv(path, **{"index": False, "lineterminator": "\r\n" if carriage else "\n", **options})
 
 
 def read_csv(path: str | Path, **options: Any) -> Any:
@@ -69,6 +77,7 @@ def read_csv(path: str | Path, **options: Any) -> Any:
     frame = pd.read_csv(path, **options)
     frame.columns = [unescape_cell(c) for c in frame.columns]
     for column in frame.columns:
-        if frame[column].dtype == object:
+        kind = frame[column].dtype
+        if kind == object or pd.api.types.is_string_dtype(kind):
             frame[column] = frame[column].map(unescape_cell)
     return frame
