@@ -232,7 +232,7 @@ def run_config(
 
     try:
         config = _claim_seed(config, store, shard, secret_file)
-        whole = {v.label for v in variants} == {v.label for v in config.variants()}
+        whole = not config.sealed or {v.label for v in variants} == {v.label for v in config.variants()}
         if executor is None:  # local slots, or a LocalCluster's workers: they start while the plan is made
             executor = new_executor()
             executor.prestart([worker_spec(variants[0])] * executor.workers if variants else [])  # the likely first
