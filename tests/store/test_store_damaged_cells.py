@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+import tempfile
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -37,8 +39,8 @@ def full_store(folder: Path) -> Path:
 
 def columns() -> list[tuple[str, str, tuple[str, ...]]]:
     """(table, column, storage classes it allows) of every column a cell of the wrong type can go into."""
-    with ResultsStore.open_readonly(full_store(Path(__import__("tempfile").mkdtemp()))) as store:
-        conn = store._conn
+    path = full_store(Path(tempfile.mkdtemp())) / "srbf.sqlite"
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
         tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
         found = []
         for table in tables:

@@ -15,7 +15,7 @@ import signal
 import threading
 
 from srbf.cli.args import (UserError, add_executor_flags, cluster_choice, non_negative_int, positive_int,
-                            terminate_as_interrupt)
+                            terminate_as_interrupt, worker_count)
 from srbf.core import DEFAULT_RESULTS
 from srbf.runs.config_limits import MAX_VARIANTS  # standard library only: cheap to import for --help
 
@@ -339,7 +339,7 @@ def add_run_commands(commands: argparse._SubParsersAction) -> None:
                         "formulas (docs/cluster.md, Trust)")  # fmt: skip
     p.add_argument("--no-score", action="store_true",
                    help="leave the merged store unscored (metrics are never merged; default: score it)")  # fmt: skip
-    p.add_argument("--workers", type=positive_int, metavar="N", help="scoring processes (default: one per core)")
+    p.add_argument("--workers", type=worker_count, metavar="N", help="scoring processes (default: one per core)")
     p.add_argument("--json", action="store_true", help="what was merged, as JSON")
     p.set_defaults(run=_merge)
 
