@@ -151,6 +151,8 @@ class Rows:
         except ReplayError as exc:
             return str(exc)
         except Exception as exc:  # noqa: BLE001 - a draw the sampler refuses cannot match a stored one
+            if row.status == "placeholder" and not row.data_hash:  # sampling failed then as it does now
+                return None
             return f"its points cannot be re-drawn ({type(exc).__name__}: {exc})"
         if problem.data_hash != row.data_hash:
             return "its data hash is not the hash of the points re-drawn from its key"
