@@ -24,9 +24,9 @@ from typing import Annotated, Any, Mapping, Sequence
 from pydantic import BeforeValidator, ValidationInfo
 from pydantic_core import PydanticCustomError
 
+from srbf.core import canonical_budget
 from srbf.methods.boundary import Limits
 from srbf.runs.config_errors import _did_you_mean, _show, _unknown_key
-from srbf.core import canonical_budget
 from srbf.runs.config_limits import (
     BUDGET,
     CHECKPOINTS,
