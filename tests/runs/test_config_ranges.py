@@ -145,3 +145,14 @@ def test_the_command_refuses_before_any_process_starts(tmp_path, capsys, extra, 
     assert len(err.splitlines()) == 1 and where in err, err
     assert not (tmp_path / "results").exists()  # refused before the store, a worker or a slot existed
     assert (set(os.listdir("/proc/self/task")), children.read_text()) == before  # no thread, no process
+
+
+@pytest.mark.parametrize("command", [["sample", "nguyen", "Nguyen-1", "-o", "x.npz"], ["arena", "score"],
+                                     ["distill", "validate", "--core", "c.yaml", "--records", "r"]], ids=["sample", "arena", "distill"])
+@pytest.mark.parametrize("seed", ["-5", str(2**70), "x"])
+def test_every_seed_flag_takes_the_run_seed_s_range(capsys, command, seed):
+    with pytest.raises(SystemExit) as caught:
+        main([*command, "--seed", seed])
+    assert caught.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --seed: must be" in err and "Traceback" not in err, err

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from srbf.cli.args import positive_int
+from srbf.cli.args import positive_int, seed_value
 from srbf.core import DEFAULT_RESULTS
 
 
@@ -34,5 +34,5 @@ def add_arena_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", default="arena", metavar="DIR", help="output directory (default: arena)")
     p.add_argument("--replicates", type=positive_int, default=1000, metavar="N",
                    help="task bootstrap replicates (default: 1000)")
-    p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the task draws (default: 0)")
+    p.add_argument("--seed", type=seed_value, default=0, metavar="S", help="seed of the task draws (default: 0)")
     p.set_defaults(run=_score)

@@ -37,6 +37,20 @@ def worker_count(text: str) -> int:
     return value
 
 
+def seed_value(text: str) -> int:
+    """A seed: an integer in 0 .. 2**63-1, the range of a config's run seed (docs/config.md "Ranges")."""
+    from srbf.runs.config_limits import SEED  # standard library only
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}") from None
+    problem = SEED.problem(value)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return value
+
+
 def non_negative_int(text: str) -> int:
     try:
         value = int(text)
