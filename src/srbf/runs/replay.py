@@ -16,7 +16,6 @@ follows, so a row can be checked against what it claims:
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
@@ -83,12 +82,15 @@ class Rows:
         self.campaigns = {c.id: c for c in map(StoredCampaign.from_row, campaigns)}
         self.secret = secret
         self.source = ProblemSource(cache_size=64)
+        self._catalogs: dict[str, Any] = {}
 
-    @functools.cache  # noqa: B019 - one Rows per store check, dropped with it
     def _catalog(self, ref: str):
+        """The catalog ``ref`` names, loaded once per ``Rows``."""
         from srbf.catalogs.loader import load_catalog
 
-        return load_catalog(ref)
+        if ref not in self._catalogs:
+            self._catalogs[ref] = load_catalog(ref)
+        return self._catalogs[ref]
 
     def entry(self, campaign: StoredCampaign, row: Any):
         """The catalog entry of ``row`` (ReplayError when it cannot be found at the row's version)."""
