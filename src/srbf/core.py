@@ -1,7 +1,7 @@
 """The vocabulary every layer of srbf shares, and that no layer owns.
 
 A ``TaskKey`` identifies one fit (the key of ARCHITECTURE.md): rerunning a config skips every key
-already in the store. A ``FitTask`` is what a worker needs to run it (never the truth, never the
+already in the store; ``key_text`` is its one canonical encoding (budgets as ``canonical_budget``). A ``FitTask`` is what a worker needs to run it (never the truth, never the
 validation points); a ``FitResult`` is what comes back, whatever happened to the method.
 ``SrbfError`` is the base of every error srbf raises on purpose, so a caller (the CLI, a
 notebook) can tell a user's mistake from a bug with one ``except``. ``lazy_attributes`` lets a
@@ -64,6 +64,27 @@ class TaskKey:
     condition: str  # canonical text of the data condition, e.g. "n_support=512;noise=0"
     seed: int
     repeat: int = 0  # the method's own randomness varies with it, the points do not
+
+
+def canonical_budget(value: float) -> int | float:
+    """A budget in its one form: an integral value is the int (5.0 and 5 are both 5), any other a
+    float. The store keeps budgets as REAL and gives 5.0 back; a key made from a stored row and one
+    made from the config must still be the same key and derive the same seeds."""
+    number = float(value)
+    return int(number) if number.is_integer() else number
+
+
+def key_text(key: TaskKey) -> str:
+    """The one canonical encoding of a fit's key, which its method seed is derived from: its values
+    in field order as compact JSON, the budget in its canonical form, counters as integers; repeat
+    0 is left out (the text a key had before keys had repeats, so old fits keep their seeds)."""
+    import json
+
+    values = [key.method, key.config_hash, key.catalog, int(key.catalog_version), key.problem_id, int(key.draw),
+              canonical_budget(key.budget), key.condition, int(key.seed)]
+    if key.repeat:
+        values.append(int(key.repeat))
+    return json.dumps(values, separators=(",", ":"))
 
 
 @dataclass(frozen=True)

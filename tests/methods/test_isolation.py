@@ -121,7 +121,7 @@ def _hmac_seed(secret: bytes, fields: list) -> int:
 
 def test_each_repeat_gets_its_own_seed_and_repeat_0_keeps_the_seed_of_a_key_without_repeats():
     secret = b"s" * 32
-    old_fields = ["m", "hash", "cat", 1, "p1", 0, 10.0, "n_support=8;noise=0", 7]  # a key before repeats
+    old_fields = ["m", "hash", "cat", 1, "p1", 0, 10, "n_support=8;noise=0", 7]  # a key before repeats (budget as a config gives it)
     assert method_seed(secret, KEY) == _hmac_seed(secret, old_fields)
     repeats = [method_seed(secret, dataclasses.replace(KEY, repeat=r)) for r in range(4)]
     assert len(set(repeats)) == 4

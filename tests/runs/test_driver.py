@@ -16,6 +16,7 @@ from srbf.runs.status import collect_status
 from srbf.runs.local_executor import LocalExecutor
 from srbf.runs.plan import make_plan
 from srbf.runs.problems import Placeholder, ProblemSource, fit_order
+from srbf.runs.replay import Rows
 from srbf.core import FitTask
 from srbf.methods import isolation
 
@@ -153,6 +154,8 @@ def test_placeholders_are_recorded_without_running_the_method(tmp_path):
 
     with ResultsStore.open_readonly(tmp_path / "results") as store:
         assert store.predictions_frame()["inputs_hash"].str.len().eq(64).all()  # placeholders too
+        checker = Rows(store.campaign_rows(), store.stored_secret())
+        assert [checker.problem(row) for row in store.prediction_rows()] == [None] * 4  # a merge accepts them
     assert summary.placeholders == 2 and summary.ok == 2
     assert len(log.read_text().splitlines()) == 2  # the method ran on the fine problem only
 

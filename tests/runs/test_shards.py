@@ -68,11 +68,12 @@ def test_a_clean_three_way_split_merges_into_the_unsharded_runs_keys(tmp_path, c
 
     code, out, err = cli(capsys, "status", "-c", str(config), "--shard", "2/3")
     assert code == 0 and "shard 2/3" in out and "9 of 9 fits stored (100.0%), 0 pending" in out, out + err
-    for store in shards[:2]:  # scored shards keep their metrics in the merge (one judge stack, shared)
+    for store in shards[:2]:  # scored shards: their metrics are not merged, the merged store is scored whole
         code, out, err = cli(capsys, "score", "--results", str(store), "--workers", "1", "--quiet")
         assert code == 0, err
     code, out, err = cli(capsys, "merge", *map(str, shards), "-o", str(tmp_path / "merged"))
     assert code == 0 and "merged shards 1/3, 2/3, 3/3" in out and "28 prediction(s)" in out, err
+    assert "checked 28 row(s)" in out and "scored the merged store" in out, out
     assert keys(tmp_path / "merged") == whole
     conn = sqlite3.connect(tmp_path / "merged" / "srbf.sqlite")
     metrics = conn.execute(
@@ -81,8 +82,8 @@ def test_a_clean_three_way_split_merges_into_the_unsharded_runs_keys(tmp_path, c
     stacks = conn.execute("SELECT id FROM judge_stacks").fetchall()
     trajectories = conn.execute("SELECT count(*) FROM trajectories t JOIN predictions p ON p.id = t.prediction_id").fetchone()
     conn.close()
-    assert len(metrics) == 19 and len(stacks) == 1 and {m[3] for m in metrics} == {stacks[0][0]}
-    assert {m[:3] for m in metrics} == {(k[4], k[5], k[6]) for k in parts[0] + parts[1]}
+    assert len(metrics) == 28 and len(stacks) == 1 and {m[3] for m in metrics} == {stacks[0][0]}
+    assert {m[:3] for m in metrics} == {(k[4], k[5], k[6]) for k in whole}
     assert trajectories[0] == 28  # the swiss method reports one incumbent per fit
     assert secret_of(tmp_path / "merged") == secret
     code, out, err = cli(capsys, "status", "-c", str(config), "--results", str(tmp_path / "merged"))

@@ -17,7 +17,7 @@ def test_new_store_has_tables_wal_and_version(tmp_path):
         assert store.path == tmp_path / "deep" / "results" / STORE_FILENAME
     conn = sqlite3.connect(tmp_path / "deep" / "results" / STORE_FILENAME)
     tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    assert tables == {"campaigns", "predictions", "trajectories", "metrics", "judge_stacks", "secret", "shard"}
+    assert tables == {"campaigns", "predictions", "trajectories", "metrics", "judge_stacks", "secret", "shard", "sealed"}
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID

@@ -22,6 +22,7 @@ from srbf.arena.errors import ArenaError
 from srbf.arena.figures import profile_figures
 from srbf.arena.profile import profile, robustness
 from srbf.arena.tables import write_tables
+from srbf.store.csv_cells import write_csv
 
 __all__ = ["ArenaResult", "score_arena"]
 
@@ -60,7 +61,7 @@ def score_arena(
     evidence = {"runs": data.runs, "stability": data.stability, "judgments": data.judgments, "skipped": data.skipped}
     for name, frame in evidence.items():
         if len(frame) or name != "skipped":
-            frame.to_csv(directory / f"{name}.csv", index=False)
+            write_csv(frame, directory / f"{name}.csv")
             files.append(directory / f"{name}.csv")
     files += profile_figures(table, directory / "figures")
     return ArenaResult(directory, table, robust, files, skipped=len(data.skipped), configs_note=data.configs_note)

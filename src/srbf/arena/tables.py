@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from srbf.arena.profile import AXES, AXIS_NAMES
+from srbf.store.csv_cells import write_csv
 
 __all__ = ["markdown_table", "profile_markdown", "robustness_markdown", "write_tables"]
 
@@ -71,7 +72,7 @@ def write_tables(profile: pd.DataFrame, robustness: pd.DataFrame, directory: Pat
         if table.empty:
             continue
         csv, md = directory / f"{name}.csv", directory / f"{name}.md"
-        table.to_csv(csv, index=False)
+        write_csv(table, csv)
         md.write_text(markdown(table), encoding="utf-8")
         written += [md, csv]
     return written

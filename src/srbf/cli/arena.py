@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from srbf.cli.args import positive_int
+from srbf.cli.args import positive_int, seed_value
 from srbf.cli.store_args import add_store_flags, configs_choice, results_root
 
 
@@ -38,5 +38,5 @@ def add_arena_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", default="arena", metavar="DIR", help="output directory (default: arena)")
     p.add_argument("--replicates", type=positive_int, default=1000, metavar="N",
                    help="task bootstrap replicates (default: 1000)")
-    p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the task draws (default: 0)")
+    p.add_argument("--seed", type=seed_value, default=0, metavar="S", help="seed of the task draws (default: 0)")
     p.set_defaults(run=_score)

@@ -25,6 +25,42 @@ def positive_int(text: str) -> int:
     return value
 
 
+def worker_count(text: str) -> int:
+    """A number of worker processes: a positive integer within the machine's limit
+    (``srbf.runs.config_limits.max_workers``, docs/config.md "Ranges")."""
+    from srbf.runs.config_limits import WORKERS  # standard library only
+
+    value = positive_int(text)
+    problem = WORKERS.problem(value)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return value
+
+
+def seed_value(text: str) -> int:
+    """A seed: an integer in 0 .. 2**63-1, the range of a config's run seed (docs/config.md "Ranges")."""
+    from srbf.runs.config_limits import SEED  # standard library only
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}") from None
+    problem = SEED.problem(value)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text}")
+    return value
+
+
 def non_negative_float(text: str) -> float:
     try:
         value = float(text)
@@ -45,7 +81,7 @@ def add_executor_flags(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument("--executor", choices=("local", "dask"), default="local",
                         help=f"where {what}: processes here (default) or a Dask cluster (docs/cluster.md)")  # fmt: skip
     parser.add_argument("--scheduler", metavar="ADDRESS", help="with --executor dask: the scheduler (tcp://host:8786)")
-    parser.add_argument("--local", type=positive_int, metavar="N",
+    parser.add_argument("--local", type=worker_count, metavar="N",
                         help="with --executor dask: start a LocalCluster of N worker processes")  # fmt: skip
 
 

@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from srbf.cli.args import UserError, non_negative_float, positive_int
+from srbf.cli.args import UserError, non_negative_float, positive_int, seed_value
 
 __all__ = ["add_catalog_commands"]
 
@@ -215,7 +215,7 @@ def add_catalog_commands(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser("sample", help="draw one problem's points and write them to an .npz file")
     p.add_argument("catalog", help="a shipped catalog name or a path to a catalog file")
     p.add_argument("problem_id", help="a problem id within the set")
-    p.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
+    p.add_argument("--seed", type=seed_value, default=0, help="run seed (default 0)")
     p.add_argument("--draw", type=int, default=0, help="draw index (default 0)")
     p.add_argument("--n-support", type=positive_int, default=512, help="support points (default 512)")
     p.add_argument("--n-validation", type=positive_int, default=512, help="validation points (default 512)")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from srbf.cli.args import UserError, positive_int
+from srbf.cli.args import UserError, positive_int, seed_value
 from srbf.cli.store_args import add_config_flag, add_configs_flag, configs_choice, results_root
 
 
@@ -105,7 +105,7 @@ def add_distill_commands(commands: argparse._SubParsersAction) -> None:
                    help="paradigms a chosen probe panel must cover (default: 3)")
     p.add_argument("--condition", metavar="TEXT", help="the data condition (default: the records' one clean condition)")
     p.add_argument("--starts", type=positive_int, default=8, metavar="S", help="search starts (default: 8)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random starts (default: 0)")
+    p.add_argument("--seed", type=seed_value, default=0, help="seed of the random starts (default: 0)")
     p.add_argument("-o", "--output", default="core.yaml", metavar="FILE", help="the core catalog (default: core.yaml)")
     p.set_defaults(run=_distill)
     sub = p.add_subparsers(dest="distill_command", metavar="COMMAND")
@@ -122,7 +122,7 @@ def add_distill_commands(commands: argparse._SubParsersAction) -> None:
     add_config_flag(v)
     add_configs_flag(v)
     v.add_argument("--draws", type=positive_int, default=100, metavar="N", help="draws per random selector (default: 100)")
-    v.add_argument("--seed", type=int, default=0, help="seed of the random selectors (default: 0)")
+    v.add_argument("--seed", type=seed_value, default=0, help="seed of the random selectors (default: 0)")
     v.add_argument("-o", "--output", default="distill-validation", metavar="DIR",
                    help="output directory (default: distill-validation)")
     v.set_defaults(run=_validate)

@@ -18,9 +18,9 @@ from srbf.cli.args import (
     UserError,
     add_executor_flags,
     cluster_choice,
-    positive_int,
     prestart_workers,
     terminate_as_interrupt,
+    worker_count,
 )
 from srbf.cli.store_args import add_store_flags, results_root
 
@@ -90,7 +90,7 @@ def add_judge_commands(commands: argparse._SubParsersAction) -> None:
         "score", help="derive the judge's metrics for every stored prediction that has none yet (resumable)"
     )
     add_store_flags(p, configs=False)  # every configuration is scored
-    p.add_argument("--workers", type=positive_int, metavar="N",
+    p.add_argument("--workers", type=worker_count, metavar="N",
                    help="scoring processes (default: one per core; 1 scores in this process)")  # fmt: skip
     p.add_argument("--srbench", action="store_true",
                    help="also run SRBench's SymPy symbolic-solution check (slow); adds it to rows scored without it")  # fmt: skip

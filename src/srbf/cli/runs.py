@@ -14,13 +14,16 @@ import json
 import signal
 import threading
 
-from srbf.cli.args import UserError, add_executor_flags, cluster_choice, positive_int, terminate_as_interrupt
+from srbf.cli.args import (UserError, add_executor_flags, cluster_choice, non_negative_int, positive_int,
+                            terminate_as_interrupt, worker_count)
 from srbf.cli.store_args import add_store_flags, configs_choice, results_root
 from srbf.core import DEFAULT_RESULTS
 from srbf.runs.config_limits import MAX_VARIANTS  # standard library only: cheap to import for --help
 
 __all__ = ["add_run_commands"]
 
+SEALED = ("draw with a sealed run seed, kept in the results store and published with the run's exports "
+          "once it is complete (as seed: sealed; docs/fairness.md)")
 ALLOW_LARGE = f"accept sweeps of more than {MAX_VARIANTS:,} method configurations (docs/config.md, Limits)"
 
 
@@ -49,6 +52,7 @@ def _load(args: argparse.Namespace):
         workers=getattr(args, "workers", None),
         results=results,
         sandbox=getattr(args, "sandbox", False),
+        sealed=getattr(args, "sealed", False),
     )
     variants = filter_variants(config.variants(), getattr(args, "sweep_filter", None) or [])
     return config, variants, shard, secret_file
@@ -72,6 +76,8 @@ def _resume_command(args: argparse.Namespace) -> str:
         parts += ["--executor dask", f"--scheduler {args.scheduler}" if args.scheduler else f"--local {args.local}"]
     if args.sandbox:
         parts.append("--sandbox")
+    if args.sealed:
+        parts.append("--sealed")
     if args.allow_large:
         parts.append("--allow-large")
     return " ".join(parts)
@@ -183,11 +189,13 @@ def _status(args: argparse.Namespace) -> int:
     rows, path, exists = collect_status(config, variants=variants, shard=shard)
     counts = STATUS_COUNTS
     failures = _failures(config.results, {(v.name, v.config_hash): v.label for v in variants}) if exists else []
+    seed = _seed_line(config, exists) if args.reveal_seed else None
     if args.json:
         from dataclasses import asdict
 
         print(json.dumps({
             "experiment": config.experiment, "results": str(path), "exists": exists,
+            **({"seed": seed[0], "seed_note": seed[1]} if seed else {}),
             "shard": str(shard) if shard else None, "repeats": config.repeats,
             "rows": [{"method": r.method, "provenance": r.provenance, "catalog": r.catalog, "budget": r.budget,
                       "planned": r.planned,
@@ -207,6 +215,8 @@ def _status(args: argparse.Namespace) -> int:
         if held is not None:
             of = f" (a store of shard {held.label}: pass --shard {held.label} to count its share only)"
     print(f"{config.experiment}{of}: results {path}" + ("" if exists else " (nothing recorded yet)"))
+    if seed is not None:
+        print(f"run seed: {seed[0] if seed[0] is not None else '(none yet)'} ({seed[1]})")
     if config.repeats > 1:
         print(f"repeats: {config.repeats} fits of each method on the same points (counted each)")
     if exists:
@@ -242,6 +252,23 @@ def _print_changes(config, variants, rows) -> None:
         lines = changed_lines(store.configurations(), variants, pending, doing="to run again")
     for line in lines:
         print(line)
+
+
+def _seed_line(config, exists: bool) -> tuple[int | None, str]:
+    """The run seed and what it is: public (the config's), or sealed (the store's; None before the
+    run starts) and whether the run is complete (its exports then carry it)."""
+    if not config.sealed:
+        return config.seed, "public: the config's"
+    held = None
+    if exists:
+        from srbf.store import ResultsStore
+
+        with ResultsStore.open_readonly(config.results) as store:
+            held = store.sealed()
+    if held is None:
+        return None, "sealed: drawn from the store's secret when the run starts"
+    state = "complete: exports carry it" if held.complete else "not complete: exports withhold it"
+    return held.seed, f"sealed, kept in the store; run {state}"
 
 
 def _print_stack(config, variants) -> None:
@@ -304,21 +331,36 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _merge(args: argparse.Namespace) -> int:
+    from srbf.runs.merge_check import merge_checks
     from srbf.store.merge import merge_stores
 
-    report = merge_stores(args.stores, args.output, allow_partial=args.allow_partial)
+    counts: dict = {}
+    report = merge_stores(args.stores, args.output, allow_partial=args.allow_partial,
+                          check=merge_checks(args.verify, counts=counts))  # fmt: skip
+    scored = None
+    if not args.no_score:  # metrics are never merged: the merged store is scored here
+        from srbf.judge.scoring_pass import score_store
+
+        scored = score_store(report.output, workers=args.workers, progress=False)
     if args.json:
         from dataclasses import asdict
 
         from srbf.core import to_plain
 
-        print(json.dumps(to_plain(asdict(report)), indent=2))
+        extra = {**counts, "scored": None if scored is None else scored.scored}
+        print(json.dumps(to_plain({**asdict(report), **extra}), indent=2))
         return 0
     print(f"merged shards {', '.join(report.merged)} into {report.output}: {report.predictions} prediction(s)")
+    print(f"checked {counts.get('checked', 0)} row(s): seeds re-derived, points re-drawn"
+          + (f"; re-ran {counts['verified']} fit(s) of deterministic methods, all the same" if args.verify else ""))
     if report.missing:
         print(f"missing shards: {', '.join(report.missing)} (their fits are pending in the merged store)")
     for label, stored, planned in report.incomplete:
         print(f"incomplete shard {label}: {stored} of {planned} fits stored")
+    if scored is not None:
+        print(f"scored the merged store: {scored.text().splitlines()[0]}")
+    else:
+        print("not scored (--no-score): run srbf score --results on it; shards' metrics are never merged")
     return 0
 
 
@@ -342,6 +384,7 @@ def add_run_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--sandbox", action="store_true",
                    help="run every worker under bubblewrap: read-only files, no network, results, "
                         "config and catalogs out of sight (docs/fairness.md)")  # fmt: skip
+    p.add_argument("--sealed", action="store_true", help=SEALED)
     p.add_argument("--allow-large", action="store_true", help=ALLOW_LARGE)
     p.add_argument("--shard", metavar="K/N",
                    help="run only shard K of N (every N-th fit), into its own store (default: "
@@ -360,6 +403,9 @@ def add_run_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--limit", type=positive_int, metavar="N", help="as for srbf run")
     p.add_argument("--results", metavar="DIR", help=f"results store (default: the config's results:, else {DEFAULT_RESULTS})")
     p.add_argument("--shard", metavar="K/N", help="the share and store of shard K of N (as for srbf run)")
+    p.add_argument("--sealed", action="store_true", help="the config's run is sealed (as for srbf run)")
+    p.add_argument("--reveal-seed", action="store_true",
+                   help="show the run seed (a sealed run's, from its store; docs/fairness.md)")  # fmt: skip
     p.add_argument("--allow-large", action="store_true", help=ALLOW_LARGE)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(run=_status)
@@ -369,6 +415,12 @@ def add_run_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", metavar="STORE", required=True, help="the merged store (must not exist)")
     p.add_argument("--allow-partial", action="store_true",
                    help="merge the shards there are, even if some are missing or incomplete, and list them")  # fmt: skip
+    p.add_argument("--verify", type=non_negative_int, default=0, metavar="K",
+                   help="also re-run K fits sampled from the deterministic methods' rows and compare their "
+                        "formulas (docs/cluster.md, Trust)")  # fmt: skip
+    p.add_argument("--no-score", action="store_true",
+                   help="leave the merged store unscored (metrics are never merged; default: score it)")  # fmt: skip
+    p.add_argument("--workers", type=worker_count, metavar="N", help="scoring processes (default: one per core)")
     p.add_argument("--json", action="store_true", help="what was merged, as JSON")
     p.set_defaults(run=_merge)
 

@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 from srbf.arena.tables import markdown_table
 from srbf.distill.selectors import RANDOM
 from srbf.distill.validate import Validation
+from srbf.store.csv_cells import write_csv
 
 __all__ = ["fidelity_markdown", "write_validation"]
 
@@ -63,8 +64,8 @@ def write_validation(validation: Validation, directory: str | Path) -> list[Path
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "fidelity.md").write_text(fidelity_markdown(validation), encoding="utf-8")
-    validation.table.to_csv(directory / "fidelity.csv", index=False)
-    validation.draws.to_csv(directory / "draws.csv", index=False)
-    validation.scores.to_csv(directory / "scores.csv", index=False)
+    write_csv(validation.table, directory / "fidelity.csv")
+    write_csv(validation.draws, directory / "draws.csv")
+    write_csv(validation.scores, directory / "scores.csv")
     files = [directory / n for n in ("fidelity.md", "fidelity.csv", "draws.csv", "scores.csv")]
     return files + [_figure(validation, directory / "fidelity.png")]

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import os
 import queue
 import shutil
@@ -33,11 +32,11 @@ import signal
 import subprocess
 import tempfile
 import threading
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from srbf.core import SrbfError, TaskKey
+from srbf.core import SrbfError, TaskKey, key_text
 
 GUARD = Path(__file__).resolve().with_name("worker_guard.py")
 ALLOWED_ENV = (
@@ -289,12 +288,11 @@ def signal_stop(pid: int | None) -> None:
 
 
 def method_seed(secret: bytes, key: TaskKey) -> int:
-    """The seed a method receives for the fit ``key``: 31 bits of HMAC-SHA256 of the key (run
-    seed included) under the results store's secret. One-way, so the method cannot recover from
-    it the run seed that srbf's sampler drew its points with; stable, so a rerun gets the same.
-    The repeat index is part of the key, so each repeat of a fit gets its own seed; repeat 0 is
-    hashed without it, so a fit keeps the seed it had before keys had repeats."""
-    values = tuple(getattr(key, f.name) for f in fields(key))  # astuple's values, without its deep copies
-    message = json.dumps(values if key.repeat else values[:-1], separators=(",", ":")).encode()
-    digest = hmac.new(secret, message, hashlib.sha256).digest()
+    """The seed a method receives for the fit ``key``: 31 bits of HMAC-SHA256 of the key's one
+    canonical encoding (``srbf.core.key_text``, run seed included) under the results store's
+    secret. One-way, so the method cannot recover from it the run seed that srbf's sampler drew
+    its points with; stable, so a rerun gets the same, and a key read back from its stored row
+    (budget 5.0 for 5) derives the same seed. The repeat index is part of the key, so each repeat
+    of a fit gets its own seed."""
+    digest = hmac.new(secret, key_text(key).encode(), hashlib.sha256).digest()
     return int.from_bytes(digest[:4], "little") & 0x7FFFFFFF

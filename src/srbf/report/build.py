@@ -26,6 +26,7 @@ from srbf.report.figure_jobs import cd_job, cd_panels, curve_job, verdict_job
 from srbf.report.marks import AT_BUDGETS, at_largest_budgets, collapse_repeated
 from srbf.report.stack import stack_markdown
 from srbf.stats import DECLARED_TIMES, Analysis, analyze, display_name, rule_for
+from srbf.store.csv_cells import read_csv, write_csv
 
 BUDGET_FALLBACK = ("**No method could be placed at the declared time marks** (no usable timings, or every method "
                    "slower than the marks): values, verdicts and ranks are read at each budget, the same budget "
@@ -171,7 +172,7 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
         written = {}
         for name in (*TABLES, *(("stack",) if stack is not None else ())):
             path = out / "tables" / f"{name}.csv"
-            frames[name].to_csv(path, index=False)
+            write_csv(frames[name], path)
             written[name] = path
 
         jobs, sections = [], {}
@@ -198,8 +199,8 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
 
 def read_table(path: str | Path) -> pd.DataFrame:
     """A report CSV read back as written: the status and verdict "n/a" stays text (pandas would
-    read it as missing), empty cells are missing."""
-    return pd.read_csv(path, keep_default_na=False, na_values=[""])
+    read it as missing), empty cells are missing, escaped text cells unescaped (``csv_cells``)."""
+    return read_csv(path, keep_default_na=False, na_values=[""])
 
 
 def _rank_order(metrics) -> list[str]:

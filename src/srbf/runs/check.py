@@ -100,6 +100,7 @@ def _check(path: Path, passed: Callable[..., None], say: Callable[[str], None], 
     from srbf.runs.config import ConfigError, load_config
     from srbf.runs.plan import load_catalogs, make_plan
     from srbf.runs.problems import ProblemSource
+    from srbf.runs.sealed import planning_seed
 
     try:
         config = load_config(path, allow_large=allow_large)
@@ -115,7 +116,7 @@ def _check(path: Path, passed: Callable[..., None], say: Callable[[str], None], 
     passed("load catalog", ", ".join(f"{c.name} v{c.version} ({len(c)} problems)" for c in catalogs.values()))
 
     # Two real problems: the first draws of the run's first problems that sampling can realise.
-    plan = make_plan(config, variants=variants[:1], catalogs=catalogs)
+    plan = make_plan(planning_seed(config, from_store=False), variants=variants[:1], catalogs=catalogs)
     source = ProblemSource(config)
     first = variants[0]
     chosen, skipped = [], []

@@ -24,9 +24,24 @@ from typing import Annotated, Any, Mapping, Sequence
 from pydantic import BeforeValidator, ValidationInfo
 from pydantic_core import PydanticCustomError
 
+from srbf.core import canonical_budget
 from srbf.methods.boundary import Limits
 from srbf.runs.config_errors import _did_you_mean, _show, _unknown_key
-from srbf.runs.config_limits import MAX_CHECKPOINTS, MAX_DRAWS, MAX_POINTS, MAX_REPEATS
+from srbf.runs.config_limits import (
+    BUDGET,
+    CHECKPOINTS,
+    DRAWS,
+    FIT_BYTES,
+    LIMIT,
+    NOISE,
+    POINTS,
+    REPEATS,
+    SEED,
+    TIME_LIMIT,
+    TRAJECTORY_ROWS,
+    WORKERS,
+    Range,
+)
 from srbf.runs.sweeps import canonical_json
 
 PROVENANCE_LABELS = ("upstream_default", "author_blessed", "harness_tuned")
@@ -39,6 +54,10 @@ DEFAULT_TIME_LIMIT = 600.0
 DEFAULT_CHECKPOINTS = 180  # SymbolicArena's grid: one a minute over a 180-minute fit
 RESERVED_OPTIONS = {"truth": "the driver passes the ground truth to the oracle; a config never sets it"}
 MAX_POWER_OF_TWO = 62  # budgets up to 2**62; a wider ladder is a typo
+SEALED = "sealed"  # seed: sealed, a random run seed kept in the store
+LIMITS_RANGES = {"expression_bytes": FIT_BYTES, "internals_bytes": FIT_BYTES, "trajectory_rows": TRAJECTORY_ROWS,
+                 "trajectory_bytes": FIT_BYTES}  # the Range of each field of a method's limits
+UNBOUNDED = Range(1, 2**63 - 1)  # a limits field without its own Range yet (a test insists on one)
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 
@@ -56,45 +75,24 @@ def _fail_all(problems: Sequence[tuple[tuple[Any, ...], str]]) -> PydanticCustom
 # --- scalar validators (each raises with the value it got) --------------------------------------
 
 
-def _integer(value: Any, minimum: int, what: str) -> int:
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise _fail(f"must be {what}, got {_show(value)}")
-    return value
+def _in(bounds: Range):
+    """A validator of one numeric value within ``bounds`` (``config_limits``): integers come back
+    as int (3.0 is 3), numbers as float."""
 
-
-def _positive_int(value: Any) -> int:
-    return _integer(value, 1, "a positive integer")
-
-
-def _at_most(maximum: int):
-    """A positive integer no larger than ``maximum`` (a limit of docs/config.md)."""
-
-    def check(value: Any) -> int:
-        number = _positive_int(value)
-        if number > maximum:
-            raise _fail(f"must be at most {maximum:,} (the limit), got {_show(value)}")
-        return number
+    def check(value: Any) -> Any:
+        problem = bounds.problem(value)
+        if problem is not None:
+            raise _fail(problem)
+        return int(value) if bounds.integer else float(value)
 
     return check
 
 
-def _seed(value: Any) -> int:
-    return _integer(value, 0, "a non-negative integer")
-
-
-def _number(value: Any, *, positive: bool) -> float:
-    what = "a positive number" if positive else "a number >= 0"
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise _fail(f"must be {what}, got {_show(value)}")
-    if value < 0 or (positive and value == 0):
-        raise _fail(f"must be {what}, got {_show(value)}")
-    return value
-
-
-def _positive_number(value: Any) -> float:
-    return float(_number(value, positive=True))
+def _seed(value: Any) -> int | str:
+    """A public run seed in 0 .. 2**63-1, or ``sealed`` (a random seed kept in the store: docs/fairness.md)."""
+    if value == SEALED:
+        return SEALED
+    return _in(SEED)(value)
 
 
 def _flag(value: Any) -> bool:
@@ -204,16 +202,20 @@ def _list_of(value: Any, item: Any, what: str) -> tuple[Any, ...]:
 
 
 def _support_sizes(value: Any) -> tuple[int, ...]:
-    return _list_of(value, _at_most(MAX_POINTS), "a positive integer")
+    return _list_of(value, _in(POINTS), "a positive integer")
 
 
 def _noise_levels(value: Any) -> tuple[float, ...]:
-    return _list_of(value, lambda v: float(_number(v, positive=False)), "a number >= 0")
+    return _list_of(value, _in(NOISE), "a number >= 0")
 
 
-def _budget(value: Any) -> float:
-    number = _number(value, positive=True)
-    return int(number) if float(number).is_integer() and abs(number) < 2**53 else float(number)
+def _budget(value: Any) -> int | float:
+    """A budget rung in its one canonical form (``srbf.core.canonical_budget``: 5 and 5.0 are the
+    integer 5), so that a fit's key, its method seed and its stored row agree."""
+    number = _in(BUDGET)(value)
+    if isinstance(value, int) and not isinstance(value, bool) and float(value) != value:
+        raise _fail(f"must be a number a stored budget holds exactly (a 64-bit float), got {_show(value)}")
+    return canonical_budget(number)
 
 
 def _budgets(value: Any) -> tuple[float, ...]:
@@ -235,7 +237,7 @@ def _budgets(value: Any) -> tuple[float, ...]:
             raise _fail(f"first exponent {first} is above last {last}", "powers_of_two")
         if max(abs(first), abs(last)) > MAX_POWER_OF_TWO:
             raise _fail(f"exponents must lie within +-{MAX_POWER_OF_TWO}, got {_show(bounds)}", "powers_of_two")
-        return tuple(2**e if e >= 0 else 2.0**e for e in range(first, last + 1))
+        return tuple(canonical_budget(2.0**e) for e in range(first, last + 1))
     if isinstance(value, (list, tuple)) or (isinstance(value, (int, float)) and not isinstance(value, bool)):
         return tuple(sorted(_list_of(value, _budget, "a positive number")))
     raise _fail(f"must be a list of positive numbers or {{powers_of_two: [first, last]}}, got {_show(value)}")
@@ -328,7 +330,7 @@ def _limits(value: Any) -> Limits:
     for name in names:  # the fields' problems first, then the unknown keys, as for every section
         if name in value:
             try:
-                checked[name] = _positive_int(value[name])
+                checked[name] = _in(LIMITS_RANGES.get(name, UNBOUNDED))(value[name])
             except PydanticCustomError as error:
                 problems.append(((name,), error.context["message"]))
     problems += [((key,), _unknown_key(key, names)) for key in value if key not in names]
@@ -338,25 +340,27 @@ def _limits(value: Any) -> Limits:
 
 
 # --- the types the schema's fields use ------------------------------------------------------------
+# A numeric type carries its Range as metadata too: the tests find every numeric field by it.
 
 Name = Annotated[str, BeforeValidator(_name)]
 Text = Annotated[str, BeforeValidator(_text)]
-PositiveInt = Annotated[int, BeforeValidator(_positive_int)]
-Draws = Annotated[int, BeforeValidator(_at_most(MAX_DRAWS))]
-Repeats = Annotated[int, BeforeValidator(_at_most(MAX_REPEATS))]
-Checkpoints = Annotated[int, BeforeValidator(_at_most(MAX_CHECKPOINTS))]
-Points = Annotated[int, BeforeValidator(_at_most(MAX_POINTS))]
-Seed = Annotated[int, BeforeValidator(_seed)]
-PositiveNumber = Annotated[float, BeforeValidator(_positive_number)]
+Limit = Annotated[int, BeforeValidator(_in(LIMIT)), LIMIT]
+Workers = Annotated[int, BeforeValidator(_in(WORKERS)), WORKERS]
+Draws = Annotated[int, BeforeValidator(_in(DRAWS)), DRAWS]
+Repeats = Annotated[int, BeforeValidator(_in(REPEATS)), REPEATS]
+Checkpoints = Annotated[int, BeforeValidator(_in(CHECKPOINTS)), CHECKPOINTS]
+Points = Annotated[int, BeforeValidator(_in(POINTS)), POINTS]
+Seed = Annotated[int | str, BeforeValidator(_seed), SEED]
+TimeLimit = Annotated[float, BeforeValidator(_in(TIME_LIMIT)), TIME_LIMIT]
 Flag = Annotated[bool, BeforeValidator(_flag)]
 Provenance = Annotated[str, BeforeValidator(_provenance)]
 AdapterType = Annotated[str, BeforeValidator(_adapter_type)]
 Options = Annotated[Any, BeforeValidator(_options)]
 SweepValues = Annotated[Any, BeforeValidator(_sweep_values)]
-SupportSizes = Annotated[Any, BeforeValidator(_support_sizes)]
-NoiseLevels = Annotated[Any, BeforeValidator(_noise_levels)]
-Budgets = Annotated[Any, BeforeValidator(_budgets)]
+SupportSizes = Annotated[Any, BeforeValidator(_support_sizes), POINTS]
+NoiseLevels = Annotated[Any, BeforeValidator(_noise_levels), NOISE]
+Budgets = Annotated[Any, BeforeValidator(_budgets), BUDGET]
 Env = Annotated[Any, BeforeValidator(_env)]
-FitLimits = Annotated[Limits, BeforeValidator(_limits)]
+FitLimits = Annotated[Limits, BeforeValidator(_limits)]  # each field's Range: LIMITS_RANGES
 Python = Annotated[str, BeforeValidator(_python)]
 MethodPath = Annotated[str, BeforeValidator(_method_path)]

@@ -41,15 +41,17 @@ from srbf.runs.config_fields import (
     NoiseLevels,
     Options,
     Points,
-    PositiveInt,
-    PositiveNumber,
+    Limit,
     Provenance,
     Python,
     Repeats,
+    SEALED,
     Seed,
     SupportSizes,
     SweepValues,
     Text,
+    TimeLimit,
+    Workers,
     _fail,
     _fail_all,
     builtin_method_names,
@@ -129,7 +131,7 @@ class MethodConfig(_Section):
     options: Options = Field(default_factory=_read_only)
     python: Python = Field(default_factory=lambda: sys.executable)
     env: Env = Field(default_factory=_read_only)
-    time_limit: PositiveNumber = DEFAULT_TIME_LIMIT
+    time_limit: TimeLimit = DEFAULT_TIME_LIMIT
     limits: FitLimits = Limits()  # what one fit may send back (not part of the hash unless changed)
     config_provenance: Provenance = DEFAULT_PROVENANCE
     budget_knob: Text | None = None
@@ -230,6 +232,9 @@ class RunConfig(_Section):
     each repeat's method seed differs); ``checkpoints`` is the grid on which a fit's trajectory is
     read at scoring time (N evenly spaced checkpoints over the fit's time limit), stored, not used
     by the run itself.
+    ``seed: sealed`` asks for a run seed nobody knows until the run is published
+    (``srbf.runs.sealed``): ``sealed`` is then true and ``seed`` is the text ``sealed`` until the
+    run's store gives the seed (``with_seed``); the stored config text keeps saying ``sealed``.
     ``variants()`` expands the methods' sweeps, ``cells()`` adds budgets and conditions,
     ``select(ref, entries)`` picks the problems. ``source`` names the file (or ``<dict>``).
     """
@@ -238,19 +243,20 @@ class RunConfig(_Section):
     seed: Seed = 0
     catalogs: CatalogRefs
     problems: Any = None  # once validated: {catalog: selected ids}, read-only
-    limit: PositiveInt | None = None
+    limit: Limit | None = None
     sampling: Annotated[SamplingConfig, BeforeValidator(_none_is({}))] = Field(default_factory=SamplingConfig)
     method: MethodConfig | None = None
     methods: tuple[MethodConfig, ...] | None = None
     budgets: Budgets = DEFAULT_BUDGETS
     sweeps: Annotated[tuple[Sweep, ...], BeforeValidator(_none_is(()))] = ()
-    workers: PositiveInt | None = None
+    workers: Workers | None = None
     results: Text = DEFAULT_RESULTS
     sandbox: Flag = False  # run every worker under bubblewrap (srbf.methods.isolation)
     exclude: TrainingRefs = ()  # training sources whose problems the run drops (srbf.protocol)
     repeats: Repeats = 1  # fits of each method on the same points, each with its own method seed
     checkpoints: Checkpoints = DEFAULT_CHECKPOINTS  # the trajectory grid: k * time_limit / N, k = 1..N
     _source: str = PrivateAttr("<dict>")
+    _sealed: bool = PrivateAttr(False)
 
     @model_validator(mode="before")
     @classmethod
@@ -280,7 +286,20 @@ class RunConfig(_Section):
         _settle(self, problems=MappingProxyType(problems), methods=methods,
                 method=methods[0] if self.method is not None else None)
         self._source = (info.context or {}).get("source", "<dict>")
+        self._sealed = self.seed == SEALED
         return self
+
+    @property
+    def sealed(self) -> bool:
+        """True when the run seed is sealed (``seed: sealed`` or ``srbf run --sealed``)."""
+        return self._sealed
+
+    def with_seed(self, seed: int | str, *, sealed: bool | None = None) -> RunConfig:
+        """This config with run seed ``seed`` (a sealed run's seed from its store, or ``sealed``
+        to seal a public config); still sealed unless ``sealed`` says otherwise."""
+        copy = self.model_copy(update={"seed": seed})
+        copy._sealed = self._sealed or seed == SEALED if sealed is None else sealed
+        return copy
 
     @property
     def source(self) -> str:
@@ -306,6 +325,8 @@ class RunConfig(_Section):
         """The normalized config as plain JSON-like data (every default filled in), e.g. to store with a run."""
         fields = {**self.model_dump(exclude={"method", "methods"}), "source": self.source,
                   "methods": [method.to_dict() for method in self.methods]}
+        if self.sealed:  # the stored text never holds a sealed seed
+            fields["seed"] = SEALED
         keys = _RUN_KEYS + (("exclude",) if self.exclude else ())  # absent: the text stored before it existed
         return to_plain({key: fields[key] for key in keys})
 

@@ -12,6 +12,8 @@ One run at a time writes a store (``runlock``): a second ``srbf run`` on the sam
 naming the first one's pid. Each method receives a seed derived from its fit's key under the
 store's secret (``isolation.method_seed``), never the run seed its points were drawn with; with
 ``sandbox`` each worker runs under bubblewrap, blind to the results, the config and the catalogs.
+A config with ``seed: sealed`` draws with a seed kept in the store (``sealed``), published in its
+exports only once every fit is stored.
 
 Ctrl-C (``KeyboardInterrupt``) stops cleanly: the fits in flight are killed and dropped, every
 finished fit is kept, and the returned ``RunSummary`` says how many were done and how to resume.
@@ -34,6 +36,8 @@ import yaml
 
 from srbf.methods import isolation
 from srbf.runs.config import RunConfig
+from srbf.runs.config_fields import SEALED
+from srbf.runs.config_limits import LIMIT, WORKERS
 from srbf.runs.executor import Completed, Executor, WorkerStartError
 from srbf.runs.local_executor import LocalExecutor
 from srbf.runs.plan import Plan, load_catalogs, make_plan, worker_spec
@@ -42,6 +46,7 @@ from srbf.runs.problems import fit_order
 from srbf.core import GC_THRESHOLDS, SrbfError, TaskKey, freeze_survivors
 from srbf.runs.runlock import RunLock, RunLocked
 from srbf.runs.changes import changed_lines, pending_fits
+from srbf.runs.sealed import sealed_seed
 from srbf.runs.shards import Shard, shard_plan, shared_secret
 from srbf.runs.summary import RunSummary, fit_place, progress_bar
 from srbf.runs.sweeps import Variant, canonical_json
@@ -74,9 +79,11 @@ def apply_overrides(
     workers: int | None = None,
     results: str | Path | None = None,
     sandbox: bool = False,
+    sealed: bool = False,
 ) -> RunConfig:
     """``config`` with command-line overrides: experiment name, problems per catalog, workers,
-    results, sandbox (only ever turned on)."""
+    results, sandbox and sealed (only ever turned on). Each is held to the config field's range
+    (``config_limits``)."""
     changes: dict[str, Any] = {}
     if sandbox:
         changes["sandbox"] = True
@@ -84,17 +91,16 @@ def apply_overrides(
         if not _NAME.fullmatch(experiment):
             raise RunError(f"--experiment: must be a name of letters, digits and . _ + -, got {experiment!r}")
         changes["experiment"] = experiment
-    if limit is not None:
-        if limit < 1:
-            raise RunError(f"--limit: must be a positive integer, got {limit}")
-        changes["limit"] = int(limit)
-    if workers is not None:
-        if workers < 1:
-            raise RunError(f"--workers: must be a positive integer, got {workers}")
-        changes["workers"] = int(workers)
+    for flag, value, bounds in (("limit", limit, LIMIT), ("workers", workers, WORKERS)):
+        if value is not None:
+            problem = bounds.problem(value)
+            if problem is not None:
+                raise RunError(f"--{flag}: {problem}")
+            changes[flag] = int(value)
     if results is not None:
         changes["results"] = str(results)
-    return config.model_copy(update=changes) if changes else config  # a copy does not validate: checked above
+    config = config.model_copy(update=changes) if changes else config  # a copy does not validate: checked above
+    return config.with_seed(SEALED) if sealed and not config.sealed else config
 
 
 def _filter_value(text: str) -> Any:
@@ -227,6 +233,8 @@ def run_config(
         return (make_executor or _local_executor)(config.workers, sandbox)
 
     try:
+        config = _claim_seed(config, store, shard, secret_file)
+        whole = not config.sealed or {v.label for v in variants} == {v.label for v in config.variants()}
         if executor is None:  # local slots, or a LocalCluster's workers: they start while the plan is made
             executor = new_executor()
             executor.prestart([worker_spec(variants[0])] * executor.workers if variants else [])  # the likely first
@@ -251,6 +259,7 @@ def run_config(
                 "srbf never overwrites results: choose a new --results directory, or resume"
             )
         if not plan.fits:
+            _seal_complete(store, config, whole)
             return summary
         summary.workers = executor.workers
         notes: list[str] = []
@@ -294,6 +303,8 @@ def run_config(
                 if held.due():
                     held.commit()
             held.commit()
+            if not summary.unfinished:
+                _seal_complete(store, config, whole)
         except KeyboardInterrupt:
             summary.interrupted = True
             executor.cancel()
@@ -312,6 +323,24 @@ def run_config(
         if freezing:
             gc.unfreeze()
         summary.seconds = time.perf_counter() - started
+
+
+def _claim_seed(config: RunConfig, store, shard: Shard | None, secret_file: str | Path | None) -> RunConfig:
+    """``config`` with its run seed: a sealed run's from its secret (the shards' secret file, or the
+    store's), recorded in the store (``srbf.runs.sealed``); a public seed as it is. A store holds one
+    kind: a sealed run in a store of public fits, or the reverse, is refused (StoreError)."""
+    if config.sealed:
+        secret = shared_secret(secret_file) if shard is not None and secret_file is not None else store.secret()
+        config = config.with_seed(sealed_seed(secret))
+    store.claim_sealed(config.seed if config.sealed else None)
+    return config
+
+
+def _seal_complete(store, config: RunConfig, whole: bool) -> None:
+    """A sealed run whose every fit is stored (all its variants, not a --sweep-filter's share) may be
+    published: its exports carry the seed from now on."""
+    if config.sealed and whole:
+        store.mark_sealed_complete()
 
 
 def _local_executor(workers: int | None, sandbox: isolation.Sandbox | None) -> Executor:

@@ -25,6 +25,7 @@ from typing import Collection, Mapping
 
 from srbf.catalogs.model import Catalog, CatalogEntry
 from srbf.runs.config import RunConfig
+from srbf.runs.sealed import check_seed
 from srbf.core import TaskKey
 from srbf.runs.sweeps import Condition, Variant, canonical_json
 from srbf.runs.worker_spec import WorkerSpec
@@ -159,9 +160,11 @@ def make_plan(
 ) -> Plan:
     """Every fit of ``config`` in plan order; those whose key is in ``done`` are counted, not listed.
 
+    ``config`` has a number for its seed (a sealed config's comes from its store: ``srbf.runs.sealed``).
     ``variants`` restricts the run to some of ``config.variants()`` (e.g. a sweep filter);
     ``catalogs`` are the loaded catalogs by reference, loaded here if not given.
     """
+    check_seed(config)
     variants = list(config.variants()) if variants is None else list(variants)
     catalogs = dict(catalogs) if catalogs is not None else load_catalogs(config)
     done = done if isinstance(done, (set, frozenset)) else set(done)

@@ -61,7 +61,10 @@ def collect_status(
     """
     from srbf.store import ResultsStore, resolve_path, row_key
 
+    from srbf.runs.sealed import planning_seed
+
     variants = list(config.variants()) if variants is None else list(variants)
+    config = planning_seed(config)  # a sealed run's keys hold its store's seed
     plan: Plan = make_plan(config, variants=variants, catalogs=load_catalogs(config))
     if shard is not None:
         plan, _ = shard_plan(plan, shard)

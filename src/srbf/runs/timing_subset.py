@@ -149,6 +149,8 @@ def freeze_subset(config: RunConfig, out: str | Path, *, total: int | None = Non
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise TimingError(f"{out}: exists and is not an empty directory; a subset is frozen once, into a new directory")
+    if config.sealed:
+        raise TimingError(f"{config.source}: seed: sealed: a timing subset is published with its seed; give a number")
     conditions = config.sampling.conditions()
     if len(conditions) != 1:
         texts = ", ".join(c.text for c in conditions)

@@ -20,6 +20,7 @@ from typing import Any
 
 import pandas as pd
 
+from srbf.store.csv_cells import write_csv
 from srbf.store.jsontext import loads
 from srbf.store.row_readers import (
     CAMPAIGN_COLUMNS,
@@ -141,12 +142,13 @@ def campaigns(conn: sqlite3.Connection) -> pd.DataFrame:
 
 def export_predictions(
     conn: sqlite3.Connection, path: Path, format: str | None, filters: Mapping[str, Any],
-    judge_version: str | None = None, configs: Any = None,
+    judge_version: str | None = None, configs: Any = None, *, withhold_seed: bool = False,
 ) -> Path:
     """Write the selected predictions to ``path`` (internals stay JSON text); return the path.
     With ``judge_version``, each row also carries that judge's metrics, one column per metric
     (empty for a prediction it has not scored); ``configs`` (a ``configurations.Selection``)
-    keeps the configurations it chose."""
+    keeps the configurations it chose. ``withhold_seed`` empties the seed column (a sealed run
+    not yet complete). CSV cells a spreadsheet would run are escaped (``csv_cells``)."""
     if format is None:
         suffix = path.suffix.lower()
         format = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv"}.get(suffix)
@@ -159,9 +161,11 @@ def export_predictions(
         frame = configs.apply(frame).reset_index(drop=True)
     if judge_version is not None:
         frame = with_metrics(conn, frame, judge_version, filters)
+    if withhold_seed:
+        frame["seed"] = pd.array([pd.NA] * len(frame), dtype="Int64")
     path.parent.mkdir(parents=True, exist_ok=True)
     if format == "csv":
-        frame.to_csv(path, index=False)
+        write_csv(frame, path)
     else:
         frame.to_parquet(path, index=False, engine="pyarrow")
     return path

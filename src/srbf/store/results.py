@@ -8,7 +8,8 @@ whatever a call has returned survives a crash or a ``kill -9``, and a rerun resu
 
 Readers (``ResultsStore.open_readonly``: ``srbf status``, notebooks, the report) may be other
 processes and may read while a run writes: the file is in WAL mode, so a reader sees the last
-commit and never blocks the writer (see ``connection``).
+commit and never blocks the writer (see ``connection``). Before its first read a store checks
+that every cell has its column's type (``cells``): a damaged one is named in one line.
 
 What a fit becomes as rows (and every check on it before it is written) is in ``rows``.
 
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import srbf
 from srbf.core import FitResult, TaskKey
+from srbf.store.cells import check_cells
 from srbf.store.connection import open_reader, open_writer, resolve_path, transaction
 from srbf.store.environment import git_state, machine_info
 from srbf.store.errors import DuplicateKeyWarning, StoreError, translate
@@ -43,7 +45,7 @@ from srbf.store.row_readers import (
     prediction_rows,
     trajectory_rows,
 )
-from srbf.store.rows import Fit, fit_rows, now_text
+from srbf.store.rows import Fit, fit_rows, now_text, stored_key
 from srbf.store.schema import (
     JUDGE_STACK_COLUMNS,
     KEY_COLUMNS,
@@ -52,7 +54,8 @@ from srbf.store.schema import (
     PROVENANCES,
     column_list,
 )
-from srbf.store.shard_table import ShardInfo, claim_shard, read_shard
+from srbf.store.sealed_table import SealedSeed, claim_sealed, mark_complete, read_sealed
+from srbf.store.shard_table import ShardInfo, claim_shard, read_secret, read_shard
 from srbf.store.stacks import (
     METRIC_STACK_COLUMNS,
     judge_stack_id,
@@ -103,6 +106,7 @@ class ResultsStore:
         self.path = resolve_path(root_or_file)
         self.readonly = readonly
         self._conn = open_reader(self.path) if readonly else open_writer(self.path)
+        self._cells_checked = False
 
     @classmethod
     def open_readonly(cls, root_or_file: str | Path | None = None) -> ResultsStore:
@@ -190,6 +194,25 @@ class ResultsStore:
                 return value
             return bytes(row[0])
 
+    def stored_secret(self) -> bytes | None:
+        """The store's secret if it has one (read-only; ``secret`` makes one when it is missing)."""
+        return self._read("reading its secret", read_secret)
+
+    def claim_sealed(self, seed: int | None) -> None:
+        """Make this store the store of a run sealed with ``seed`` (or check that it is); ``None``:
+        check that it holds no sealed run (``sealed_table``)."""
+        with self._writing("claiming the store for a sealed run") as conn:
+            claim_sealed(conn, self.path, seed)
+
+    def mark_sealed_complete(self) -> None:
+        """Every fit of the sealed run is stored: exports may carry its seed from now on."""
+        with self._writing("marking the sealed run complete") as conn:
+            mark_complete(conn)
+
+    def sealed(self) -> SealedSeed | None:
+        """The sealed run's seed and whether the run is complete; None for a public seed."""
+        return self._read("reading its sealed seed", read_sealed)
+
     def claim_shard(self, info: ShardInfo | None, secret: bytes | None = None) -> None:
         """Make this store shard ``info`` of a run whose shards share ``secret`` (or check that it
         is); ``None``: check that it is not a shard. StoreError when it belongs elsewhere
@@ -199,10 +222,7 @@ class ResultsStore:
 
     def shard(self) -> ShardInfo | None:
         """Which shard of a sharded run this store holds; None for a whole (or merged) run."""
-        try:
-            return read_shard(self._conn)
-        except sqlite3.DatabaseError as exc:
-            raise translate(exc, self.path, "reading its shard") from exc
+        return self._read("reading its shard", read_shard)
 
     def record(
         self,
@@ -355,7 +375,18 @@ class ResultsStore:
 
     # -- reading ----------------------------------------------------------------------------------
 
+    def _check_cells(self) -> None:
+        """Before the first read: a cell of the wrong type (a damaged store) is named in one line
+        (``cells``) instead of failing somewhere inside a reader."""
+        if not self._cells_checked:
+            try:
+                check_cells(self._conn, self.path)
+            except sqlite3.DatabaseError as exc:
+                raise translate(exc, self.path, "checking its cells") from exc
+            self._cells_checked = True
+
     def _read(self, doing: str, reader: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        self._check_cells()
         try:
             return reader(self._conn, *args, **kwargs)
         except sqlite3.DatabaseError as exc:
@@ -382,11 +413,11 @@ class ResultsStore:
     def done_keys(self, config_hash: str | None = None) -> set[TaskKey]:
         """Every stored key (of one configuration hash, if given), whatever its status: resume skips them."""
         where, params = (" WHERE config_hash = ?", [config_hash]) if config_hash is not None else ("", [])
-
+        self._check_cells()
         try:
             columns = column_list(self._conn, "predictions", KEY_COLUMNS)  # an older store's keys: repeat 0
             rows = self._conn.execute(f"SELECT {columns} FROM predictions{where}", params)
-            return {TaskKey(*row) for row in rows}
+            return {stored_key(row) for row in rows}
         except sqlite3.DatabaseError as exc:
             raise translate(exc, self.path, "reading the stored keys") from exc
 
@@ -437,9 +468,12 @@ class ResultsStore:
                configs: Any = None, **filters: Any) -> Path:  # fmt: skip
         """Write predictions to Parquet or CSV (format from the suffix unless given); return the path.
         ``metrics``: a judge version, whose metrics each row then carries (one column per metric);
-        ``configs``: a ``configurations.Selection``, whose configurations alone are written."""
+        ``configs``: a ``configurations.Selection``, whose configurations alone are written. The
+        seed column of a sealed run is empty until the run is complete."""
+        sealed = self.sealed()
+        withhold = sealed is not None and not sealed.complete  # published with the run, not before
         return self._frames("exporting predictions", "export_predictions", Path(path), format, filters, metrics,
-                            configs)
+                            configs, withhold_seed=withhold)
 
     # -- reading rows (no pandas: what the scoring pass plans from) -------------------------------
 

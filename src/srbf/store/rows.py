@@ -12,7 +12,7 @@ import operator
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from srbf.core import STATUSES, FitResult, TaskKey
+from srbf.core import STATUSES, FitResult, TaskKey, canonical_budget
 from srbf.store.jsontext import dumps
 from srbf.store.schema import KEY_COLUMNS, PROVENANCES
 
@@ -53,6 +53,14 @@ def key_values(key: TaskKey) -> tuple:
     return tuple(values)
 
 
+def stored_key(values: tuple) -> TaskKey:
+    """The ``TaskKey`` of a row's ``KEY_COLUMNS`` values as SQLite gives them back: the budget in
+    its canonical form (the REAL column gives 5.0 for the integer 5), so the key equals, and
+    encodes (``srbf.core.key_text``) exactly as, the key the run wrote."""
+    budget = KEY_COLUMNS.index("budget")
+    return TaskKey(*values[:budget], canonical_budget(values[budget]), *values[budget + 1 :])
+
+
 def row_key(row: Any) -> TaskKey:
     """The ``TaskKey`` of a row of a predictions or metrics frame (a Series, dict or ``itertuples``
     row); a row without a ``repeat`` (a frame made before keys had one) is repeat 0."""
@@ -65,7 +73,7 @@ def row_key(row: Any) -> TaskKey:
         catalog_version=int(get("catalog_version")),
         problem_id=str(get("problem_id")),
         draw=int(get("draw")),
-        budget=float(get("budget")),
+        budget=canonical_budget(get("budget")),
         condition=str(get("condition")),
         seed=int(get("seed")),
         repeat=int(get("repeat")) if "repeat" in fields else 0,

@@ -176,6 +176,16 @@ CREATE TABLE IF NOT EXISTS shard (
 )
 """
 
+# A sealed run's seed (``srbf.store.sealed_table``): one row, absent for a public seed. Not
+# versioned, like the secret.
+SEALED_TABLE = """
+CREATE TABLE IF NOT EXISTS sealed (
+    id       INTEGER PRIMARY KEY CHECK (id = 1),
+    seed     INTEGER NOT NULL,
+    complete INTEGER NOT NULL DEFAULT 0 CHECK (complete IN (0, 1))
+)
+"""
+
 
 def _statement(prefix: str) -> str:
     """The statement of TABLES that starts with ``prefix``."""
@@ -256,6 +266,7 @@ def create_or_migrate(conn: sqlite3.Connection, path: Path) -> None:
     version = check_header(conn, path)  # again, under the write lock
     conn.execute(SECRET_TABLE)
     conn.execute(SHARD_TABLE)
+    conn.execute(SEALED_TABLE)
     if version == SCHEMA_VERSION:
         # Rewrite the version (unchanged): a file SQLite opened read-only fails here, at open.
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
