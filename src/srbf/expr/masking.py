@@ -49,13 +49,19 @@ MASK = Const(MASK_NAME)
 LEVELS = ("structure", "exponents", "all")
 
 _MASK = (SYM, MASK_NAME, 0.0, ())
+_NEG_MASK = (CALL, "mul", 0.0, (MINUS_ONE, _MASK))  # a negative number: a sign on a placeholder
 
 
 def _term_key(term: tuple) -> tuple:
-    """Sum terms sort by what follows their (masked) coefficient or sign, then as a whole."""
-    if term[0] == CALL and term[1] == "mul" and (term[3][0] == _MASK or term[3][0] == MINUS_ONE):
-        rest = term[3][1:]
-        return (rest[0] if len(rest) == 1 else (CALL, "mul", 0.0, rest), term)
+    """Sum terms sort by what follows their sign and (masked) coefficient, then as a whole."""
+    if term[0] == CALL and term[1] == "mul":
+        rest = term[3]
+        if rest[0] == MINUS_ONE:
+            rest = rest[1:]
+        if rest[0] == _MASK:
+            rest = rest[1:]
+        if len(rest) < len(term[3]):
+            return (rest[0] if len(rest) == 1 else (CALL, "mul", 0.0, rest)) if rest else _MASK, term
     return (term, term)
 
 
@@ -70,7 +76,9 @@ def _mask_node(node: tuple, keep_exponents: bool) -> tuple:
         if kind == CALL:
             push((current,))
             stack.extend(reversed(current[3]))
-        elif kind == NUM or kind == SYM:
+        elif kind == NUM:
+            append(_NEG_MASK if current[2] < 0 else _MASK)  # a sign is structure: -2 is -<c>
+        elif kind == SYM:
             append(_MASK)
         elif kind == RAW:  # a subtree the time limit left as written: its skeleton as written
             written = raw_skeleton(current[4], "exponents" if keep_exponents else "structure", drop=False)
@@ -90,25 +98,28 @@ def _masked_call(node: tuple, masked: list[tuple], keep_exponents: bool) -> tupl
     """One call given its masked arguments: kept exponents and signs put back, placeholders
     merged, sums and products sorted again."""
     op, args = node[1], node[3]
-    if op == "pow" and keep_exponents and args[1][0] == NUM:
-        return _MASK if masked[0] == _MASK else (CALL, "pow", 0.0, (masked[0], args[1]))
-    sign = op == "mul" and args[0] == MINUS_ONE  # a sign, not a fitted constant: kept at every level
-    if sign:
-        masked = masked[1:]
+    if op == "pow" and args[1][0] == NUM:
+        if keep_exponents:
+            return _MASK if masked[0] == _MASK else (CALL, "pow", 0.0, (masked[0], args[1]))
+        masked = [masked[0], _MASK]  # at "structure" an exponent is masked whole, sign included
+    sign = False
+    if op == "mul" and args[0][0] == NUM and args[0][2] < 0:  # a sign, not a fitted constant: kept
+        sign = True
+        masked = masked[1:] if args[0] == MINUS_ONE else [_MASK, *masked[1:]]
     if op in ("add", "mul"):
         flat = []
         for arg in masked:  # a placeholder sum/product never appears inside its own kind, but be safe
             flat.extend(arg[3] if (arg[0] == CALL and arg[1] == op) else (arg,))
         others = [arg for arg in flat if arg != _MASK]
         if not others:
-            return _MASK
+            return _NEG_MASK if sign else _MASK
         others.sort(key=_term_key if op == "add" else factor_key)
         if len(others) < len(flat):
             others.insert(0, _MASK)
         if sign:
             others.insert(0, MINUS_ONE)
         return others[0] if len(others) == 1 else (CALL, op, 0.0, tuple(others))
-    if all(arg == _MASK for arg in masked):
+    if all(arg == _MASK or arg == _NEG_MASK for arg in masked):
         return _MASK
     if op in ("max", "min"):
         masked.sort()
@@ -235,21 +246,38 @@ def _has_zero(expr: Expr) -> bool:
     return False
 
 
+_NEG_RAW = hashed_call("neg", (MASK,))  # a negative literal as written: a minus sign on a number
+
+
+def _written_number(leaf: Expr) -> Expr:
+    """A leaf of the written form, masked: a number (``pi``, ``e``) is MASK, a negative one MASK
+    under a minus sign (a sign is structure, not part of a fitted number)."""
+    kind = type(leaf)
+    if kind is Num:
+        return _NEG_RAW if leaf.value < 0 else MASK
+    return MASK if kind is Const else leaf
+
+
+def _is_exponent(node: Call) -> bool:
+    return node.op == "pow" and len(node.args) == 2 and type(node.args[1]) is Num
+
+
 def raw_skeleton(expr: Expr, level: str = "structure", *, drop: bool = True) -> Expr:
     """The formula as written (literal zeros worked out first unless ``drop=False``, see
-    :func:`drop_zeros`) with every number (and ``pi``, ``e``) replaced by MASK; at level
-    "exponents" a number standing as the exponent of a power is kept."""
+    :func:`drop_zeros`) with every number (and ``pi``, ``e``) replaced by MASK, a negative number
+    by ``neg(MASK)``; a number standing as the exponent of a power is kept at level "exponents"
+    and masked whole (sign included) at level "structure", as in the canonical form."""
     if level not in ("structure", "exponents"):
         raise ValueError(f"level must be 'structure' or 'exponents', got {level!r}")
     keep = level == "exponents"
 
     def call(node: Call, args: tuple) -> Expr:
-        if keep and node.op == "pow" and len(args) == 2 and type(node.args[1]) is Num:
-            args = (args[0], node.args[1])
+        if _is_exponent(node):
+            args = (args[0], node.args[1] if keep else MASK)
         return _rebuilt_call(node, args)
 
     written = drop_zeros(expr) if drop else expr
-    return rebuild(written, lambda leaf: MASK if type(leaf) in (Num, Const) else leaf, call)
+    return rebuild(written, _written_number, call)
 
 
 def raw_skeletons(expr: Expr) -> tuple[Expr, Expr]:
@@ -257,14 +285,14 @@ def raw_skeletons(expr: Expr) -> tuple[Expr, Expr]:
     judge needs both of every formula): the two share every subtree without a kept exponent."""
 
     def leaf(node: Expr) -> tuple[Expr, Expr]:
-        masked = MASK if type(node) in (Num, Const) else node
+        masked = _written_number(node)
         return masked, masked
 
     def call(node: Call, pairs: tuple) -> tuple[Expr, Expr]:
         structure = tuple([pair[0] for pair in pairs])
         exponents = tuple([pair[1] for pair in pairs])
-        if node.op == "pow" and len(pairs) == 2 and type(node.args[1]) is Num:
-            exponents = (exponents[0], node.args[1])
+        if _is_exponent(node):
+            structure, exponents = (structure[0], MASK), (exponents[0], node.args[1])
         masked = _rebuilt_call(node, structure)
         return masked, (masked if all(map(is_, exponents, structure)) else _rebuilt_call(node, exponents))
 
