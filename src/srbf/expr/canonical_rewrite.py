@@ -349,18 +349,23 @@ class Rewriter(PowerRules):
         """A canonical sum ``s`` whose terms have factors with negative integer exponents, as
         ``s*D`` and ``D**-1`` (None when there is nothing to clear): ``D`` is the product of each
         such base to the largest of its negated exponents, so ``1 - v/c`` is ``c**-1 * (c - v)`` and
-        ``1/a + n/b`` is ``(a*b)**-1 * (b + a*n)``. Order-independent: a property of the terms' set."""
+        ``1/a + n/b`` is ``(a*b)**-1 * (b + a*n)``. Order-independent: a property of the terms' set.
+        Only bases that are not sums are cleared, and nothing is cleared when a term would become
+        a number (``log(y) + 1/x`` stays: its implicit 1 would become a constant term that masking
+        frees) or a sum (``2*(x + y)/z + x`` stays: ``2*x + 2*y + x*z`` would merge terms)."""
         needed: dict[tuple, float] = {}
         for term in total[3]:
             if term[0] != CALL:
                 continue
             for f in (term[3] if term[1] == "mul" else (term,)):
-                if f[0] == CALL and f[1] == "pow" and f[3][1][0] == NUM:
+                if f[0] == CALL and f[1] == "pow" and f[3][1][0] == NUM and not is_call(f[3][0], "add"):
                     p = value_of(f[3][1])
                     if p < 0 and p.is_integer() and needed.get(f[3][0], 0.0) < -p:
                         needed[f[3][0]] = -p
         if not needed:
             return total, None
         denominator = [self.pow(base, num(p)) for base, p in needed.items()]
-        cleared = self.add([self.mul([term, *denominator]) for term in total[3]])
-        return cleared, self.pow(self.mul(denominator), MINUS_ONE)
+        terms = [self.mul([term, *denominator]) for term in total[3]]
+        if any(term[0] == NUM or is_call(term, "add") for term in terms):
+            return total, None
+        return self.add(terms), self.pow(self.mul(denominator), MINUS_ONE)

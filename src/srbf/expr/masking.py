@@ -39,10 +39,11 @@ from srbf.expr.canonical import (
     canonical_node,
     positive_set,
 )
-from srbf.expr.canonical_nodes import CALL, MINUS_ONE, NUM, RAW, SYM, factor_key, from_expr, to_expr
-from srbf.expr.tree import Call, Const, Expr, Num, hashed_call, rebuild
+from srbf.expr.canonical_nodes import CALL, MINUS_ONE, NUM, RAW, SYM, VAR, factor_key, from_expr, num, to_expr
+from srbf.expr.tree import Call, Const, Expr, Num, Var, hashed_call, rebuild
 
-__all__ = ["LEVELS", "MASK", "drop_zeros", "mask", "masked_form", "masked_levels", "raw_skeleton", "raw_skeletons"]
+__all__ = ["LEVELS", "MASK", "drop_zeros", "mask", "masked_form", "masked_levels", "raw_skeleton", "raw_skeletons",
+           "written_skeletons"]
 
 MASK_NAME = "<constant>"
 MASK = Const(MASK_NAME)
@@ -297,6 +298,89 @@ def raw_skeletons(expr: Expr) -> tuple[Expr, Expr]:
         return masked, (masked if all(map(is_, exponents, structure)) else _rebuilt_call(node, exponents))
 
     return rebuild(drop_zeros(expr), leaf, call)
+
+
+# -- the written form, order forgotten: the judge's second route ---------------------------------
+
+_CHAINS = {"add": ("add", "sub"), "sub": ("add", "sub"), "mul": ("mul", "div"), "div": ("mul", "div")}
+_FLIPPED = {"add": "neg", "mul": "inv"}  # how a subtracted term / a divisor is marked
+_NEG_WRITTEN = (CALL, "neg", 0.0, (_MASK,))
+
+
+def _chain_operands(node: Call, ops: tuple[str, str]) -> list[tuple[Expr, bool]]:
+    """The operands of a chain of ``ops`` (``add``/``sub`` or ``mul``/``div``), each with whether
+    it is subtracted (divided by); iterative: a long sum is a deep binary tree."""
+    operands: list[tuple[Expr, bool]] = []
+    stack: list[tuple[Expr, bool]] = [(node, False)]
+    while stack:
+        current, flipped = stack.pop()
+        if type(current) is Call and current.op in ops and (current.op == ops[0] or len(current.args) == 2):
+            args = current.args
+            if current.op == ops[1]:
+                stack.append((args[1], not flipped))
+                stack.append((args[0], flipped))
+            else:
+                stack.extend((arg, flipped) for arg in reversed(args))
+        else:
+            operands.append((current, flipped))
+    return operands
+
+
+def written_skeletons(expr: Expr) -> tuple[Expr, Expr]:
+    """The formula as written, numbers masked as in :func:`raw_skeleton` (``structure`` and
+    ``exponents`` levels), with the order of its terms and factors forgotten: every chain of
+    ``+``/``-`` is one sum of its operands (a subtracted one under ``neg``) and every chain of
+    ``*``/``/`` one product (a divisor under ``inv``), each sorted. It is the judge's second route
+    to a structural match ("written exactly like the truth"), so that term order never changes a
+    metric; ``srr_raw`` keeps the order (``raw_skeleton``)."""
+    out: list[tuple[tuple, tuple]] = []
+    stack: list = [drop_zeros(expr)]
+    pop, push, append = stack.pop, stack.append, out.append
+    while stack:
+        item = pop()
+        kind = type(item)
+        if kind is tuple:  # (op, flags, node): build ``node`` from the last len(flags) results
+            op, flags, node = item
+            n = len(flags)
+            parts = out[len(out) - n:]
+            del out[len(out) - n:]
+            append(_written_call(op, flags, parts, node))
+        elif kind is Num:
+            leaf = _NEG_WRITTEN if item.value < 0 else _MASK
+            append((leaf, leaf))
+        elif kind is Var:
+            leaf = (VAR, item.name, 0.0, ())
+            append((leaf, leaf))
+        elif kind is Call:
+            ops = _CHAINS.get(item.op)
+            if ops is not None and (item.op in ("add", "mul") or len(item.args) == 2):
+                operands = _chain_operands(item, ops)
+                push((ops[0], tuple(flag for _, flag in operands), item))
+                stack.extend(operand for operand, _ in reversed(operands))
+            else:
+                push((item.op, (False,) * len(item.args), item))
+                stack.extend(reversed(item.args))
+        else:  # a named constant (pi, e) or the placeholder
+            append((_MASK, _MASK))
+    structure, exponents = out[0]
+    tree = to_expr(structure, hashed=True)
+    return tree, (tree if exponents == structure else to_expr(exponents, hashed=True))
+
+
+def _written_call(op: str, flags: tuple, parts: list, node: Call) -> tuple[tuple, tuple]:
+    if op in _FLIPPED:
+        mark = _FLIPPED[op]
+        levels = []
+        for level in (0, 1):
+            args = [(CALL, mark, 0.0, (part[level],)) if flag else part[level] for part, flag in zip(parts, flags)]
+            args.sort()
+            levels.append((CALL, op, 0.0, tuple(args)))
+        return levels[0], levels[1]
+    if op == "pow" and len(parts) == 2 and type(node.args[1]) is Num:
+        return ((CALL, "pow", 0.0, (parts[0][0], _MASK)), (CALL, "pow", 0.0, (parts[0][1], num(node.args[1].value))))
+    structure = (CALL, op, 0.0, tuple(part[0] for part in parts))
+    exponents = (CALL, op, 0.0, tuple(part[1] for part in parts))
+    return structure, (structure if exponents == structure else exponents)
 
 
 def _rebuilt_call(node: Call, args: tuple) -> Expr:

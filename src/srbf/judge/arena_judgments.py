@@ -136,7 +136,7 @@ def pair_judgment(
     (tree_a, facts_a), (tree_b, facts_b) = a, b
     if facts_a.canonical == facts_b.canonical:
         return PairJudgment(True, EQUIVALENT, "the canonical forms are identical")
-    if facts_a.structure == facts_b.structure or facts_a.raw_structure == facts_b.raw_structure:
+    if facts_a.structure == facts_b.structure or facts_a.written_structure == facts_b.written_structure:
         return PairJudgment(True, "same structure", "identical once every number is masked")
     agrees = TruthPoints(tree_a, variables, X_support, scale).agrees(tree_b)
     if agrees is None:

@@ -12,12 +12,12 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from srbf.expr.masking import masked_levels, raw_skeletons
+from srbf.expr.masking import masked_levels, raw_skeleton, written_skeletons
 from srbf.expr.tree import Expr, variables_of
 from srbf.judge.distances import PreparedTree
 from srbf.judge.length import count_constants, description_length, nesting, node_label, prefix_tokens
 
-__all__ = ["FormulaFacts", "clear_cache", "describe"]
+__all__ = ["FormulaFacts", "clear_cache", "describe", "structural_matches"]
 
 
 @dataclass(eq=False)
@@ -28,8 +28,9 @@ class FormulaFacts:
     complete: bool
     structure: Expr  # canonical form, every number masked
     exponents: Expr  # canonical form, fitted constants masked, exponents kept
-    raw_structure: Expr  # as written, every number masked
-    raw_exponents: Expr  # as written, fitted constants masked
+    raw_structure: Expr  # as written, every number masked (srr_raw)
+    written_structure: Expr  # as written in any order of terms and factors, every number masked
+    written_exponents: Expr  # the same, fitted constants masked
     tokens: tuple[str, ...]  # prefix tokens of ``exponents`` (the skeleton)
     token_set: frozenset[str]
     variables: frozenset[str]
@@ -116,14 +117,15 @@ def _build(expr: Expr, n_variables: int, time_limit: float, positive: frozenset[
     form, exponents, structure = masked_levels(expr, time_limit=time_limit, positive=positive)
     canonical = form.expr
     skeleton = _skeleton(exponents)
-    raw_structure, raw_exponents = raw_skeletons(expr)
+    written_structure, written_exponents = written_skeletons(expr)
     return FormulaFacts(
         canonical=canonical,
         complete=bool(form.complete),
         structure=structure,
         exponents=exponents,
-        raw_structure=raw_structure,
-        raw_exponents=raw_exponents,
+        raw_structure=raw_skeleton(expr),
+        written_structure=written_structure,
+        written_exponents=written_exponents,
         tokens=skeleton.tokens,
         token_set=skeleton.token_set,
         variables=frozenset(variables_of(canonical)),
@@ -131,3 +133,12 @@ def _build(expr: Expr, n_variables: int, time_limit: float, positive: frozenset[
         nesting=nesting(canonical),
         mdl=description_length(canonical, n_variables),
     )
+
+
+def structural_matches(pred: FormulaFacts, truth: FormulaFacts) -> tuple[bool, bool]:
+    """Whether ``pred`` matches ``truth`` at the structure and at the exponents level: by its
+    masked canonical form, or written like it up to the order of terms and factors
+    (``written_skeletons``, docs/metrics.md)."""
+    structure = pred.structure == truth.structure or pred.written_structure == truth.written_structure
+    exponents = pred.exponents == truth.exponents or pred.written_exponents == truth.written_exponents
+    return structure, exponents

@@ -26,7 +26,7 @@ from srbf.judge.catalog_entry import entry_defaults, positive_note
 from srbf.judge.data import JudgeData, JudgeInputError
 from srbf.judge.distances import levenshtein_normalized, tree_edit_distance
 from srbf.judge.equivalence import TruthPoints
-from srbf.judge.formula_facts import FormulaFacts, describe
+from srbf.judge.formula_facts import FormulaFacts, describe, structural_matches
 from srbf.judge.length import binarize, node_label
 from srbf.judge.metric_keys import (
     COMPARISON_KEYS,
@@ -327,8 +327,7 @@ class Judge:
         pred = describe(expr, len(self.variables), self.canonical_time_limit, self.positive)
         result["canonical_complete"] = truth.complete and pred.complete
 
-        structure = pred.structure == truth.structure or pred.raw_structure == truth.raw_structure
-        exponents = pred.exponents == truth.exponents or pred.raw_exponents == truth.raw_exponents
+        structure, exponents = structural_matches(pred, truth)
         nrr = result["nrr_validation"]
         result["srr_structure"] = int(structure)
         result["srr_exponents"] = int(exponents)

@@ -15,13 +15,13 @@ describing the truth (``None`` here). tests/judge/test_truth_facts.py fails when
 no longer equal what ``formula_facts.describe`` computes (a judge change: run the tool again).
 
 A file is gzipped text (``zcat`` shows it): a JSON header line, then one line per truth, its key
-and its facts as JSON separated by a tab. The five trees of a truth share most of their subtrees
+and its facts as JSON separated by a tab. The six trees of a truth share most of their subtrees
 (the masked forms differ from the canonical form only at numbers), so they are written as one table
 of their distinct nodes, children before parents, and the index of each tree's root: a number is a
 JSON number, a variable its name as a string, a named constant (also the mask ``<constant>``) a
 one-element list ``[name]``, an operator a list ``[op, index, ...]`` of at least two elements whose
 indices are its arguments' rows. Decoding is one loop over the table, each distinct node built once
-(a third of the nodes the five trees hold). The parsed truth is one more root in the same table
+(a third of the nodes the six trees hold). The parsed truth is one more root in the same table
 (``truth``): it shares all but its numbers' paths with the canonical form.
 """
 
@@ -44,10 +44,10 @@ __all__ = ["DATA_DIR", "FORMAT", "SUFFIX", "decode_facts", "decode_nodes", "enco
 
 DATA_DIR = Path(__file__).resolve().parent / "data" / "truth_facts"
 SUFFIX = ".json.gz"  # gzipped JSON (zcat shows it): a tenth of the size
-FORMAT = 3  # the layout of a file below; bump with any change to it
+FORMAT = 4  # the layout of a file below; bump with any change to it (4: the written forms)
 MAX_DEPTH = 200  # deeper trees are not shipped (encoding recurses): described when scored
 
-_TREES = ("canonical", "structure", "exponents", "raw_structure", "raw_exponents")
+_TREES = ("canonical", "structure", "exponents", "raw_structure", "written_structure", "written_exponents")
 
 _files: dict[str, dict[str, Any]] = {}  # catalog name -> its entries (empty: no usable file)
 _lock = threading.Lock()
