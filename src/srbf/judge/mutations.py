@@ -466,7 +466,7 @@ class _Points:
         if values is None:
             return None
         mask = self.finite & np.isfinite(y)
-        if not np.all(np.isfinite(values[mask])):
+        if not np.any(mask) or not np.all(np.isfinite(values[mask])):
             return None
         with np.errstate(all="ignore"):
             gap = np.abs(values[mask] - y[mask])
