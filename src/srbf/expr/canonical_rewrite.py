@@ -313,8 +313,9 @@ class Rewriter(PowerRules):
         return (CALL, "mul", 0.0, (num(c), *factors))
 
     def _collect_contents(self, factors: list[tuple], coefficients: list[float]) -> list[tuple]:
-        """Each sum among a product's factors gives its leading coefficient to the product's
-        coefficient (``x*(2 + 2*y)`` is ``2*x*(1 + y)``, ``x*(y - x)`` is ``-x*(x - y)``).
+        """Each sum among a product's factors has its denominators cleared (``w*(1 - v/c)`` is
+        ``w*c**-1*(c - v)``) and gives its content (``sum_content``) to the product's coefficient
+        (``x*(2 + 2*y)`` is ``2*x*(1 + y)``, ``x*(y - x)`` is ``-x*(x - y)``).
         Past the deadline the sums stay as they are (the form is then incomplete)."""
         if self.past_deadline():
             return factors

@@ -11,8 +11,10 @@ A masked number is the placeholder ``MASK = Const("<constant>")``: it prints as 
   root indices (``sqrt`` is ``**0.5``, division is ``**-1``) must match;
 - ``"structure"``: every number, exponents included (``x**2`` and ``x**3`` share a structure).
 
-At every level a coefficient of exactly -1 is kept: it is the sign of a negated or subtracted
-term, not a fitted constant, so ``-f`` matches ``2*f`` no more than ``f`` does.
+A sign is structure at every level: a coefficient of exactly -1 (the sign of a negated or
+subtracted term) is kept, and any other negative number masks as ``-1 * <constant>``, so ``-f``
+matches ``2*f`` no more than ``f`` does, and ``-2*f`` matches ``-3*f`` but not ``3*f``. At
+"structure" an exponent is masked whole, sign included.
 
 Masking is followed by a light re-normalisation, because numbers that differed no longer do:
 sums and products are re-sorted, several placeholders side by side in a sum or a product merge
@@ -23,8 +25,10 @@ exponents level, and the exponents level from the canonical tree, so the levels 
 equal at "all" implies equal at "exponents" implies equal at "structure".
 
 ``raw_skeleton(expr)`` is the formula as written, not canonicalised, with its numbers (and the
-named constants ``pi`` and ``e``, which the canonical form treats as numbers) masked; literal
-zeros are worked out first (``drop_zeros``), so ``0*x`` never reads as a fitted ``c*x``.
+named constants ``pi`` and ``e``, which the canonical form treats as numbers) masked, a negative
+one as ``neg(<constant>)``; literal zeros are worked out first (``drop_zeros``), so ``0*x`` never
+reads as a fitted ``c*x``. ``written_skeletons(expr)`` is the same with the order of terms and
+factors forgotten: the judge's second route to a structural match.
 """
 
 from __future__ import annotations
