@@ -47,7 +47,7 @@ from srbf.expr.canonical_nodes import CALL, MINUS_ONE, NUM, RAW, SYM, VAR, facto
 from srbf.expr.tree import Call, Const, Expr, Num, Var, hashed_call, rebuild
 
 __all__ = ["LEVELS", "MASK", "drop_zeros", "mask", "masked_form", "masked_levels", "raw_skeleton", "raw_skeletons",
-           "written_skeletons"]
+           "written_nodes", "written_skeletons"]
 
 MASK_NAME = "<constant>"
 MASK = Const(MASK_NAME)
@@ -337,6 +337,14 @@ def written_skeletons(expr: Expr) -> tuple[Expr, Expr]:
     ``*``/``/`` one product (a divisor under ``inv``), each sorted. It is the judge's second route
     to a structural match ("written exactly like the truth"), so that term order never changes a
     metric; ``srr_raw`` keeps the order (``raw_skeleton``)."""
+    structure, exponents = written_nodes(expr)
+    tree = to_expr(structure, hashed=True)
+    return tree, (tree if exponents is structure else to_expr(exponents, hashed=True))
+
+
+def written_nodes(expr: Expr) -> tuple[tuple, tuple]:
+    """:func:`written_skeletons` as the canonical form's internal nodes (nested tuples, compared
+    at C speed): what the judge keeps of every formula, without building trees."""
     out: list[tuple[tuple, tuple]] = []
     stack: list = [drop_zeros(expr)]
     pop, push, append = stack.pop, stack.append, out.append
@@ -366,9 +374,7 @@ def written_skeletons(expr: Expr) -> tuple[Expr, Expr]:
                 stack.extend(reversed(item.args))
         else:  # a named constant (pi, e) or the placeholder
             append((_MASK, _MASK))
-    structure, exponents = out[0]
-    tree = to_expr(structure, hashed=True)
-    return tree, (tree if exponents == structure else to_expr(exponents, hashed=True))
+    return out[0]
 
 
 def _written_call(op: str, flags: tuple, parts: list, node: Call) -> tuple[tuple, tuple]:
@@ -379,7 +385,7 @@ def _written_call(op: str, flags: tuple, parts: list, node: Call) -> tuple[tuple
             args = [(CALL, mark, 0.0, (part[level],)) if flag else part[level] for part, flag in zip(parts, flags)]
             args.sort()
             levels.append((CALL, op, 0.0, tuple(args)))
-        return levels[0], levels[1]
+        return levels[0], (levels[0] if levels[1] == levels[0] else levels[1])
     if op == "pow" and len(parts) == 2 and type(node.args[1]) is Num:
         return ((CALL, "pow", 0.0, (parts[0][0], _MASK)), (CALL, "pow", 0.0, (parts[0][1], num(node.args[1].value))))
     structure = (CALL, op, 0.0, tuple(part[0] for part in parts))

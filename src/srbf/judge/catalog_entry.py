@@ -9,6 +9,7 @@ a record says about the positive variables it was scored under.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Iterable
 
 import numpy as np
@@ -40,7 +41,7 @@ def declared_entry(data: Any, variables: Iterable[str] | None) -> Any:
     if None in named or variables is None:
         return None
     name, version, problem_id = named
-    if name not in list_catalogs():
+    if name not in _shipped(list_catalogs):
         return None
     try:
         catalog = load_catalog(name)
@@ -50,6 +51,13 @@ def declared_entry(data: Any, variables: Iterable[str] | None) -> Any:
     if str(catalog.version) != version or list(entry.variable_names) != [str(v) for v in np.ravel(list(variables))]:
         return None
     return entry, name
+
+
+@functools.cache
+def _shipped(lister) -> frozenset[str]:
+    """The shipped catalogs' names, listed once (a directory listing per judge would cost more
+    than the rest of its preparation)."""
+    return frozenset(lister())
 
 
 def entry_defaults(data: Any, variables: Iterable[str] | None) -> tuple[tuple[str, ...] | None, str | None, str]:

@@ -26,7 +26,7 @@ from srbf.judge.catalog_entry import entry_defaults, positive_note
 from srbf.judge.data import JudgeData, JudgeInputError
 from srbf.judge.distances import levenshtein_normalized, tree_edit_distance
 from srbf.judge.equivalence import TruthPoints
-from srbf.judge.formula_facts import FormulaFacts, describe, structural_matches
+from srbf.judge.formula_facts import FormulaFacts, describe, structural_matches, written_alike
 from srbf.judge.length import binarize, node_label
 from srbf.judge.metric_keys import (
     COMPARISON_KEYS,
@@ -332,7 +332,7 @@ class Judge:
         result["srr_structure"] = int(structure)
         result["srr_exponents"] = int(exponents)
         result["srr_all"] = int(exponents and nrr == 1)
-        result["srr_raw"] = int(pred.raw_structure == truth.raw_structure)
+        result["srr_raw"] = int(written_alike(pred, truth))
         pruned_structure, pruned_exponents = structure, exponents
         if nrr == 1 and not exponents:
             pruned_structure, pruned_exponents = self._pruned_matches(pred, y_validation, structure)

@@ -35,6 +35,7 @@ from json.encoder import encode_basestring_ascii as _quoted
 from pathlib import Path
 from typing import Any, Iterable
 
+from srbf.expr.canonical_nodes import from_expr, to_expr
 from srbf.expr.tree import Call, Const, Expr, Num, Var, hashed_call
 from srbf.judge.formula_facts import FormulaFacts
 from srbf.judge.metric_keys import JUDGE_VERSION
@@ -130,11 +131,22 @@ def _depth(expr: Expr) -> int:
     return deepest
 
 
+_NODES = ("written_structure", "written_exponents")  # kept as internal nodes (``masking.written_nodes``)
+
+
+def _as_tree(name: str, value: Any) -> Expr:
+    return to_expr(value) if name in _NODES else value
+
+
+def _as_kept(name: str, tree: Expr) -> Any:
+    return from_expr(tree) if name in _NODES else tree
+
+
 def encode_facts(facts: FormulaFacts, truth: Expr) -> dict[str, Any] | None:
     """``facts`` of the parsed ``truth``, and the tree, as JSON-ready data; None when they cannot be
     shipped (an incomplete canonical form, which depends on the machine's speed, or a tree too deep
     to encode by recursion)."""
-    trees = [truth, *(getattr(facts, name) for name in _TREES)]
+    trees = [truth, *(_as_tree(name, getattr(facts, name)) for name in _TREES)]
     if not facts.complete or any(_depth(tree) > MAX_DEPTH for tree in trees):
         return None
     table, roots = encode_nodes(trees)
@@ -148,8 +160,15 @@ def decode_facts(data: dict[str, Any]) -> tuple[Expr, FormulaFacts]:
     """The parsed truth and its facts, from ``encode_facts``' data."""
     tokens = tuple(data["tokens"])
     nodes = decode_nodes(data["nodes"])
-    return nodes[data["truth"]], FormulaFacts(
-        **{name: nodes[row] for name, row in zip(_TREES, data["trees"])},
+    trees = {name: _as_kept(name, nodes[row]) for name, row in zip(_TREES, data["trees"])}
+    truth = nodes[data["truth"]]
+    return truth, FormulaFacts(
+        canonical=trees["canonical"],
+        structure=trees["structure"],
+        exponents=trees["exponents"],
+        source=truth,
+        _raw=trees["raw_structure"],
+        _written=(trees["written_structure"], trees["written_exponents"]),
         complete=True,
         tokens=tokens,
         token_set=frozenset(tokens),
