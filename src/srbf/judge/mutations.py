@@ -233,6 +233,7 @@ def _documented_rewrite(tree: Expr, positive: frozenset, rng: random.Random) -> 
                          and _has_variable(o.args[0]) and not _is_canonical_sum(o.args[0], positive)]  # fmt: skip
             r = quotients[0].args[1] if quotients else None
             if quotients and not any((type(o) is Call and o.op == "div" and not _has_variable(o.args[0]))
+                                     or _is_canonical_sum(o, positive)
                                      or _is_canonical_sum(Call("mul", (o, r)), positive) for o, _ in operands):  # fmt: skip
                 cleared = [(o.args[0] if o is quotients[0] else Call("mul", (o, r)), flag) for o, flag in operands]
                 candidates.append((path, Call("div", (Call("mul", (node.args[0], r)), _sum_of(cleared)))))
