@@ -11,8 +11,9 @@ entry's positive variables). Prints, per kind and per set:
 - for an unequal kind, the **false-match rate**: mutants matched at the level where the docs say
   the change shows ("structure"; "exponents" for an exponent, or a swap that only moves exponents);
 
-and the time per case (building the mutant, checking it on points, judging it). Target: 0 for
-every kind; a kind above 0 is listed in docs/canonical.md with why.
+and the time per case (building the mutant, checking it on points, judging it); and, for the sign
+kinds, how many either route (masked canonical forms, written forms) matches on its own. Target: 0
+for every kind; a kind above 0 is listed in docs/canonical.md with why.
 
 Run: python benchmarks/judge_mutations.py [--catalog NAME ...] [--limit N] [--examples K]
 """
@@ -27,7 +28,10 @@ from srbf.catalogs.admission import parse_entry
 from srbf.catalogs.loader import list_catalogs, load_catalog
 from srbf.expr import to_infix
 from srbf.judge.data import positive_variables
-from srbf.judge.mutations import EQUAL_KINDS, KINDS, judged, mutants
+from srbf.judge.mutations import EQUAL_KINDS, KINDS, judged, mutants, routes
+
+
+SIGN_KINDS = ("flip_sign", "sign_literal")
 
 
 def wrong(mutant, outcome) -> bool:
@@ -48,6 +52,8 @@ def main() -> None:
     made: dict[str, Counter] = defaultdict(Counter)  # set -> kind -> mutants
     bad: dict[str, Counter] = defaultdict(Counter)
     seconds: Counter = Counter()
+    signs: Counter = Counter()
+    sign_matches: Counter = Counter()
     examples: dict[str, list[str]] = defaultdict(list)
     formulas = skipped = 0
     start = time.perf_counter()
@@ -71,6 +77,10 @@ def main() -> None:
                 outcome = judged(mutant)
                 seconds[mutant.kind] += share + time.perf_counter() - judged_at
                 made[name][mutant.kind] += 1
+                if mutant.kind in SIGN_KINDS:  # each route on its own must tell a sign apart
+                    signs[mutant.kind] += 1
+                    canonical_route, written_route = routes(mutant)
+                    sign_matches[mutant.kind] += canonical_route or written_route
                 if wrong(mutant, outcome):
                     bad[name][mutant.kind] += 1
                     if len(examples[mutant.kind]) < args.examples:
@@ -89,6 +99,8 @@ def main() -> None:
         rate = wrongs[kind] / n if n else 0.0
         ms = seconds[kind] / n * 1e3 if n else 0.0
         print(f"{kind:<20} {label:<8} {n:>8} {wrongs[kind]:>6} {rate:>8.4f}   {ms:>7.3f}")
+    for kind in SIGN_KINDS:
+        print(f"{kind}: {sign_matches[kind]} of {signs[kind]} matched at structure by either route on its own")
     print("\nper set: equal mutants (miss rate), unequal mutants (false-match rate), kinds that went wrong")
     for name in sorted(made):
         equal_n = sum(made[name][k] for k in EQUAL_KINDS)

@@ -27,7 +27,7 @@ from srbf.expr.evaluate import compile_expr
 from srbf.expr.tree import Call, Const, Expr, Num, Var, rebuild, variables_of
 from srbf.judge.formula_facts import describe, structural_matches
 
-__all__ = ["EQUAL_KINDS", "KINDS", "Mutant", "UNEQUAL_KINDS", "judged", "mutants", "shuffle_terms"]
+__all__ = ["EQUAL_KINDS", "KINDS", "Mutant", "UNEQUAL_KINDS", "judged", "mutants", "routes", "shuffle_terms"]
 
 EQUAL_KINDS = ("commute", "reassociate", "reorder_terms", "rename_variables", "number_spelling", "documented_rewrite")
 UNEQUAL_KINDS = ("flip_sign", "sign_literal", "add_coefficient", "change_exponent", "swap_variables", "drop_term",
@@ -51,13 +51,22 @@ class Mutant:
     differs_at: str | None
 
 
+def _facts(mutant: Mutant, time_limit: float):
+    n = len(variables_of(mutant.truth) | variables_of(mutant.tree))
+    return describe(mutant.tree, n, time_limit, mutant.positive), describe(mutant.truth, n, time_limit, mutant.positive)
+
+
 def judged(mutant: Mutant, time_limit: float = 1.0) -> tuple[bool, bool, bool]:
     """(structure, exponents, canonical forms identical), as the judge compares them."""
-    n = len(variables_of(mutant.truth) | variables_of(mutant.tree))
-    truth = describe(mutant.truth, n, time_limit, mutant.positive)
-    pred = describe(mutant.tree, n, time_limit, mutant.positive)
+    pred, truth = _facts(mutant, time_limit)
     structure, exponents = structural_matches(pred, truth)
     return structure, exponents, pred.canonical == truth.canonical
+
+
+def routes(mutant: Mutant, time_limit: float = 1.0) -> tuple[bool, bool]:
+    """Whether each route alone matches at "structure": (masked canonical forms, written forms)."""
+    pred, truth = _facts(mutant, time_limit)
+    return pred.structure == truth.structure, pred.written_structure == truth.written_structure
 
 
 # -- chains of sums and products, as written ---------------------------------------------------
