@@ -14,7 +14,7 @@ from srbf.catalogs.sampling import sample_problem
 from srbf.cli import main
 from srbf.core import FitResult, TaskKey
 from srbf.expr import to_infix
-from srbf.judge import AXIS_KEYS, JUDGE_VERSION, METRIC_KEYS, score
+from srbf.judge import AXIS_KEYS, JUDGE_VERSION, METRIC_KEYS, jsonable, score
 from srbf.judge.data import positive_variables
 from srbf.judge.mutations import mutants
 from srbf.judge.scoring_pass import score_store
@@ -43,8 +43,8 @@ def scored_three_ways(tmp_path_factory):
     corpus = _corpus()
     ids = {}
     with ResultsStore(root) as store:
-        config = {"run": {"catalogs": sorted({c.name for c, _, _ in corpus}), "seed": 0,
-                          "sampling": {"n_support": [64], "n_validation": 32, "draws": 1, "noise": [0.0], "ood": False}}}  # fmt: skip
+        sampling = {"n_support": [64], "n_validation": 32, "draws": 1, "noise": [0.0], "ood": False}
+        config = {"run": {"catalogs": sorted({c.name for c, _, _ in corpus}), "seed": 0, "sampling": sampling}}
         for catalog, entry, predictions in corpus:
             problem = sample_problem(entry, catalog=catalog.name, catalog_version=catalog.version, n_support=64, n_validation=32)
             for k, prediction in enumerate(predictions):
@@ -81,7 +81,7 @@ def test_srbf_judge_srbf_score_and_the_library_agree(scored_three_ways, capsys):
             pass_record = stored[ids[(entry.id, k)]]
             for key in COMPARED:
                 values = {"library": library[key], "srbf judge": command[key], "srbf score": pass_record[key]}
-                plain = {where: ("inf" if v == float("inf") else "-inf" if v == float("-inf") else v) for where, v in values.items()}
+                plain = {where: jsonable({key: v})[key] for where, v in values.items()}
                 assert len({json.dumps(v) for v in plain.values()}) == 1, (entry.id, prediction, key, plain)
             compared += 1
     assert compared >= 40

@@ -193,7 +193,8 @@ def _operands_plain(node: Expr, op: str) -> list[Expr]:
 
 
 def _renamed(tree: Expr, mapping: dict[str, str]) -> Expr:
-    return rebuild(tree, lambda leaf: Var(mapping[leaf.name]) if type(leaf) is Var else leaf, lambda node, args: Call(node.op, args))
+    return rebuild(tree, lambda leaf: Var(mapping[leaf.name]) if type(leaf) is Var else leaf,
+                   lambda node, args: Call(node.op, args))  # fmt: skip
 
 
 _SPELLED = {math.pi: Const("pi"), math.e: Const("e")}
