@@ -216,8 +216,24 @@ def test_masked_trees_keep_only_exponents_and_signs(tree):
 def test_raw_skeleton_masks_numbers_and_keeps_the_shape(tree):
     skeleton = raw_skeleton(tree)
     written = drop_zeros(tree)
-    assert [type(n) for n in walk(skeleton)] == [Const if isinstance(n, (Num, Const)) else type(n) for n in walk(written)]
+    expected = []  # a number is the placeholder, a negative one under a minus sign, as in the canonical form
+    for node, parent in _with_parents(written):
+        if isinstance(node, Num) and node.value < 0 and not (parent is not None and parent.op == "pow" and parent.args[1] is node):
+            expected += [Call, Const]
+        else:
+            expected.append(Const if isinstance(node, (Num, Const)) else type(node))
+    assert [type(n) for n in walk(skeleton)] == expected
     assert all(n == MASK for n in walk(skeleton) if isinstance(n, Const))
+
+
+def _with_parents(tree):
+    """Each node in prefix order with its parent (None for the root)."""
+    stack = [(tree, None)]
+    while stack:
+        node, parent = stack.pop()
+        yield node, parent
+        if isinstance(node, Call):
+            stack.extend((arg, node) for arg in reversed(node.args))
 
 
 @settings(max_examples=300, deadline=None)
@@ -342,11 +358,15 @@ def M(text, level):
         ("sqrt(x0)", "x0**0.4999", True, False, False),
         ("x0/x1", "x0*x1", False, False, False),
         ("x0/x1", "x0*x1**2", True, False, False),
-        ("x0 - 1", "x0 + 2.7", True, True, False),
-        ("sin(2*x0 + 1)", "sin(0.3*x0 - 5)", True, True, False),
+        ("x0 - 1", "x0 - 2.7", True, True, False),
+        ("x0 - 1", "x0 + 2.7", False, False, False),  # a sign is structure, on a number too
+        ("sin(2*x0 + 1)", "sin(0.3*x0 + 5)", True, True, False),
+        ("sin(2*x0 + 1)", "sin(0.3*x0 - 5)", False, False, False),
         ("x0 - x1", "x0 + x1", False, False, False),  # the -1 is a coefficient: c*x1 is not x1
         ("x0 - x1", "x0 + 2*x1", False, False, False),  # a sign is not a fitted constant
-        ("x0 - 2*x1", "x0 + 3*x1", True, True, False),
+        ("x0 - 2*x1", "x0 - 3*x1", True, True, False),
+        ("x0 - 2*x1", "x0 + 3*x1", False, False, False),
+        ("x0/x1", "x0*x1**2", True, False, False),  # an exponent is masked whole at "structure", sign included
         ("-x0*x1", "2*x0*x1", False, False, False),
         ("-x0*x1", "-2*x0*x1", False, False, False),  # as x0*x1 and 2*x0*x1
         ("x2/(2*(1 + x0))", "x2/(2 + 2*x0)", True, True, True),
@@ -504,3 +524,64 @@ def test_masked_levels_are_canonicalize_and_both_masks(text):
         assert form == canonicalize(expr, positive=positive)
         assert exponents == mask(expr, "exponents", positive=positive)
         assert structure == mask(expr, "structure", positive=positive)
+
+
+# --- issue 35: signs, an order-independent content rule, exact folding, the documented rewrites ---
+
+
+def test_folded_numbers_snap_to_small_rationals_and_written_ones_never():
+    from srbf.expr.canonical_nodes import snap
+
+    assert snap(0.9999999999999999) == 1.0 and snap(3.0000000000000004) == 3.0
+    assert snap(1 / 3 + 2 ** -54) == 1 / 3 and snap(-2.4999999999999996) == -2.5
+    assert snap(math.fsum([0.1, 0.2, -0.3]), 0.3) == 0.0  # a cancellation: the ulps of the largest addend
+    assert snap(1.0001) == 1.0001 and snap(1 / 13) == 1 / 13 and snap(math.pi) == math.pi
+    assert snap(1e7 + 2 ** -29) == 1e7 + 2 ** -29  # beyond the range of small rationals
+    assert to_infix(C("10**log10(x0)")) == "x0" and to_infix(C("exp(log(10)*log10(x0))")) == "x0"
+    assert to_infix(C("log10(10**x0)")) == "x0" and to_infix(C("exp(log(3))*x0")) == "3 * x0"
+    assert to_infix(C("0.9999999999999999*x0")) == "0.9999999999999999 * x0"  # as written: not snapped
+
+
+def test_a_sum_gives_out_a_constant_by_its_set_of_terms_and_never_frees_an_implicit_one():
+    from srbf.expr.canonical_nodes import sum_content
+
+    assert C("x2*(2*x0 + 4*x1)") == C("2*x2*(x0 + 2*x1)")  # no term without a coefficient: the smallest comes out
+    assert to_infix(C("x2*(0.5*x0 + x1)")) == "x2 * (0.5 * x0 + x1)"  # x1 keeps its implicit 1
+    assert to_infix(C("sqrt(3*x0**2 + x1**2 - 2*x0*x1*cos(x2))")) == "(-2 * x0 * x1 * cos(x2) + 3 * x0**2 + x1**2)**0.5"
+    for text in ("-2*x0 + 3*x1 + 5", "3*x1 + 5 - 2*x0", "x1*3 - x0*2 + 5"):
+        assert sum_content(canonical_node_of(text)) == -2.0  # the sign of the first body, the smallest size
+    assert sum_content(canonical_node_of("x0 - 2*x1")) == 1.0 and sum_content(canonical_node_of("x1 - 0.5*x0")) == -1.0
+
+
+def canonical_node_of(text):
+    from srbf.expr.canonical_nodes import from_expr
+
+    return from_expr(C(text))
+
+
+def test_denominators_are_cleared_where_no_term_becomes_a_number_or_a_sum():
+    assert C("x2/(1 - x1/x0)") == C("x2*x0/(x0 - x1)")
+    assert C("1/(1/x0 + x2/x1)") == C("x0*x1/(x1 + x0*x2)")
+    assert C("x2*(1 - x1/x0)") == C("x2*(x0 - x1)/x0")
+    assert to_infix(C("(log(x1) + 1/x0)/x0")) == "x0**-1 * (log(x1) + x0**-1)"  # 1/x0 would become a constant
+    assert to_infix(C("(2*(x0 + x1)/x2 + x0)*x1")) == "x1 * (x0 + 2 * x2**-1 * (x0 + x1))"  # 2*x0 + 2*x1 + x0*x2 would merge
+
+
+def test_exp_of_a_product_with_a_log_is_a_power_for_a_positive_base_only():
+    assert to_infix(canonical(parse("exp(x1*log(x0))", NAMES), positive={"x0"})) == "x0**x1"
+    assert to_infix(canonical(parse("exp(x2 + x1*log(x0))", NAMES), positive={"x0"})) == "x0**x1 * exp(x2)"
+    assert to_infix(C("exp(x1*log(x0))")) == "exp(x1 * log(x0))"  # x0 may be negative: NaN there, x0**x1 not always
+
+
+def test_a_negative_number_masks_as_a_sign_on_a_placeholder_in_both_routes():
+    from srbf.expr.masking import written_skeletons
+
+    assert to_prefix(M("x0 - 2", "structure")) == ["+", "*", "-1", "<constant>", "x0"]
+    assert M("exp(-0.55*x0)", "structure") == M("exp(-2*x0)", "structure") != M("exp(0.55*x0)", "structure")
+    W = lambda text: written_skeletons(parse(text, NAMES))  # noqa: E731
+    assert W("1/(-1/x0 + x1/x2)") != W("1/(1/x0 + x1/x2)") and W("exp(-1*x0)") == W("exp(-0.55*x0)")
+    assert W("exp(1*x0**2)") != W("exp(-1*x0**2)")
+    assert W("x0 - x1*x2/x0") == W("x0 - x2/x0*x1")
+    assert W("x2*x0 - x1/x2") == W("-(x1/x2) + x0*x2")  # term and factor order forgotten, signs kept
+    assert W("x0**2*x1")[1] != W("x0**3*x1")[1] and W("x0**2*x1")[0] == W("x1*x0**3")[0]
+    assert to_prefix(raw_skeleton(parse("x0 - -2", NAMES))) == ["-", "x0", "neg", "<constant>"]

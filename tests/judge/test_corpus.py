@@ -63,7 +63,7 @@ def test_the_judge_gives_the_outcome_of_the_kind(pair):
     names, X, X_validation = _points(pair)
     f = compile_expr(parse(pair["t"], names), names)
     data = {"X_support": X, "y_support": f(X), "X_validation": X_validation, "y_validation": f(X_validation)}
-    metrics = score(pair["t"], pair["p"], data, variables=names)
+    metrics = score(pair["t"], pair["p"], data, variables=names, positive=pair.get("positive", ()))
     assert metrics["success"] == 1, metrics["failure_reason"]
     assert metrics["canonical_complete"] is True
     got = (metrics["srr_structure"], metrics["srr_exponents"], metrics["srr_all"])

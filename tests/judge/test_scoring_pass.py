@@ -412,6 +412,7 @@ def test_failure_records_match_the_judges_own(tmp_path):
         stored = store.metrics_frame(JUDGE_VERSION, expand=False)["metrics"].iloc[0]
     own = Judge("x1", problem_of("Nguyen-1"), variables=["x1"]).score(None)
     own.pop("judge_version")
+    assert own.pop("positive_variables") == "none (catalog nguyen, Nguyen-1)"  # said by the library; the store keys rows by the entry
     own["failure_reason"] = "failed: boom"
     axes = {key: stored.pop(key) for key in AXIS_KEYS}  # the scoring pass's own addition (no OOD points here)
     assert axes == {"arena_id": 0.0, "arena_ood": None, "arena_sym": 0.0, "arena_min": 0.0, "arena_eff": None}
@@ -548,9 +549,8 @@ def test_shared_readings_give_the_metrics_of_a_fresh_judge_per_prediction(tmp_pa
     for method, problem_id, draw, result in fits:
         entry, problem = catalog.entry(problem_id), problem_of(problem_id, draw)
 
-        def fresh():
-            return Judge(parse_entry(entry), problem, variables=entry.variable_names, target=entry.target,
-                         positive=positive_variables(entry.variables))  # fmt: skip
+        def fresh():  # positive variables and target from the entry the problem names, as the library takes them
+            return Judge(parse_entry(entry), problem, variables=entry.variable_names)
 
         formula_facts.clear_cache()
         clear_canonical_cache()
@@ -561,6 +561,8 @@ def test_shared_readings_give_the_metrics_of_a_fresh_judge_per_prediction(tmp_pa
         assert bad is None
         record = fresh().score(given)
         record.pop("judge_version")
+        known = ", ".join(sorted(positive_variables(entry.variables))) or "none"
+        assert record.pop("positive_variables") == f"{known} (catalog nguyen, {problem_id})"
         points = ProblemPoints(problem, tuple(entry.variable_names), entry.target)
         record.update(axis_metrics(evaluate_run(p, record, fresh(), points)[0]))
         assert stored[ids[(method, problem_id, draw)]] == record, (method, problem_id)

@@ -122,8 +122,8 @@ def test_recovered_formula_keeps_feyns_affine_layers(case):
     assert metrics["srr_structure"] == 0
     structure = to_infix(mask(parse(case["expression"]), "structure"))
     assert structure == {
-        "mu * Nn": "<constant> + <constant> * (<constant> + Nn) * (<constant> + mu)",  # a*Nn + b = a*(Nn + b/a)
-        "sqrt(x1)": "<constant> + <constant> * (<constant> + x1)**<constant>",
+        "mu * Nn": "<constant> + <constant> * (-1 * <constant> + Nn) * (-1 * <constant> + mu)",  # a*Nn + b = a*(Nn + b/a)
+        "sqrt(x1)": "<constant> + <constant> * (-1 * <constant> + x1)**<constant>",  # (a negative number keeps its sign)
     }[case["truth"]]
 
 

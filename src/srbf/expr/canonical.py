@@ -3,8 +3,10 @@
 ``canonicalize(expr)`` rewrites a tree bottom-up with a fixed set of value-preserving rules
 (flattened, sorted sums and products; subtraction, division, roots and reciprocals as sums and
 powers; numbers folded; like terms and like factors combined; zeros dropped; a sum's leading
-coefficient collected the same way wherever the sum stands, which also gives an even power of a
-difference one orientation; see docs/canonical.md for the full list). Two formulas that differ only in how they are written (``x*x`` and ``x**2``, a sum in
+content collected the same way wherever the sum stands, by a rule on its set of terms that never
+turns an implicit coefficient 1 into a literal, which also gives an even power of a difference one
+orientation; denominators cleared; computed numbers snapped to nearby small fractions; see
+docs/canonical.md for the full list). Two formulas that differ only in how they are written (``x*x`` and ``x**2``, a sum in
 another order, ``x - y`` and ``x + (-1)*y``) get the same canonical tree. Formulas equal only by a
 deeper identity (``sin(x)**2 + cos(x)**2``, ``(x + 1)**2`` expanded) stay different: the form is
 a normaliser, not a theorem prover, and the judge that uses it is strict on purpose.

@@ -52,17 +52,68 @@ def split_coefficient(term: tuple) -> tuple[float, tuple]:
     return 1.0, term
 
 
-def leading_coefficient(total: tuple) -> float:
-    """The coefficient of a canonical sum's first non-constant term (1 when there is none)."""
+def sum_content(total: tuple) -> float:
+    """The number a canonical sum gives out where a rule takes a constant out of it (a factor of
+    a product, the base of a power, the argument of ``log`` or ``abs``), by a rule on the *set* of
+    its non-constant terms, never on the order they came in:
+
+    - its sign is that of the coefficient of the term whose body comes first in the canonical
+      order (exactly one of ``s`` and ``-s`` has a positive one);
+    - its size is 1 when some non-constant term has a coefficient of size 1, so that dividing
+      never turns an implicit coefficient 1 into a literal that masking would free; otherwise the
+      smallest size among them (``2*x + 4*y`` gives 2, ``2 + 4*x`` gives 4), so that
+      ``x*(2*y + 4*z)`` and ``2*x*(y + 2*z)`` meet.
+
+    1 for a sum without a non-constant term or with a coefficient that is not finite."""
+    sign = 0.0
+    smallest = math.inf
     for term in total[3]:
-        if term[0] != NUM:
-            return split_coefficient(term)[0]
-    return 1.0
+        if term[0] == NUM:
+            continue
+        c = split_coefficient(term)[0]
+        if not sign:
+            sign = -1.0 if c < 0 else 1.0
+        size = abs(c)
+        if not size < math.inf:  # inf or nan: take nothing out
+            return 1.0
+        if size == 1:
+            return sign
+        if size < smallest:
+            smallest = size
+    return sign * smallest if sign else 1.0
+
+
+SNAP_DENOMINATOR = 12  # a folded number this close to p/q with q <= 12 becomes p/q
+SNAP_ULPS = 4
+SNAP_LIMIT = 1e6
+
+
+def snap(value: float, scale: float = 0.0) -> float:
+    """A number computed from others (a product or sum of coefficients, a quotient, a folded
+    function) that lies within ``SNAP_ULPS`` units in the last place of p/q, q <= 12 and
+    abs(p/q) <= 1e6, becomes p/q (the smallest q first), so that rounding never decides a structural
+    match: ``10**log10(x)`` folds its exponent to 0.9999999999999999, which is 1. The ulps are
+    those of ``scale`` when it is larger than the value (the largest addend of a sum, so that a
+    cancellation like 0.1 + 0.2 - 0.3 snaps to 0). Numbers written in a formula are never snapped."""
+    size = abs(value)
+    if not size < SNAP_LIMIT:  # also inf and nan
+        return value
+    if scale < size:
+        scale = size
+    if not scale < SNAP_LIMIT or scale == 0:
+        return value
+    tolerance = SNAP_ULPS * math.ulp(scale)
+    for q in range(1, SNAP_DENOMINATOR + 1):
+        p = round(value * q)
+        if abs(value - p / q) <= tolerance:
+            return p / q + 0.0
+    return value
 
 
 def fold(op: str, values) -> tuple:
-    """Evaluate an operator on numbers with the evaluator's own kernel (same values, same NaNs)."""
-    return num(float(OPERATORS[op].kernel(*(np.float64(v) for v in values))))
+    """Evaluate an operator on numbers with the evaluator's own kernel (same values, same NaNs),
+    snapped (``snap``): ``exp(log(3))`` is 3, not 3.0000000000000004."""
+    return num(snap(float(OPERATORS[op].kernel(*(np.float64(v) for v in values)))))
 
 
 def factor_key(factor: tuple) -> tuple:

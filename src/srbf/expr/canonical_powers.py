@@ -23,10 +23,11 @@ from srbf.expr.canonical_nodes import (
     is_call,
     is_even,
     is_integer,
-    leading_coefficient,
     nonnegative,
     num,
+    snap,
     split_coefficient,
+    sum_content,
     value_of,
 )
 
@@ -52,8 +53,8 @@ class PowerRules:
                     if a[0] == NUM:  # (x**a)**p
                         av = value_of(a)
                         if is_integer(p) or not is_even(av):
-                            return self.pow(inner, num(av * p))
-                        return self.pow(self.abs(inner), num(av * p))  # (x**2)**0.5 = |x|
+                            return self.pow(inner, num(snap(av * p)))
+                        return self.pow(self.abs(inner), num(snap(av * p)))  # (x**2)**0.5 = |x|
                     if is_integer(p):
                         return self.pow(inner, self.mul([a, exponent]))
                 elif op == "mul":
@@ -64,9 +65,12 @@ class PowerRules:
                         outside, inside = split
                         rest = self.pow(self.mul(inside), exponent) if inside else ONE
                         return self.mul([self.pow(f, exponent) for f in outside] + [rest])
-                elif op == "add":  # (2 + 2*y)**p -> 2**p * (1 + y)**p; (y - x)**2 -> (x - y)**2
-                    lead = leading_coefficient(base)
-                    c, rest = self.divide_sum(base, lead if is_integer(p) else abs(lead))
+                elif op == "add":  # (1 - v/c)**-1 -> c * (c - v)**-1; (2 + 2*y)**p -> 2**p * (1 + y)**p
+                    cleared, inverse = self.clear_denominators(base)
+                    if inverse is not None and (is_integer(p) or nonnegative(inverse, self.positive)):
+                        return self.pow(self.mul([inverse, cleared]), exponent)
+                    content = sum_content(base)  # (y - x)**2 -> (x - y)**2
+                    c, rest = self.divide_sum(base, content if is_integer(p) else abs(content))
                     if c != 1:
                         return self.mul([fold("pow", (c, p)), self.pow(rest, exponent)])
                 elif op == "exp":
@@ -99,13 +103,28 @@ class PowerRules:
         return (outside, inside) if outside else None
 
     # -- functions ----------------------------------------------------------------------------
+    def _as_power(self, term: tuple) -> tuple | None:
+        """``exp(term)`` as a power when ``term`` is ``c*log(u)`` (``u**c``), or ``y*log(u)`` for a
+        ``u`` known to be >= 0 and a symbolic ``y`` (``u**y``, which holds only there); else None."""
+        c, body = split_coefficient(term)
+        if is_call(body, "log"):
+            return self.pow(body[3][0], num(c))
+        if is_call(body, "mul"):
+            logs = [f for f in body[3] if is_call(f, "log") and nonnegative(f[3][0], self.positive)]
+            if len(logs) == 1:
+                rest = [f for f in body[3] if f is not logs[0]]
+                return self.pow(logs[0][3][0], self.mul([num(c), *rest]))
+        return None
+
     def exp(self, arg: tuple) -> tuple:
         if arg[0] == NUM:
             return fold("exp", (value_of(arg),))
         if is_call(arg, "log"):
             return arg[3][0]
-        if is_call(arg, "mul") and len(arg[3]) == 2 and arg[3][0][0] == NUM and is_call(arg[3][1], "log"):
-            return self.pow(arg[3][1][3][0], arg[3][0])  # exp(c*log(u)) -> u**c
+        if is_call(arg, "mul"):
+            power = self._as_power(arg)  # exp(c*log(u)) -> u**c; exp(y*log(u)) -> u**y for u >= 0
+            if power is not None:
+                return power
         if is_call(arg, "add"):
             pulled: list[tuple] = []
             kept: list[tuple] = []
@@ -113,9 +132,9 @@ class PowerRules:
                 if term[0] == NUM:
                     pulled.append(fold("exp", (value_of(term),)))
                     continue
-                c, body = split_coefficient(term)
-                if is_call(body, "log"):
-                    pulled.append(self.pow(body[3][0], num(c)))
+                power = self._as_power(term)
+                if power is not None:
+                    pulled.append(power)
                 else:
                     kept.append(term)
             if pulled:
@@ -133,7 +152,7 @@ class PowerRules:
             if op == "exp":
                 return args[0]
             if op == "add":  # log(2 + 2*x) -> log(2) + log(1 + x), as log(2*(1 + x)) would split
-                c, rest = self.divide_sum(arg, abs(leading_coefficient(arg)))
+                c, rest = self.divide_sum(arg, abs(sum_content(arg)))
                 if c != 1:
                     return self.add([fold("log", (c,)), self.log(rest)])
             if op == "pow" and args[1][0] == NUM:  # log(x**p) -> p*log(x), p*log|x| for even p
@@ -164,7 +183,7 @@ class PowerRules:
             c, rest = split_coefficient(arg)
             return self.mul([num(abs(c)), self.abs(rest)])
         if is_call(arg, "add"):  # |2 + 2*x| -> 2*|1 + x|
-            c, rest = self.divide_sum(arg, abs(leading_coefficient(arg)))
+            c, rest = self.divide_sum(arg, abs(sum_content(arg)))
             if c != 1:
                 return self.mul([num(c), self.abs(rest)])
         if can_extract_minus(arg):

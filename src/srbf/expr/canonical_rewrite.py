@@ -30,9 +30,10 @@ from srbf.expr.canonical_nodes import (
     factor_key,
     fold,
     is_call,
-    leading_coefficient,
     num,
+    snap,
     split_coefficient,
+    sum_content,
     value_of,
 )
 from srbf.expr.canonical_powers import PowerRules
@@ -56,13 +57,15 @@ def _with_coefficient(c: float, body: tuple) -> tuple:
 
 
 def _fsum(values: list[float]) -> float:
-    """Exactly rounded, so the result does not depend on the order the terms came in."""
+    """Exactly rounded, so the result does not depend on the order the terms came in; snapped
+    (``snap``, to the ulps of the largest addend) when it adds several numbers."""
     if len(values) == 1:
         return values[0]
     try:
-        return math.fsum(values)
+        total = math.fsum(values)
     except (OverflowError, ValueError):  # inf - inf, or an intermediate overflow
         return float(np.sum(np.array(sorted(values, key=repr))))
+    return snap(total, max(map(abs, values)))
 
 
 def _product(values: list[float]) -> float:
@@ -71,7 +74,7 @@ def _product(values: list[float]) -> float:
     result = 1.0
     for v in sorted(values, key=lambda v: (v != v, v if v == v else 0.0)):
         result *= v
-    return result
+    return snap(result)
 
 # How the operators of a chain of sums or products unfold: for each operator, whether each argument
 # is flipped (negated in a sum, inverted in a product); None for n-ary operators, nothing flipped.
@@ -310,15 +313,19 @@ class Rewriter(PowerRules):
         return (CALL, "mul", 0.0, (num(c), *factors))
 
     def _collect_contents(self, factors: list[tuple], coefficients: list[float]) -> list[tuple]:
-        """Each sum among a product's factors gives its leading coefficient to the product's
-        coefficient (``x*(2 + 2*y)`` is ``2*x*(1 + y)``, ``x*(y - x)`` is ``-x*(x - y)``).
+        """Each sum among a product's factors has its denominators cleared (``w*(1 - v/c)`` is
+        ``w*c**-1*(c - v)``) and gives its content (``sum_content``) to the product's coefficient
+        (``x*(2 + 2*y)`` is ``2*x*(1 + y)``, ``x*(y - x)`` is ``-x*(x - y)``).
         Past the deadline the sums stay as they are (the form is then incomplete)."""
         if self.past_deadline():
             return factors
         out: list[tuple] = []
         for f in factors:
             if f[0] == CALL and f[1] == "add":
-                c, f = self.divide_sum(f, leading_coefficient(f))
+                f, denominator = self.clear_denominators(f)
+                if denominator is not None:
+                    self._absorb(denominator, coefficients, out)
+                c, f = self.divide_sum(f, sum_content(f)) if f[0] == CALL and f[1] == "add" else (1.0, f)
                 coefficients.append(c)
                 self._absorb(f, coefficients, out)
             else:
@@ -333,8 +340,33 @@ class Rewriter(PowerRules):
         terms = []
         for term in total[3]:
             if term[0] == NUM:
-                terms.append(num(value_of(term) / c))
+                terms.append(num(snap(value_of(term) / c)))
             else:
                 tc, body = split_coefficient(term)
-                terms.append(_with_coefficient(tc / c, body))
+                terms.append(_with_coefficient(snap(tc / c), body))
         return c, self.add(terms)
+
+    def clear_denominators(self, total: tuple) -> tuple[tuple, tuple | None]:
+        """A canonical sum ``s`` whose terms have factors with negative integer exponents, as
+        ``s*D`` and ``D**-1`` (None when there is nothing to clear): ``D`` is the product of each
+        such base to the largest of its negated exponents, so ``1 - v/c`` is ``c**-1 * (c - v)`` and
+        ``1/a + n/b`` is ``(a*b)**-1 * (b + a*n)``. Order-independent: a property of the terms' set.
+        Only bases that are not sums are cleared, and nothing is cleared when a term would become
+        a number (``log(y) + 1/x`` stays: its implicit 1 would become a constant term that masking
+        frees) or a sum (``2*(x + y)/z + x`` stays: ``2*x + 2*y + x*z`` would merge terms)."""
+        needed: dict[tuple, float] = {}
+        for term in total[3]:
+            if term[0] != CALL:
+                continue
+            for f in (term[3] if term[1] == "mul" else (term,)):
+                if f[0] == CALL and f[1] == "pow" and f[3][1][0] == NUM and not is_call(f[3][0], "add"):
+                    p = value_of(f[3][1])
+                    if p < 0 and p.is_integer() and needed.get(f[3][0], 0.0) < -p:
+                        needed[f[3][0]] = -p
+        if not needed:
+            return total, None
+        denominator = [self.pow(base, num(p)) for base, p in needed.items()]
+        terms = [self.mul([term, *denominator]) for term in total[3]]
+        if any(term[0] == NUM or is_call(term, "add") for term in terms):
+            return total, None
+        return self.add(terms), self.pow(self.mul(denominator), MINUS_ONE)

@@ -25,7 +25,7 @@ import numpy as np
 
 from srbf.expr.tree import Call, Expr
 from srbf.judge.equivalence import TruthPoints
-from srbf.judge.formula_facts import FormulaFacts
+from srbf.judge.formula_facts import FormulaFacts, structural_matches
 from srbf.judge.length import node_label
 
 __all__ = ["PairJudgment", "TruthJudgment", "operator_labels", "pair_judgment", "truth_judgment"]
@@ -136,7 +136,7 @@ def pair_judgment(
     (tree_a, facts_a), (tree_b, facts_b) = a, b
     if facts_a.canonical == facts_b.canonical:
         return PairJudgment(True, EQUIVALENT, "the canonical forms are identical")
-    if facts_a.structure == facts_b.structure or facts_a.raw_structure == facts_b.raw_structure:
+    if structural_matches(facts_a, facts_b)[0]:
         return PairJudgment(True, "same structure", "identical once every number is masked")
     agrees = TruthPoints(tree_a, variables, X_support, scale).agrees(tree_b)
     if agrees is None:

@@ -1,7 +1,8 @@
 """The judge on files: score a formula against the points of an .npz file (``srbf judge``).
 
-``judge_from_files`` reads the arrays (``npz``), takes the positive variables and the target from
-the shipped catalog entry the file was sampled from when it names one, and scores with ``Judge``.
+``judge_from_files`` reads the arrays (``npz``) and scores with ``Judge``, which takes the positive
+variables and the target from the shipped catalog entry the file was sampled from when it names
+one (``catalog_entry``), as ``srbf.judge.score()`` does with a sampled ``Problem``.
 """
 
 from __future__ import annotations
@@ -9,9 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-import numpy as np
-
-from srbf.judge.data import ARRAYS, JudgeInputError, positive_variables
+from srbf.judge.data import ARRAYS, JudgeInputError
 from srbf.judge.npz import read_npz
 from srbf.judge.scoring import Judge
 
@@ -50,32 +49,8 @@ def judge_from_files(
         )
     if isinstance(variables, str):
         variables = [name.strip() for name in variables.split(",") if name.strip()]
-    entry = _declared_entry(path, variables if variables is not None else arrays.get("variables"))
-    if positive is None:
-        positive = positive_variables(entry.variables) if entry is not None else ()
-    if target is None and entry is not None:
-        target = entry.target
     try:
         judge = Judge(truth, arrays, variables=variables, srbench=srbench, positive=positive, target=target, **options)
     except JudgeInputError as error:
         raise JudgeInputError(f"{path}: {error}") from None
     return judge.score(prediction)
-
-
-def _declared_entry(path: Path, variables: Any) -> Any:
-    """The shipped catalog entry the file names (``srbf sample`` records catalog, version and
-    problem id), or None when it names none that matches its version and variables."""
-    from srbf.catalogs.loader import list_catalogs, load_catalog
-
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            name, version, problem_id = (str(data[key]) for key in ("catalog", "catalog_version", "problem_id"))
-        if variables is None or name not in list_catalogs():
-            return None
-        catalog = load_catalog(name)
-        entry = catalog.entry(problem_id)
-    except (KeyError, ValueError, OSError):
-        return None
-    if str(catalog.version) != version or list(entry.variable_names) != [str(v) for v in np.ravel(variables)]:
-        return None
-    return entry

@@ -22,7 +22,7 @@ __all__ = [
     "SRBENCH_KEYS",
 ]
 
-JUDGE_VERSION = "1.2"  # bump whenever a metric's definition or computation changes (1.2: AXIS_KEYS)
+JUDGE_VERSION = "1.3"  # bump whenever a metric's definition or computation changes (1.2: AXIS_KEYS; 1.3: issue 35)
 
 FIT_KEYS = (
     "success",

@@ -72,7 +72,7 @@ def read_npz(path: Path) -> tuple[dict[str, np.ndarray], list[str]]:
     try:
         with np.load(path, allow_pickle=False) as data:
             names = list(data.files)
-            for key in (*ARRAYS, "variables"):
+            for key in (*ARRAYS, "variables", "catalog", "catalog_version", "problem_id"):
                 if key not in names:
                     continue
                 try:

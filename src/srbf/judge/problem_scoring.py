@@ -125,9 +125,11 @@ def close_pool() -> None:
 
 
 def _stored(metrics: dict[str, Any]) -> dict[str, Any]:
-    """A judge record as stored: the judge version is the row's own column, not a metric."""
+    """A judge record as stored: the judge version is the row's own column, not a metric, and the
+    positive variables are the catalog entry's (the store keys every row by it)."""
     metrics = dict(metrics)
     metrics.pop("judge_version", None)
+    metrics.pop("positive_variables", None)
     return metrics
 
 

@@ -22,10 +22,11 @@ from srbf.expr.masking import mask
 from srbf.expr.parser import ParseError, parse
 from srbf.expr.tree import Call, Const, Expr, Num, Var, variables_of
 from srbf.judge import fit
+from srbf.judge.catalog_entry import entry_defaults, positive_note
 from srbf.judge.data import JudgeData, JudgeInputError
 from srbf.judge.distances import levenshtein_normalized, tree_edit_distance
 from srbf.judge.equivalence import TruthPoints
-from srbf.judge.formula_facts import FormulaFacts, describe
+from srbf.judge.formula_facts import FormulaFacts, describe, structural_matches, written_alike
 from srbf.judge.length import binarize, node_label
 from srbf.judge.metric_keys import (
     COMPARISON_KEYS,
@@ -102,8 +103,11 @@ class Judge:
     ``target`` names the problem's output: a prediction ``target = formula`` (or ``y = ...``) is
     scored as ``formula``; any other left-hand side does not parse.
     ``positive`` names variables that are never negative on the problem's domain (a list, or one
-    comma-separated string; the scoring pass takes them from the catalog's ranges): both forms
-    are canonicalised under the rules that hold for them (docs/canonical.md).
+    comma-separated string): both forms are canonicalised under the rules that hold for them
+    (docs/canonical.md). Default (None): those of the shipped catalog entry the data names (a
+    sampled ``Problem``, an ``.npz`` from ``srbf sample``), else none; ``target`` likewise. Every
+    record says which it was scored under (``positive_variables``: the names and their source, or
+    "none given").
     ``truth_facts``: what ``formula_facts.describe`` gives the truth with these options, when it
     is known already (the scoring pass reads the shipped catalogs' from ``judge.truth_facts``);
     else the truth is described on first use.
@@ -123,7 +127,7 @@ class Judge:
         canonical_time_limit: float = DEFAULT_CANONICAL_TIME_LIMIT,
         numeric_only: bool = False,
         pool: SymbolicPool | None = None,
-        positive: Iterable[str] | str = (),
+        positive: Iterable[str] | str | None = None,
         target: str | None = None,
         truth_facts: FormulaFacts | None = None,
     ):
@@ -139,7 +143,14 @@ class Judge:
         self._pool = pool
         self._X_all = np.concatenate((self.data.X_support, self.data.X_validation))
         self._n_support = self.data.X_support.shape[0]
+        self.positive_source = ""  # given by the caller (or none at all)
+        if positive is None or target is None:  # from the catalog entry the data names, if any
+            entry_positive, entry_target, source = entry_defaults(data, self.variables)
+            if positive is None:
+                positive, self.positive_source = entry_positive or (), source
+            target = entry_target if target is None else target
         self.positive = self._read_positive(positive)
+        self.positive_note = positive_note(self.positive, self.positive_source)
         self.target = target
         self.truth = self._read_truth(truth)
         self._truth_formula = truth_facts
@@ -215,6 +226,8 @@ class Judge:
         """Metrics of each prediction, in order; the SRBench symbolic checks run in parallel."""
         scored = [self._score_one(prediction) for prediction in predictions]
         results = [result for result, _ in scored]
+        for result in results:
+            result["positive_variables"] = self.positive_note
         if self.srbench:
             self._add_symbolic(scored)
         return results
@@ -314,13 +327,12 @@ class Judge:
         pred = describe(expr, len(self.variables), self.canonical_time_limit, self.positive)
         result["canonical_complete"] = truth.complete and pred.complete
 
-        structure = pred.structure == truth.structure or pred.raw_structure == truth.raw_structure
-        exponents = pred.exponents == truth.exponents or pred.raw_exponents == truth.raw_exponents
+        structure, exponents = structural_matches(pred, truth)
         nrr = result["nrr_validation"]
         result["srr_structure"] = int(structure)
         result["srr_exponents"] = int(exponents)
         result["srr_all"] = int(exponents and nrr == 1)
-        result["srr_raw"] = int(pred.raw_structure == truth.raw_structure)
+        result["srr_raw"] = int(written_alike(pred, truth))
         pruned_structure, pruned_exponents = structure, exponents
         if nrr == 1 and not exponents:
             pruned_structure, pruned_exponents = self._pruned_matches(pred, y_validation, structure)

@@ -15,13 +15,13 @@ describing the truth (``None`` here). tests/judge/test_truth_facts.py fails when
 no longer equal what ``formula_facts.describe`` computes (a judge change: run the tool again).
 
 A file is gzipped text (``zcat`` shows it): a JSON header line, then one line per truth, its key
-and its facts as JSON separated by a tab. The five trees of a truth share most of their subtrees
+and its facts as JSON separated by a tab. The six trees of a truth share most of their subtrees
 (the masked forms differ from the canonical form only at numbers), so they are written as one table
 of their distinct nodes, children before parents, and the index of each tree's root: a number is a
 JSON number, a variable its name as a string, a named constant (also the mask ``<constant>``) a
 one-element list ``[name]``, an operator a list ``[op, index, ...]`` of at least two elements whose
 indices are its arguments' rows. Decoding is one loop over the table, each distinct node built once
-(a third of the nodes the five trees hold). The parsed truth is one more root in the same table
+(a third of the nodes the six trees hold). The parsed truth is one more root in the same table
 (``truth``): it shares all but its numbers' paths with the canonical form.
 """
 
@@ -35,6 +35,7 @@ from json.encoder import encode_basestring_ascii as _quoted
 from pathlib import Path
 from typing import Any, Iterable
 
+from srbf.expr.canonical_nodes import from_expr, to_expr
 from srbf.expr.tree import Call, Const, Expr, Num, Var, hashed_call
 from srbf.judge.formula_facts import FormulaFacts
 from srbf.judge.metric_keys import JUDGE_VERSION
@@ -44,10 +45,10 @@ __all__ = ["DATA_DIR", "FORMAT", "SUFFIX", "decode_facts", "decode_nodes", "enco
 
 DATA_DIR = Path(__file__).resolve().parent / "data" / "truth_facts"
 SUFFIX = ".json.gz"  # gzipped JSON (zcat shows it): a tenth of the size
-FORMAT = 3  # the layout of a file below; bump with any change to it
+FORMAT = 4  # the layout of a file below; bump with any change to it (4: the written forms)
 MAX_DEPTH = 200  # deeper trees are not shipped (encoding recurses): described when scored
 
-_TREES = ("canonical", "structure", "exponents", "raw_structure", "raw_exponents")
+_TREES = ("canonical", "structure", "exponents", "raw_structure", "written_structure", "written_exponents")
 
 _files: dict[str, dict[str, Any]] = {}  # catalog name -> its entries (empty: no usable file)
 _lock = threading.Lock()
@@ -130,11 +131,22 @@ def _depth(expr: Expr) -> int:
     return deepest
 
 
+_NODES = ("written_structure", "written_exponents")  # kept as internal nodes (``masking.written_nodes``)
+
+
+def _as_tree(name: str, value: Any) -> Expr:
+    return to_expr(value) if name in _NODES else value
+
+
+def _as_kept(name: str, tree: Expr) -> Any:
+    return from_expr(tree) if name in _NODES else tree
+
+
 def encode_facts(facts: FormulaFacts, truth: Expr) -> dict[str, Any] | None:
     """``facts`` of the parsed ``truth``, and the tree, as JSON-ready data; None when they cannot be
     shipped (an incomplete canonical form, which depends on the machine's speed, or a tree too deep
     to encode by recursion)."""
-    trees = [truth, *(getattr(facts, name) for name in _TREES)]
+    trees = [truth, *(_as_tree(name, getattr(facts, name)) for name in _TREES)]
     if not facts.complete or any(_depth(tree) > MAX_DEPTH for tree in trees):
         return None
     table, roots = encode_nodes(trees)
@@ -148,8 +160,15 @@ def decode_facts(data: dict[str, Any]) -> tuple[Expr, FormulaFacts]:
     """The parsed truth and its facts, from ``encode_facts``' data."""
     tokens = tuple(data["tokens"])
     nodes = decode_nodes(data["nodes"])
-    return nodes[data["truth"]], FormulaFacts(
-        **{name: nodes[row] for name, row in zip(_TREES, data["trees"])},
+    trees = {name: _as_kept(name, nodes[row]) for name, row in zip(_TREES, data["trees"])}
+    truth = nodes[data["truth"]]
+    return truth, FormulaFacts(
+        canonical=trees["canonical"],
+        structure=trees["structure"],
+        exponents=trees["exponents"],
+        source=truth,
+        _raw=trees["raw_structure"],
+        _written=(trees["written_structure"], trees["written_exponents"]),
         complete=True,
         tokens=tokens,
         token_set=frozenset(tokens),
