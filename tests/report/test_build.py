@@ -147,7 +147,11 @@ def test_budget_fallback_in_the_cli(monkeypatch, capsys):
 
     frame = long_frame().assign(seconds=np.nan)
     monkeypatch.setattr(srbf.report.data, "load_long_frame", lambda results=None, **options: frame)
-    assert main(["compare", "A", "B", "--metric", "nrr_validation", "--json"]) == 0
+    assert main(["compare", "A", "B", "--metric", "nrr_validation", "--json"]) == 0  # no times: the largest budgets
+    out, err = capsys.readouterr()
+    assert [r["axis"] for r in json.loads(out)] == ["max_budget"]
+    assert "reading at each method's largest budget (chosen from the data: some method has no measured time)" in err
+    assert main(["compare", "A", "B", "--metric", "nrr_validation", "--json", "--at-seconds", "1"]) == 0
     out, err = capsys.readouterr()
     assert [(r["axis"], r["budget"]) for r in json.loads(out)] == [("budget", 1.0), ("budget", 4.0), ("budget", 16.0)]
     assert "read at each budget instead" in err
