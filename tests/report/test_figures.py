@@ -47,7 +47,7 @@ def test_dpi_is_honoured(every_format, tmp_path, frame):
     assert width == 10 * 50  # the curves figure is 10 inches wide
     default = build_report(frame, tmp_path / "d", metrics=["nrr_validation"], n_resamples=100)
     assert {p.suffix for p in default.figures} == {".png"}
-    assert png_size(default.directory / "figures" / "curve_nrr_validation.png") == (1000, height * 2)
+    assert png_size(default.directory / "figures" / "curve_nrr_validation.png") == (2000, height * 4)  # 200 dpi
 
 
 def test_display_names_title_the_figures_and_the_code_is_in_the_caption(every_format):

@@ -7,15 +7,19 @@ building the parser loads none of it. Bad input is one line on stderr and exit s
 from __future__ import annotations
 
 import argparse
+import sys
 
 from srbf.cli.args import positive_int
+from srbf.cli.report import reading_options
 from srbf.core import DEFAULT_RESULTS
 
 
 def _score(args: argparse.Namespace) -> int:
     from srbf.arena import score_arena
 
-    result = score_arena(args.results or DEFAULT_RESULTS, args.output, replicates=args.replicates, seed=args.seed)
+    result = score_arena(args.results or DEFAULT_RESULTS, args.output, replicates=args.replicates, seed=args.seed,
+                         at_budget=args.at_budget, at_seconds=args.at_seconds)
+    print(f"srbf: {result.reading.line}", file=sys.stderr)
     rows = len(result.profile)
     print(f"wrote {result.directory}: the profile of {result.profile['method'].nunique()} method(s) in {rows} "
           f"condition row(s){', the noise robustness table' if len(result.robustness) else ''}, "
@@ -35,4 +39,5 @@ def add_arena_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--replicates", type=positive_int, default=1000, metavar="N",
                    help="task bootstrap replicates (default: 1000)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the task draws (default: 0)")
+    reading_options(p, "profile.md and the figures (profile.csv keeps every budget)")
     p.set_defaults(run=_score)

@@ -223,7 +223,7 @@ def add_report_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--format", metavar="LIST",
                    help="figure formats, comma-separated among png, pdf, svg (default: png)")
     p.add_argument("--dpi", metavar="N",
-                   help="figure resolution in dots per inch (default: 100; 110 for CD diagrams)")
+                   help="figure resolution in dots per inch (default: 200)")
     _families(p)
     p.set_defaults(run=_analyze)
 

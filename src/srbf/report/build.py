@@ -19,7 +19,7 @@ import srbf
 from srbf.report import markdown_tables as T
 from srbf.report.drawing import Painter
 from srbf.report.data import (ReportInputError, check_metrics, confirmatory_pairs, label_note, metric_columns,
-                              provenance_labels, require_scores, same_adapter_pairs)
+                              budget_units, provenance_labels, require_scores, same_adapter_pairs)
 from srbf.report.escape import md
 from srbf.report.figure_files import FigureFiles
 from srbf.report.figure_jobs import cd_job, cd_panels, curve_job, verdict_job
@@ -167,8 +167,9 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=No
     (out / "tables").mkdir(parents=True, exist_ok=True)
     with painter or Painter() as painter:  # its processes draw while the tables and index.md are written here
         times_shown = [m.x for m in shown if m.axis == "time"]
+        units = budget_units(frame)
         curves = [curve_job(analysis.aggregates, metric, folder, files, provenance=provenance, times=times_shown,
-                            show_incomplete=show_incomplete) for metric in metrics]
+                            show_incomplete=show_incomplete, units=units) for metric in metrics]
         painter.draw(curves)  # they need the aggregates only
         headline = T.headline_mark(analysis.aggregates, shown)
         if callable(stack):  # read while the curves are drawn

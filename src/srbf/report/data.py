@@ -167,3 +167,13 @@ def same_adapter_pairs(frame: pd.DataFrame) -> list[tuple[str, str]]:
         listed = sorted(members)
         pairs.update((a, b) for i, a in enumerate(listed) for b in listed[i + 1:])
     return sorted(pairs)
+
+
+def budget_units(frame: pd.DataFrame) -> dict[str, str | None]:
+    """What each method's budget counts (its ``budget_knob``: "generations", "candidate formulas"),
+    None where the results do not say: the label of its budget axis."""
+    methods = sorted(frame["method"].astype(str).unique())
+    if "budget_knob" not in frame.columns:
+        return {m: None for m in methods}
+    found = frame.dropna(subset=["budget_knob"]).groupby(frame["method"].astype(str))["budget_knob"].first()
+    return {m: (str(found[m]) if m in found.index else None) for m in methods}

@@ -229,6 +229,9 @@ def per_set(analysis, metrics) -> pd.DataFrame:
         else:
             low.append(mean - h)
             high.append(mean + h)
+    bounds = table["metric"].map(lambda m: rule_for(m).bounds)
+    low = [min(max(v, b[0]), b[1]) if np.isfinite(v) else v for v, b in zip(low, bounds)]
+    high = [min(max(v, b[0]), b[1]) if np.isfinite(v) else v for v, b in zip(high, bounds)]
     table["ci_low"], table["ci_high"] = low, high
     shown = [format_with(m, lo, hi) for m, lo, hi in zip(table["mean"], low, high)]
     table["shown"] = [s for s, _ in shown]

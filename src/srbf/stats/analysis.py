@@ -31,7 +31,7 @@ from srbf.stats.meta import combine_summaries, set_summaries
 from srbf.stats.multiple import benjamini_hochberg, holm
 from srbf.stats.paired import compare_arrays, draw_summary, sign_matrix, verdict
 from srbf.stats.ranks import friedman_nemenyi
-from srbf.stats.rules import RULES, MetricRule, apply_rule, mean_eligible, rule_for
+from srbf.stats.rules import RULES, MetricRule, apply_rule, clip_difference, clip_to_bounds, mean_eligible, rule_for
 from srbf.stats.timeaxis import DECLARED_TIMES, blend, first_half, half_fraction, ladder_times, time_weights
 
 
@@ -85,6 +85,9 @@ def _aggregate(rows_mean, rows_median, cube: Cube, rule: MetricRule, statistic: 
             combined["estimate"][r] = _back(rule, boot["median"])
             combined["ci_low"][r] = _back(rule, boot["low"])
             combined["ci_high"][r] = _back(rule, boot["high"])
+    for key in ("estimate", "ci_low", "ci_high", "prediction_low", "prediction_high", "median"):
+        if key in combined:
+            combined[key] = clip_to_bounds(rule, combined[key])  # R² <= 1, a rate in [0, 1]
     combined["set_mean"], combined["set_var"], combined["set_count"] = mean, var, count
     return combined
 
@@ -354,6 +357,7 @@ def _comparisons(setup: _Setup, rule: MetricRule, at: _AtMark, rows: list, same:
             row.update(verdict="n/a", verdict_note="cannot run within t")
         else:
             row.update({key: value[k] for key, value in result.items()})
+            row["ci_low"], row["ci_high"] = (float(clip_difference(rule, row[key])) for key in ("ci_low", "ci_high"))
             call, note = verdict(row["ci_low"], row["ci_high"], row["margin"], rule.higher_is_better,
                                  at.status[i] == "max_tested", at.status[j] == "max_tested", row["identical"])
             if row["n_pairs"] == 0:  # no problem valued on both sides: a side returned no usable formula
