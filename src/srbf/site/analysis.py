@@ -17,9 +17,10 @@ import pandas as pd
 
 from srbf.report import markdown_tables as T
 from srbf.report.build import choose_metrics, comparable, reading_of, run_analysis
-from srbf.report.data import confirmatory_pairs, label_note, provenance_labels
+from srbf.report.data import budget_units, confirmatory_pairs, label_note, provenance_labels
 from srbf.report.rounding import format_with
 from srbf.stats import DECLARED_TIMES, analyze, rule_for
+from srbf.stats.ranks import cd_groups
 from srbf.stats.reading import Reading
 
 STEPS_PER_DECADE = 4  # in-between times for the slider and the Delta curves: 10^(k/4) seconds
@@ -163,6 +164,16 @@ def scope_data(frame: pd.DataFrame, *, metrics=None, times=None, statistic: str 
                 cells = T.verdicts(paired, [m for m in metrics if comparable(m)], [T.Mark("time", t) for t in halves])
                 between["cells"] = table(_both_ways(cells), BETWEEN_COLUMNS)
     slider += [{"label": m.label, "x": None, "declared": True} for m in marks if m.axis != "time"]
+    groups = []  # the CD diagram's bars, as the report draws them (srbf.stats.ranks.cd_groups)
+    where = [f"{a}:{t}:{b}" for a, t, b in zip(ranks["axis"].tolist(), ranks["time"].tolist(), ranks["budget"].tolist())]
+    for _, rows in (ranks.groupby([ranks["metric"].tolist(), where], sort=False) if len(ranks) else []):
+        metric = rows["metric"].iloc[0]
+        rows = rows.sort_values(["mean_rank", "method"])
+        first = rows.iloc[0]
+        bars = cd_groups(rows["mean_rank"].to_numpy(dtype=float), float(first["cd"])) if first["significant"] else []
+        names = list(rows["method"])
+        groups.append({"metric": metric, "axis": first["axis"], "time": first["time"], "budget": first["budget"],
+                       "groups": [[names[i] for i in bar] for bar in bars]})
     readings = {report_mark.label: "report" for report_mark in report["marks"]}
     return {
         "metrics": metrics,
@@ -181,6 +192,8 @@ def scope_data(frame: pd.DataFrame, *, metrics=None, times=None, statistic: str 
         "curves": table(curves),
         "cells": table(_both_ways(verdicts), CELL_COLUMNS),
         "ranks": table(ranks, RANK_COLUMNS),
+        "rank_groups": groups,
+        "budget_units": budget_units(frame),
         "order": order,
         "slider": slider,
         "per_set": table(T.per_set(analysis, metrics)),

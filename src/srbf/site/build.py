@@ -30,6 +30,7 @@ from srbf.report.data import ReportInputError, require_scores
 from srbf.site.analysis import scope_data
 from srbf.site.problems import condition_data
 from srbf.stats import DECLARED_TIMES
+from srbf.stats.figure_style import method_colors
 
 ASSETS = ("index.html", "boot.js", "app.js", "sketch.js", "charts.js", "views.js", "style.css")
 ALL_SETS = "all sets"
@@ -135,6 +136,7 @@ def build_site(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=None
                 "source": source, "statistic": statistic, "conditions": conditions,
                 "declared_times": [float(t) for t in (times or DECLARED_TIMES)], "metrics": metrics,
                 "time_axis": None if timing is None else timing.note,
+                "colors": method_colors(frame["method"].astype(str).unique()),  # as the report's figures colour them
                 "predictions": int((~frame["placeholder"].eq(True)).sum()) if "placeholder" in frame else len(frame)}
     site.data_files.insert(0, write_data(data / "manifest.js", "manifest", manifest))
     return site
