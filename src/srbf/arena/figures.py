@@ -26,6 +26,13 @@ def _file_name(method: str) -> str:
     return "profile-" + (re.sub(r"[^A-Za-z0-9._-]+", "_", method).strip("_") or "method") + ".png"
 
 
+def outline(values) -> np.ndarray:
+    """A radar's closed outline: the axes' values, the first repeated at the end; a missing axis
+    (None or NaN) stays NaN, which matplotlib draws as a gap in the line, never as 0."""
+    closed = np.array([np.nan if v is None else float(v) for v in values], dtype=float)
+    return np.append(closed, closed[0])
+
+
 def _radar(rows: pd.DataFrame, method: str, path: Path) -> Path:
     angles = np.linspace(0, 2 * np.pi, len(AXES), endpoint=False)
     fig = Figure(figsize=(6, 6))
@@ -33,9 +40,9 @@ def _radar(rows: pd.DataFrame, method: str, path: Path) -> Path:
     missing: set[str] = set()
     for i, row in enumerate(rows.to_dict("records")):
         values = [row[a] for a in AXES]
-        gaps = [v is None or math.isnan(v) for v in values]
+        closed = outline(values)
+        gaps = np.isnan(closed[:-1])
         missing |= {a for a, gap in zip(AXES, gaps) if gap}
-        closed = np.array([np.nan if gap else v for v, gap in zip(values, gaps)] + [np.nan if gaps[0] else values[0]])
         label = f"{row['condition']}" + (f", budget {row['budget']:g}" if rows["budget"].nunique() > 1 else "")
         if "mark" in row and rows["mark"].nunique() > 1:
             label += f", at {row['mark']}"
