@@ -175,7 +175,7 @@ def _compare(args: argparse.Namespace) -> int:
     records = compare(frame, args.method_a, args.method_b, metrics=args.metric, statistic=args.statistic,
                       confirmatory=_confirmatory(args, frame), reading=chosen, time_axis=time_axis)
     say_reading(chosen)
-    _note_budget_fallback(r["axis"] for r in records)
+    _note_budget_fallback(r["axis"] for r in records if not r.get("same_configuration"))
     print(to_json(records) if args.json else compare_text(records))
     return 0
 

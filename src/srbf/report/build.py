@@ -409,7 +409,7 @@ def _same_configuration(verdicts: pd.DataFrame, metric: str) -> list[str]:
         return []
     lines = ["Two entries of one adapter (ablations, repeats) are compared at the same configuration, each "
              "budget both ran, not at equal time (two factors would vary at once):", "",
-             "| A | B | at | Δ = A − B [95 %] | margin m | verdict on A | decided by | p (corrected) |",
+             "| A | B | at | Δ = A − B [95 %] | margin m | verdict on A | decided by | p, test of Δ = 0 (corrected) |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for _, r in rows.iterrows():
         if r["verdict"] == "n/a":
