@@ -73,7 +73,7 @@ def ranked(metric: str) -> bool:
 def run_analysis(frame: pd.DataFrame, metrics, *, times=None, statistic: str = "meta",
                  confirmatory=(), seed: int = 0, n_resamples: int = 1000,
                  at_budget: str | None = None, time_axis: pd.DataFrame | None = None, reading: Reading | None = None,
-                 ) -> tuple[Analysis, list[T.Mark], T.Mark | None]:
+                 aggregated: Analysis | None = None) -> tuple[Analysis, list[T.Mark], T.Mark | None]:
     """``srbf.stats.analyze`` read where ``reading`` says (default: ``srbf.stats.reading.choose_reading``
     of ``at_budget`` and ``times``, the marks asked for: the one rule every command applies). At the
     time marks; or, ``at_budget="max"``, at one mark where every method stands at its own largest
@@ -86,7 +86,7 @@ def run_analysis(frame: pd.DataFrame, metrics, *, times=None, statistic: str = "
     marks and the headline mark."""
     analysis, marks = analysis_at_marks(frame, metrics, times=times, statistic=statistic, confirmatory=confirmatory,
                                         seed=seed, n_resamples=n_resamples, at_budget=at_budget, time_axis=time_axis,
-                                        reading=reading)
+                                        reading=reading, aggregated=aggregated)
     return analysis, marks, T.headline_mark(analysis.aggregates, marks)
 
 
@@ -103,9 +103,12 @@ def reading_of(frame: pd.DataFrame, *, times=None, at_budget: str | None = None,
 def analysis_at_marks(frame: pd.DataFrame, metrics, *, times=None, statistic: str = "meta",
                       confirmatory=(), seed: int = 0, n_resamples: int = 1000,
                       at_budget: str | None = None, time_axis: pd.DataFrame | None = None,
-                      reading: Reading | None = None) -> tuple[Analysis, list[T.Mark]]:
+                      reading: Reading | None = None, aggregated: Analysis | None = None,
+                      ) -> tuple[Analysis, list[T.Mark]]:
     """:func:`run_analysis` without the headline mark (``build_report`` picks it once the figures
-    are being drawn)."""
+    are being drawn). ``aggregated``: the analysis of the same frame in the other reading, whose
+    aggregates (at every budget and at the same time marks) are reused instead of computed again
+    (the explorer analyses both readings)."""
     if reading is None:
         reading = reading_of(frame, times=times, at_budget=at_budget, time_axis=time_axis)
     pairs = confirmatory_pairs(frame, confirmatory)
@@ -113,16 +116,30 @@ def analysis_at_marks(frame: pd.DataFrame, metrics, *, times=None, statistic: st
                "time_axis": time_axis, "same_configuration": same_adapter_pairs(frame)}
     if reading.axis == "max_budget":
         curve_times = [float(t) for t in (times or DECLARED_TIMES)]
-        analysis = analyze(frame, metrics, times=curve_times, parts=("aggregates",), **options)
+        analysis = (analyze(frame, metrics, times=curve_times, parts=("aggregates",), **options) if aggregated is None
+                    else _aggregates_of(aggregated))
         analysis, mark, _ = at_largest_budgets(frame, analysis, metrics, **options)
         return analysis, [mark]
-    analysis = analyze(frame, metrics, times=reading.times, **options)
+    if aggregated is None:
+        analysis = analyze(frame, metrics, times=reading.times, **options)
+    else:
+        analysis = analyze(frame, metrics, times=reading.times, parts=("comparisons", "ranks"), **options)
+        reused = _aggregates_of(aggregated)
+        analysis.aggregates, analysis.per_set, analysis.time_axis = reused.aggregates, reused.per_set, reused.time_axis
     marks = T.time_marks(analysis.aggregates, reading.times)
     if not marks:
         by_budget = analyze(frame, metrics, times=(), compare_at="budget", parts=("comparisons", "ranks"), **options)
         analysis.comparisons, analysis.ranks = by_budget.comparisons, by_budget.ranks
         marks = T.budget_marks(analysis.aggregates)
     return analysis, marks
+
+
+def _aggregates_of(analysis: Analysis) -> Analysis:
+    """``analysis``' aggregates at budgets and time marks (not its largest-budget rows), per-set
+    values and time axis, without comparisons or ranks."""
+    a = analysis.aggregates
+    kept = a[a["axis"] != "max_budget"].reset_index(drop=True) if not a.empty else a
+    return Analysis(kept, analysis.per_set, pd.DataFrame(), pd.DataFrame(), analysis.time_axis)
 
 
 def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=None,

@@ -96,7 +96,8 @@ def other_reading(reading: Reading, times=None) -> Reading:
 
 
 def _analysed(frame, metrics, reading: Reading, provenance: dict, **options) -> dict:
-    """One reading's tables: aggregates, leaderboard rows, verdicts and ranks at its marks."""
+    """One reading's tables: aggregates, leaderboard rows, verdicts and ranks at its marks
+    (``options["aggregated"]``: the other reading's analysis, its aggregates reused)."""
     analysis, marks, headline = run_analysis(frame, metrics, reading=reading, **options)
     boards = [T.leaderboard(analysis.aggregates, metrics, mark, provenance) for mark in marks]
     verdicts = T.verdicts(analysis.comparisons, [m for m in metrics if comparable(m)], marks)
@@ -124,7 +125,8 @@ def scope_data(frame: pd.DataFrame, *, metrics=None, times=None, statistic: str 
     same = {"statistic": statistic, "seed": seed, "n_resamples": n_resamples, "time_axis": time_axis,
             "confirmatory": confirmatory}
     report = _analysed(frame, metrics, reading, provenance, times=times, **same)
-    other = _analysed(frame, metrics, other_reading(reading, times), provenance, times=times, **same)
+    other = _analysed(frame, metrics, other_reading(reading, times), provenance, times=times,
+                      aggregated=report["analysis"], **same)
     marks = report["marks"] + [m for m in other["marks"] if m not in report["marks"]]
     boards = report["boards"] + [b for m, b in zip(other["marks"], other["boards"]) if m not in report["marks"]]
     board = pd.concat(boards, ignore_index=True) if boards else pd.DataFrame()
