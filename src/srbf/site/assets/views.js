@@ -60,8 +60,10 @@ VIEWS.table = async function (body) {
     h("div", { class: "controls marks" }, "Declared marks: ", declared.map((s) => h("button", {
       type: "button", "aria-pressed": s.label === at.label ? "true" : "false", onclick: () => setState({ t: s.label }),
     }, s.label))));
+  const ours = (scope.marks.find((m) => m.label === at.label) || {}).reading !== "other";
   body.append(h("p", { class: at.declared ? "banner declared" : "banner", id: "mark-status" }, at.declared
-    ? `Declared mark ${at.label}: the values, flags and verdicts here are the report's.`
+    ? (ours ? `Declared mark ${at.label}: the values, flags and verdicts here are the report's.`
+      : `Mark ${at.label} of the other reading: computed as the report computes its own, but the report reads at ${scope.reading.label}.`)
     : `In-between read at ${at.label}: descriptive values of the same curves, between the declared marks `
       + `(${declared.map((s) => s.label).join(", ")}). Quote the declared marks; no verdict is issued here.`));
   if (at.declared) body.append(readingNote(scope, at.label));
