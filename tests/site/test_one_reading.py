@@ -94,12 +94,15 @@ def three_readings(store: Path, out: Path, reading: list[str]) -> tuple[dict, di
 
     code, printed, err = run_cli("analyze", "--results", str(store), "-o", str(out / "report"), *reading)
     assert code == 0, printed + err
+    said = [line for line in err.splitlines() if line.startswith("srbf: reading at")]
+    assert len(said) == 1  # the one line saying where, and why
     report = read_table(out / "report" / "tables" / "comparisons.csv")
     from_report = {_key(r.metric, r.axis, r.time, r.budget, r.method_a, r.method_b): r.verdict
                    for r in report.itertuples()}
 
     code, printed, err = run_cli("site", "build", "--results", str(store), "-o", str(out / "site"), *reading)
     assert code == 0, printed + err
+    assert [line for line in err.splitlines() if line.startswith("srbf: reading at")] == said  # the same reading
     scope = read_data(out / "site" / "data" / "c0-s0.js")
     cells = read_data(out / "site" / "data" / "c0-s0-paired.js")["cells"]
     ours = {(m["axis"], None if m["axis"] != "time" else float(m["x"])) for m in scope["marks"] if m["reading"] == "report"}
@@ -117,7 +120,7 @@ def three_readings(store: Path, out: Path, reading: list[str]) -> tuple[dict, di
         assert code == 0, printed + err
         for r in json.loads(printed):
             from_compare[_key(r["metric"], r["axis"], r["time"], r["budget"], a, b)] = r["verdict"]
-        assert "srbf: reading at" in err
+        assert [line for line in err.splitlines() if line.startswith("srbf: reading at")] == said
     return from_report, from_compare, from_site, scope
 
 
