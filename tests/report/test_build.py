@@ -9,7 +9,7 @@ from report_helpers import METHODS, SETS, TIMES, long_frame
 
 from srbf.report import build_report, read_table
 from srbf.report import markdown_tables as T
-from srbf.report.build import choose_metrics, run_analysis
+from srbf.report.readings import choose_metrics, run_analysis
 from srbf.report.data import ReportInputError, label_note, provenance_labels, require_scores
 from srbf.report.rounding import format_with
 from srbf.stats import analyze

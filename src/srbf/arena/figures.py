@@ -8,7 +8,6 @@ axis never looks like a score. The legend sits below the radar, clear of the tit
 
 from __future__ import annotations
 
-import math
 import re
 from pathlib import Path
 

@@ -110,7 +110,7 @@ def reading_options(p: argparse.ArgumentParser, what: str = "values, verdicts an
 
 def reading(args: argparse.Namespace, frame, time_axis=None):
     """The reading of ``frame`` the flags ask for (or the data chooses): ``srbf.stats.reading``."""
-    from srbf.report.build import reading_of
+    from srbf.report.readings import reading_of
 
     return reading_of(frame, times=args.at_seconds, at_budget=args.at_budget, time_axis=time_axis)
 

@@ -9,7 +9,7 @@ import pandas as pd
 
 from srbf.core import to_plain
 from srbf.report import markdown_tables as T
-from srbf.report.build import comparable, ranked, run_analysis
+from srbf.report.readings import comparable, ranked, run_analysis
 from srbf.report.data import ReportInputError, check_methods, check_metrics, label_note, metric_columns, provenance_labels
 from srbf.report.rounding import format_fixed, format_significant, format_with
 from srbf.report.text import text_table

@@ -1,6 +1,6 @@
 """The numbers the explorer shows, from the same analysis ``srbf analyze`` runs.
 
-Every value here comes out of ``srbf.report.build.run_analysis`` (itself ``srbf.stats.analyze``)
+Every value here comes out of ``srbf.report.readings.run_analysis`` (itself ``srbf.stats.analyze``)
 and the report's table builders (``srbf.report.markdown_tables``): the leaderboard rows are the rows of
 ``tables/leaderboard.csv``, the verdicts those of ``tables/comparisons.csv``. The explorer adds
 one thing the report has no room for: the same analysis read at a grid of in-between times, so
@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from srbf.report import markdown_tables as T
-from srbf.report.build import choose_metrics, comparable, reading_of, run_analysis
+from srbf.report.readings import choose_metrics, comparable, reading_of, run_analysis
 from srbf.report.data import budget_units, confirmatory_pairs, label_note, provenance_labels
 from srbf.report.rounding import format_with
 from srbf.stats import DECLARED_TIMES, analyze, rule_for
@@ -116,7 +116,7 @@ def scope_data(frame: pd.DataFrame, *, metrics=None, times=None, statistic: str 
     (``reading``, else ``srbf.stats.reading.choose_reading`` of ``times`` and ``at_budget``, as
     ``srbf analyze`` chooses it) and the other one (:func:`other_reading`), each analysed as the
     report would analyse it, so the report's rows are the report's to the last digit. ``time_axis``:
-    a timing readout's times in place of the measured ones (``srbf.report.build.run_analysis``)."""
+    a timing readout's times in place of the measured ones (``srbf.report.readings.run_analysis``)."""
     metrics = choose_metrics(frame, metrics)
     provenance = provenance_labels(frame)
     confirmatory = [pair for pair in confirmatory if set(pair) <= set(provenance)]  # a set some method skipped

@@ -25,7 +25,7 @@ import pandas as pd
 
 import srbf
 from srbf.core import to_plain
-from srbf.report.build import choose_metrics, reading_of
+from srbf.report.readings import choose_metrics, reading_of
 from srbf.report.data import ReportInputError, require_scores
 from srbf.site.analysis import scope_data
 from srbf.site.problems import condition_data
