@@ -43,15 +43,15 @@ def stages(store: Path, folder: Path) -> list[tuple[str, float]]:
     import pandas  # noqa: F401
 
     lap("import numpy, pandas")
-    from srbf.report import build
+    from srbf.report import build, readings
     from srbf.report.data import load_long_frame
 
     lap("import srbf.report, srbf.stats (SciPy)")
     frame = load_long_frame(store)
     lap("read the store (the long frame)")
-    metrics = build.choose_metrics(frame)
+    metrics = readings.choose_metrics(frame)
     provenance = build.provenance_labels(frame)
-    analysis, marks, _ = build.run_analysis(frame, metrics)
+    analysis, marks, _ = readings.run_analysis(frame, metrics)
     lap("analysis")
     from srbf.report import markdown_tables as T
     from srbf.report.marks import collapse_repeated
@@ -60,7 +60,7 @@ def stages(store: Path, folder: Path) -> list[tuple[str, float]]:
     for mark in marks:
         T.leaderboard(analysis.aggregates, metrics, mark, provenance)
     T.per_set(analysis, metrics)
-    T.verdicts(analysis.comparisons, [m for m in metrics if build.comparable(m)], marks)
+    T.verdicts(analysis.comparisons, [m for m in metrics if readings.comparable(m)], marks)
     lap("tables")
     from srbf.report.figures import curves_figure
 

@@ -41,7 +41,8 @@ def _run(tmp_path, repeats: str = "") -> tuple:
 
 def test_arena_score_on_a_real_run(tmp_path, capsys):
     _, out = _run(tmp_path)
-    assert "the noise robustness table" in capsys.readouterr().out
+    printed = capsys.readouterr()
+    assert "the noise robustness table" in printed.out
     for name in ("profile.md", "profile.csv", "robustness.md", "robustness.csv", "runs.csv", "stability.csv",
                  "judgments.csv", "figures/profile-linear.png", "figures/profile-prior.png"):  # fmt: skip
         assert (out / name).is_file(), name
@@ -58,6 +59,21 @@ def test_arena_score_on_a_real_run(tmp_path, capsys):
     judgments = pd.read_csv(out / "judgments.csv")
     assert judgments["reason"].notna().all() and len(judgments) == 8
     assert "| ID clean | ID 1 % | ID Δ 1 % |" in (out / "robustness.md").read_text()
+    # read where every verdict command reads: these fits end far below 1 s, so at each method's largest budget
+    assert (out / "profile.md").read_text().startswith(
+        "Reading: reading at each method's largest budget (chosen from the data: no time mark")
+    assert "reading at each method's largest budget" in printed.err
+
+
+def test_a_missing_axis_is_a_gap_in_the_radar():
+    import math
+
+    from srbf.arena.figures import outline
+
+    closed = outline([50.0, float("nan"), 20.0, None, 10.0, 70.0])
+    assert len(closed) == 7 and closed[-1] == 50.0
+    assert math.isnan(closed[1]) and math.isnan(closed[3])  # gaps, not zeros
+    assert math.isnan(outline([None, 1, 2, 3, 4, 5])[-1])  # the closing point too
 
 
 def test_arena_score_without_a_store_is_one_line(tmp_path, capsys):

@@ -9,7 +9,7 @@ from report_helpers import METHODS, SETS, TIMES, long_frame
 
 from srbf.report import build_report, read_table
 from srbf.report import markdown_tables as T
-from srbf.report.build import choose_metrics, run_analysis
+from srbf.report.readings import choose_metrics, run_analysis
 from srbf.report.data import ReportInputError, label_note, provenance_labels, require_scores
 from srbf.report.rounding import format_with
 from srbf.stats import analyze
@@ -147,7 +147,11 @@ def test_budget_fallback_in_the_cli(monkeypatch, capsys):
 
     frame = long_frame().assign(seconds=np.nan)
     monkeypatch.setattr(srbf.report.data, "load_long_frame", lambda results=None, **options: frame)
-    assert main(["compare", "A", "B", "--metric", "nrr_validation", "--json"]) == 0
+    assert main(["compare", "A", "B", "--metric", "nrr_validation", "--json"]) == 0  # no times: the largest budgets
+    out, err = capsys.readouterr()
+    assert [r["axis"] for r in json.loads(out)] == ["max_budget"]
+    assert "reading at each method's largest budget (chosen from the data: some method has no measured time)" in err
+    assert main(["compare", "A", "B", "--metric", "nrr_validation", "--json", "--at-seconds", "1"]) == 0
     out, err = capsys.readouterr()
     assert [(r["axis"], r["budget"]) for r in json.loads(out)] == [("budget", 1.0), ("budget", 4.0), ("budget", 16.0)]
     assert "read at each budget instead" in err

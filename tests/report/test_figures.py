@@ -47,7 +47,7 @@ def test_dpi_is_honoured(every_format, tmp_path, frame):
     assert width == 10 * 50  # the curves figure is 10 inches wide
     default = build_report(frame, tmp_path / "d", metrics=["nrr_validation"], n_resamples=100)
     assert {p.suffix for p in default.figures} == {".png"}
-    assert png_size(default.directory / "figures" / "curve_nrr_validation.png") == (1000, height * 2)
+    assert png_size(default.directory / "figures" / "curve_nrr_validation.png") == (2000, height * 4)  # 200 dpi
 
 
 def test_display_names_title_the_figures_and_the_code_is_in_the_caption(every_format):
@@ -76,7 +76,8 @@ def fast(frame):
 
 
 def test_a_time_mark_repeating_the_previous_one_is_folded_into_it(tmp_path):
-    report = build_report(fast(long_frame()), tmp_path / "r", metrics=METRICS, n_resamples=200)
+    report = build_report(fast(long_frame()), tmp_path / "r", metrics=METRICS, n_resamples=200,
+                          times=(1.0, 10.0, 100.0, 1000.0))  # asked for: the data would choose the largest budgets
     assert [m.label for m in report.marks] == ["1 s", "10 s"]
     note = report.notes[0]
     assert note.startswith("100 s, 1000 s: every value equals the one at 10 s") and len(report.notes) == 1
@@ -131,12 +132,16 @@ def test_analyze_cli_formats_dpi_and_at_budget(monkeypatch, capsys, tmp_path):
     serve_frame(monkeypatch, fast(ladders(long_frame())))
     out = tmp_path / "r"
     code, stdout, err = run_cli(capsys, "analyze", "-o", str(out), "--metric", "nrr_validation", "--format",
-                                "svg,pdf", "--dpi", "72")
+                                "svg,pdf", "--dpi", "72", *[a for t in (1, 10, 100, 1000) for a in ("--at-seconds", str(t))])
     assert code == 0 and "srbf: note: 100 s, 1000 s: every value equals the one at 10 s" in err
+    assert "srbf: reading at the time marks 1, 10, 100, 1000 s (as asked: --at-seconds 1, 10, 100, 1000)" in err
     assert {p.suffix for p in (out / "figures").iterdir()} == {".svg", ".pdf"}
     code, stdout, err = run_cli(capsys, "analyze", "-o", str(tmp_path / "m"), "--metric", "nrr_validation",
                                 "--at-budget", "max")
     assert code == 0 and "leaderboard at each method's largest budget" in stdout
+    code, stdout, err = run_cli(capsys, "analyze", "-o", str(tmp_path / "d"), "--metric", "nrr_validation")
+    assert code == 0 and "leaderboard at each method's largest budget" in stdout  # chosen from the data
+    assert "chosen from the data: no time mark among 1, 10, 100, 1000 s lies within every method's measured" in err
 
 
 @pytest.mark.parametrize("argv,message", [

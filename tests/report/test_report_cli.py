@@ -31,7 +31,8 @@ def reference_row(metric, t, a, b):
 
 
 def test_compare_json_matches_analyze(scored, capsys):
-    code, out, _ = run(capsys, "compare", "A", "B", "--metric", "nrr_validation", "--json")
+    marks = [arg for t in (1, 10, 100, 1000) for arg in ("--at-seconds", str(t))]
+    code, out, _ = run(capsys, "compare", "A", "B", "--metric", "nrr_validation", "--json", *marks)
     assert code == 0
     records = json.loads(out)
     assert [(r["metric"], r["time"]) for r in records] == [("nrr_validation", 1.0), ("nrr_validation", 10.0),

@@ -105,7 +105,7 @@ def test_undeclared_report_says_every_comparison_is_exploratory(scored, capsys, 
 
 def test_compare_against_a_baseline(scored, capsys):
     code, out, err = run(capsys, "compare", "C", "A", "--metric", "nrr_validation", "--confirmatory-vs", "A",
-                         "--json")
+                         "--json", *[a for t in (1, 10, 100, 1000) for a in ("--at-seconds", str(t))])
     assert code == 0, err
     records = json.loads(out)
     assert records and all(r["confirmatory"] and r["correction"] == "holm" for r in records)
@@ -118,7 +118,7 @@ def test_compare_against_a_baseline(scored, capsys):
 
     code, out, _ = run(capsys, "compare", "B", "C", "--metric", "nrr_validation", "--confirmatory-vs", "A",
                        "--at-seconds", "10")
-    assert code == 0 and "p (BH, exploratory)" in out
+    assert code == 0 and "p of Δ = 0 (BH, exploratory)" in out
     code, out, _ = run(capsys, "compare", "A", "B", "--metric", "nrr_validation", "--confirmatory-vs", "A",
                        "--at-seconds", "10")
-    assert code == 0 and "p (Holm, confirmatory)" in out
+    assert code == 0 and "p of Δ = 0 (Holm, confirmatory)" in out

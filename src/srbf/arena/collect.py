@@ -142,6 +142,7 @@ def _runs_frame(predictions: pd.DataFrame, evaluations: dict, grids: dict, campa
             "n_support": n_support, "noise": noise, "catalog": row.catalog, "catalog_version": row.catalog_version,
             "problem_id": row.problem_id, "task": f"{row.catalog}/{row.problem_id}", "draw": row.draw,
             "seed": row.seed, "repeat": int(row.repeat), "status": row.status, "valid": e.valid,
+            "seconds": getattr(row, "wall_seconds", float("nan")),
             "nmse_id": e.nmse_id, "nmse_ood": e.nmse_ood,
             "ood_note": ood_missing.get(pid) or "",
             **{axis: axes[key] for axis, key in zip(RUN_AXES, AXIS_KEYS)},

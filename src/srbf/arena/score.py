@@ -21,7 +21,9 @@ from srbf.arena.collect import collect
 from srbf.arena.errors import ArenaError
 from srbf.arena.figures import profile_figures
 from srbf.arena.profile import profile, robustness
+from srbf.arena.reading import arena_reading, read_profile
 from srbf.arena.tables import write_tables
+from srbf.stats.reading import Reading
 from srbf.store.csv_cells import write_csv
 
 __all__ = ["ArenaResult", "score_arena"]
@@ -37,14 +39,17 @@ class ArenaResult:
     files: list[Path] = field(default_factory=list)
     skipped: int = 0
     configs_note: str | None = None  # the configurations set aside (srbf.store.configurations)
+    reading: Reading | None = None  # the rows profile.md and the figures show (srbf.arena.reading)
 
 
 def score_arena(
     results: Any = None, output: str | Path = "arena", *, replicates: int = DEFAULT_REPLICATES, seed: int = DEFAULT_SEED,
-    configs: Any = ("latest",),
+    configs: Any = ("latest",), at_budget: str | None = None, at_seconds=None,
 ) -> ArenaResult:
     """Score the store at ``results`` on the six axes and write the arena folder ``output``;
-    ``configs`` chooses the configurations read (``srbf.store.configurations``)."""
+    ``configs`` chooses the configurations read (``srbf.store.configurations``). ``at_budget`` /
+    ``at_seconds``: the reading of profile.md and the figures (``srbf.arena.reading``; default:
+    chosen from the data, as every verdict command chooses it)."""
     if isinstance(replicates, bool) or not isinstance(replicates, int) or replicates < 1:
         raise ArenaError(f"replicates must be a positive integer, got {replicates!r}")
     directory = Path(output)
@@ -54,14 +59,20 @@ def score_arena(
     if data.runs.empty:
         reasons = "; ".join(sorted(set(data.skipped["reason"]))[:3])
         raise ArenaError(f"no prediction could be evaluated: {reasons}")
+    try:
+        reading = arena_reading(data.runs, at_budget=at_budget, at_seconds=at_seconds)
+    except ValueError as error:
+        raise ArenaError(str(error)) from None
     table = profile(data, replicates=replicates, seed=seed)
     robust = robustness(table)
+    shown = read_profile(table, data.runs, reading)
     directory.mkdir(parents=True, exist_ok=True)
-    files = write_tables(table, robust, directory)
+    files = write_tables(table, robust, directory, shown, reading.line)
     evidence = {"runs": data.runs, "stability": data.stability, "judgments": data.judgments, "skipped": data.skipped}
     for name, frame in evidence.items():
         if len(frame) or name != "skipped":
             write_csv(frame, directory / f"{name}.csv")
             files.append(directory / f"{name}.csv")
-    files += profile_figures(table, directory / "figures")
-    return ArenaResult(directory, table, robust, files, skipped=len(data.skipped), configs_note=data.configs_note)
+    files += profile_figures(shown, directory / "figures")
+    return ArenaResult(directory, table, robust, files, skipped=len(data.skipped), configs_note=data.configs_note,
+                       reading=reading)

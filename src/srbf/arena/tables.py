@@ -65,14 +65,23 @@ def _column_title(column: str) -> str:
     return f"{axis} Δ {label}" if change else f"{axis} {label}"
 
 
-def write_tables(profile: pd.DataFrame, robustness: pd.DataFrame, directory: Path) -> list[Path]:
-    """Write profile.md/.csv, and robustness.md/.csv when there is a robustness table; return the paths."""
+def write_tables(profile: pd.DataFrame, robustness: pd.DataFrame, directory: Path, shown: pd.DataFrame | None = None,
+                 reading_line: str = "") -> list[Path]:
+    """Write profile.md/.csv, and robustness.md/.csv when there is a robustness table; return the paths.
+    ``shown``: the profile rows of the reading (profile.md; profile.csv keeps every budget), under
+    ``reading_line``."""
     written = []
     for name, table, markdown in (("profile", profile, profile_markdown), ("robustness", robustness, robustness_markdown)):
         if table.empty:
             continue
         csv, md = directory / f"{name}.csv", directory / f"{name}.md"
         write_csv(table, csv)
-        md.write_text(markdown(table), encoding="utf-8")
+        if name == "profile" and shown is not None:
+            text = "".join(f"At {mark}:\n\n{markdown(rows.drop(columns='mark'))}\n"
+                           for mark, rows in shown.groupby("mark", sort=False))
+            md.write_text(f"Reading: {reading_line}. Every budget: profile.csv.\n\n" + (text or "No row at this reading.\n"),
+                          encoding="utf-8")
+        else:
+            md.write_text(markdown(table), encoding="utf-8")
         written += [md, csv]
     return written

@@ -10,6 +10,7 @@ import argparse
 import sys
 
 from srbf.cli.args import positive_int, seed_value
+from srbf.cli.report import reading_options
 from srbf.cli.store_args import add_store_flags, configs_choice, results_root
 
 
@@ -17,9 +18,10 @@ def _score(args: argparse.Namespace) -> int:
     from srbf.arena import score_arena
 
     result = score_arena(results_root(args), args.output, replicates=args.replicates, seed=args.seed,
-                         configs=configs_choice(args))
+                         configs=configs_choice(args), at_budget=args.at_budget, at_seconds=args.at_seconds)
     if result.configs_note:
         print(f"srbf: note: {result.configs_note}", file=sys.stderr)
+    print(f"srbf: {result.reading.line}", file=sys.stderr)
     rows = len(result.profile)
     print(f"wrote {result.directory}: the profile of {result.profile['method'].nunique()} method(s) in {rows} "
           f"condition row(s){', the noise robustness table' if len(result.robustness) else ''}, "
@@ -39,4 +41,5 @@ def add_arena_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--replicates", type=positive_int, default=1000, metavar="N",
                    help="task bootstrap replicates (default: 1000)")
     p.add_argument("--seed", type=seed_value, default=0, metavar="S", help="seed of the task draws (default: 0)")
+    reading_options(p, "profile.md and the figures (profile.csv keeps every budget)")
     p.set_defaults(run=_score)

@@ -100,6 +100,31 @@ def _timing(args: argparse.Namespace):
     return readout_time_axis(folder)
 
 
+def reading_options(p: argparse.ArgumentParser, what: str = "values, verdicts and ranks") -> None:
+    """``--at-seconds`` and ``--at-budget``: where the results are read, the same flags on every
+    command that gives verdicts (``srbf.stats.reading``; default: chosen from the data)."""
+    p.add_argument("--at-seconds", action="append", type=_positive_float, metavar="T",
+                   help=f"read {what} at this time mark in seconds (repeatable; default: chosen from the data, "
+                        "at 1, 10, 100, 1000 s when every method's measured times reach one of them)")
+    p.add_argument("--at-budget", metavar="max",
+                   help=f"max: read {what} with every method at its own largest complete budget (default: chosen "
+                        "from the data, this when no time mark lies within every method's measured times)")
+
+
+def reading(args: argparse.Namespace, frame, time_axis=None):
+    """The reading of ``frame`` the flags ask for (or the data chooses): ``srbf.stats.reading``."""
+    from srbf.report.readings import reading_of
+
+    return reading_of(frame, times=args.at_seconds, at_budget=args.at_budget, time_axis=time_axis)
+
+
+def say_reading(chosen) -> None:
+    """The line that says where the results were read and why (stderr, after the work succeeded)."""
+    import sys
+
+    print(f"srbf: {chosen.line}", file=sys.stderr)
+
+
 def timing_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timing", metavar="DIR",
                    help="place the methods on the time axis by the timing readout of this frozen subset (default: "
@@ -112,22 +137,27 @@ def _analyze(args: argparse.Namespace) -> int:
 
     from srbf.report.drawing import Painter
     from srbf.report.figure_files import figure_files  # and pandas
-    from srbf.stats import DECLARED_TIMES
 
     files = figure_files(args.format, args.dpi)  # checked before the store is read
     if args.at_budget is not None and args.at_seconds:
         raise UserError("--at-budget and --at-seconds exclude each other: values are read at one or the other")
+    if args.at_budget not in (None, "max"):
+        raise UserError(f"--at-budget: must be one of max (every method at its own largest budget), "
+                        f"got {args.at_budget!r}")
     gc.freeze()  # the imports: left alone by the collections of this process and of the drawing process it forks
     with Painter() as painter:  # imports matplotlib in its own process while SciPy is imported and the store read here
         from srbf.report.build import build_report
 
         gc.freeze()
         frame = _frame(args)
-        report = build_report(frame, args.output, metrics=args.metric, times=args.at_seconds or DECLARED_TIMES,
+        timing = _timing(args)
+        chosen = reading(args, frame, None if timing is None else timing.frame)
+        report = build_report(frame, args.output, metrics=args.metric, times=args.at_seconds,
                               statistic=args.statistic, show_incomplete=args.show_incomplete,
                               source=results_root(args), confirmatory=_confirmatory(args, frame),
-                              stack=functools.partial(_stack, args), files=files, at_budget=args.at_budget,
-                              timing=_timing(args), painter=painter)
+                              stack=functools.partial(_stack, args), files=files, timing=timing, painter=painter,
+                              reading=chosen)
+    say_reading(chosen)
     for note in report.notes:
         print(f"srbf: note: {note}", file=sys.stderr)
     where = f" (leaderboard at {report.headline.label})" if report.headline is not None else ""
@@ -140,13 +170,15 @@ def _analyze(args: argparse.Namespace) -> int:
 @_user_errors
 def _compare(args: argparse.Namespace) -> int:
     from srbf.report.terminal import compare, compare_text, to_json
-    from srbf.stats import DECLARED_TIMES
 
     frame = _frame(args)
-    records = compare(frame, args.method_a, args.method_b, metrics=args.metric,
-                      times=args.at_seconds or DECLARED_TIMES, statistic=args.statistic,
-                      confirmatory=_confirmatory(args, frame))
-    _note_budget_fallback(r["axis"] for r in records)
+    timing = _timing(args)
+    time_axis = None if timing is None else timing.frame
+    chosen = reading(args, frame, time_axis)
+    records = compare(frame, args.method_a, args.method_b, metrics=args.metric, statistic=args.statistic,
+                      confirmatory=_confirmatory(args, frame), reading=chosen, time_axis=time_axis)
+    say_reading(chosen)
+    _note_budget_fallback(r["axis"] for r in records if not r.get("same_configuration"))
     print(to_json(records) if args.json else compare_text(records))
     return 0
 
@@ -187,18 +219,14 @@ def add_report_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", default="report", metavar="DIR", help="report directory (default: report)")
     p.add_argument("--metric", action="append", metavar="M",
                    help="a metric to show (repeatable; default: the headline metrics, nrr_validation first)")
-    p.add_argument("--at-seconds", action="append", type=_positive_float, metavar="T",
-                   help="a declared time mark in seconds (repeatable; default: 1, 10, 100, 1000)")
-    p.add_argument("--at-budget", metavar="max",
-                   help="max: read values, verdicts and ranks with every method at its own largest complete budget "
-                        "instead of at the time marks")
+    reading_options(p)
     timing_option(p)
     p.add_argument("--show-incomplete", action="store_true",
                    help="also show values of budgets where some problem has no finished draw (flagged)")
     p.add_argument("--format", metavar="LIST",
                    help="figure formats, comma-separated among png, pdf, svg (default: png)")
     p.add_argument("--dpi", metavar="N",
-                   help="figure resolution in dots per inch (default: 100; 110 for CD diagrams)")
+                   help="figure resolution in dots per inch (default: 200)")
     _families(p)
     p.set_defaults(run=_analyze)
 
@@ -208,8 +236,8 @@ def add_report_commands(commands: argparse._SubParsersAction) -> None:
     _common(p)
     p.add_argument("--metric", action="append", metavar="M",
                    help="a metric (repeatable; default: the headline metrics that have verdicts)")
-    p.add_argument("--at-seconds", action="append", type=_positive_float, metavar="T",
-                   help="a time mark in seconds (repeatable; default: 1, 10, 100, 1000)")
+    reading_options(p, "the verdicts")
+    timing_option(p)
     _families(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(run=_compare)

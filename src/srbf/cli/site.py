@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from srbf.cli.report import _method_pair, _positive_float, _timing, _user_errors, timing_option
+from srbf.cli.report import _method_pair, _timing, _user_errors, reading_options, timing_option
 from srbf.cli.store_args import add_store_flags, configs_choice, results_root
 
 
@@ -28,7 +28,6 @@ def _build(args: argparse.Namespace) -> int:
     from srbf.report.data import confirmatory_pairs
     from srbf.site.build import build_site
     from srbf.site.load import load_results
-    from srbf.stats import DECLARED_TIMES
 
     source = results_root(args)
     notes: list[str] = []
@@ -36,9 +35,10 @@ def _build(args: argparse.Namespace) -> int:
     for note in notes:
         print(f"srbf: note: {note}", file=sys.stderr)
     pairs = confirmatory_pairs(frame, args.confirmatory or (), args.confirmatory_vs)
-    site = build_site(frame, args.output, metrics=args.metric, times=args.at_seconds or DECLARED_TIMES,
+    timing = _timing(args)
+    site = build_site(frame, args.output, metrics=args.metric, times=args.at_seconds, at_budget=args.at_budget,
                       statistic=args.statistic, confirmatory=pairs, source=source, per_set=not args.no_per_set,
-                      timing=_timing(args))
+                      timing=timing, on_reading=lambda chosen: print(f"srbf: {chosen.line}", file=sys.stderr))
     print(f"wrote {site.index} ({len(site.data_files)} data files, {site.data_bytes / 1e6:.2f} MB of data)")
     print(f"look at it: srbf site serve {args.output}  (or open {site.index} in a browser)")
     return 0
@@ -62,8 +62,7 @@ def add_site_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", default="site", metavar="DIR", help="site folder (default: site)")
     p.add_argument("--metric", action="append", metavar="M",
                    help="a metric to show (repeatable; default: the headline metrics, as srbf analyze)")
-    p.add_argument("--at-seconds", action="append", type=_positive_float, metavar="T",
-                   help="a declared time mark in seconds (repeatable; default: 1, 10, 100, 1000)")
+    reading_options(p, "the report's reading (the page offers the other one beside it)")
     p.add_argument("--statistic", choices=("meta", "bootstrap"), default="meta",
                    help="meta: sets combined with random-effects weights (default); bootstrap: expression-level")
     timing_option(p)

@@ -18,14 +18,15 @@ import pandas as pd
 import srbf
 from srbf.report import markdown_tables as T
 from srbf.report.drawing import Painter
-from srbf.report.data import (ReportInputError, check_metrics, confirmatory_pairs, label_note, metric_columns,
-                              provenance_labels, require_scores)
+from srbf.report.data import budget_units, label_note, provenance_labels, require_scores
 from srbf.report.escape import md
 from srbf.report.figure_files import FigureFiles
 from srbf.report.figure_jobs import cd_job, cd_panels, curve_job, verdict_job
-from srbf.report.marks import AT_BUDGETS, at_largest_budgets, collapse_repeated
+from srbf.report.marks import collapse_repeated
+from srbf.report.readings import analysis_at_marks, choose_metrics, comparable, ranked, reading_of
 from srbf.report.stack import stack_markdown
-from srbf.stats import DECLARED_TIMES, Analysis, analyze, display_name, rule_for
+from srbf.stats import Analysis, display_name
+from srbf.stats.reading import Reading
 from srbf.store.csv_cells import read_csv, write_csv
 
 BUDGET_FALLBACK = ("**No method could be placed at the declared time marks** (no usable timings, or every method "
@@ -48,75 +49,16 @@ class Report:
     headline: T.Mark | None
     notes: list[str] = field(default_factory=list)  # time marks folded into an earlier one
     files: FigureFiles = field(default_factory=FigureFiles)
+    reading: Reading | None = None  # where the values were read, and why (srbf.stats.reading)
 
 
-def choose_metrics(frame: pd.DataFrame, metrics=None) -> list[str]:
-    """The metrics asked for (checked against the frame), else the headline metrics it has."""
-    if metrics:
-        metrics = list(dict.fromkeys(metrics))
-        check_metrics(frame, metrics)
-        return metrics
-    chosen = [m for m in T.HEADLINE_METRICS if m in frame.columns]
-    return chosen or metric_columns(frame)
-
-
-def comparable(metric: str) -> bool:
-    rule = rule_for(metric)
-    return rule.better is not None and rule.primary == "mean" and rule.kind != "time"
-
-
-def ranked(metric: str) -> bool:
-    return rule_for(metric).rank is not None
-
-
-def run_analysis(frame: pd.DataFrame, metrics, *, times=DECLARED_TIMES, statistic: str = "meta",
-                 confirmatory=(), seed: int = 0, n_resamples: int = 1000,
-                 at_budget: str | None = None, time_axis: pd.DataFrame | None = None,
-                 ) -> tuple[Analysis, list[T.Mark], T.Mark | None]:
-    """``srbf.stats.analyze`` at the time marks; when no method can be placed at any of them (no
-    timings), verdicts and ranks are issued at each budget instead. ``at_budget="max"``: instead of
-    the time marks, at one mark where every method stands at its own largest complete budget
-    (srbf.report.marks). ``confirmatory``: the declared pairs of method labels (Holm); every other
-    comparison is exploratory (Benjamini-Hochberg). ``time_axis``: (method, budget, seconds) in place
-    of the measured times (a timing readout, ``srbf.stats.timing_readout``). Returns the analysis,
-    the marks and the headline mark."""
-    analysis, marks = analysis_at_marks(frame, metrics, times=times, statistic=statistic, confirmatory=confirmatory,
-                                        seed=seed, n_resamples=n_resamples, at_budget=at_budget, time_axis=time_axis)
-    return analysis, marks, T.headline_mark(analysis.aggregates, marks)
-
-
-def analysis_at_marks(frame: pd.DataFrame, metrics, *, times=DECLARED_TIMES, statistic: str = "meta",
-                      confirmatory=(), seed: int = 0, n_resamples: int = 1000,
-                      at_budget: str | None = None, time_axis: pd.DataFrame | None = None,
-                      ) -> tuple[Analysis, list[T.Mark]]:
-    """:func:`run_analysis` without the headline mark (``build_report`` picks it once the figures
-    are being drawn)."""
-    if at_budget not in (None, *AT_BUDGETS):
-        raise ReportInputError(f"--at-budget: must be one of {', '.join(AT_BUDGETS)} (every method at its own "
-                               f"largest budget), got {at_budget!r}")
-    times = [float(t) for t in times]
-    pairs = confirmatory_pairs(frame, confirmatory)
-    options = {"statistic": statistic, "confirmatory": pairs, "seed": seed, "n_resamples": n_resamples,
-               "time_axis": time_axis}
-    if at_budget == "max":
-        analysis = analyze(frame, metrics, times=times, parts=("aggregates",), **options)
-        analysis, mark, _ = at_largest_budgets(frame, analysis, metrics, **options)
-        return analysis, [mark]
-    analysis = analyze(frame, metrics, times=times, **options)
-    marks = T.time_marks(analysis.aggregates, times)
-    if not marks:
-        by_budget = analyze(frame, metrics, times=(), compare_at="budget", parts=("comparisons", "ranks"), **options)
-        analysis.comparisons, analysis.ranks = by_budget.comparisons, by_budget.ranks
-        marks = T.budget_marks(analysis.aggregates)
-    return analysis, marks
-
-
-def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DECLARED_TIMES,
+def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=None,
                  statistic: str = "meta", show_incomplete: bool = False, source: str = "",
                  confirmatory=(), seed: int = 0, n_resamples: int = 1000,
                  stack: pd.DataFrame | Callable[[], pd.DataFrame | None] | None = None,
                  files: FigureFiles = FigureFiles(),
-                 at_budget: str | None = None, timing=None, painter: Painter | None = None) -> Report:
+                 at_budget: str | None = None, timing=None, painter: Painter | None = None,
+                 reading: Reading | None = None) -> Report:
     """Analyse ``frame`` and write the report into directory ``out``.
 
     metrics: the metrics to show (default: the headline metrics, nrr_validation first). times: the
@@ -138,9 +80,11 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
     frame = require_scores(frame, source or "the frame")
     metrics = choose_metrics(frame, metrics)
     provenance = provenance_labels(frame)
+    time_axis = None if timing is None else timing.frame
+    if reading is None:
+        reading = reading_of(frame, times=times, at_budget=at_budget, time_axis=time_axis)
     analysis, marks = analysis_at_marks(frame, metrics, times=times, statistic=statistic, confirmatory=confirmatory,
-                                        seed=seed, n_resamples=n_resamples, at_budget=at_budget,
-                                        time_axis=None if timing is None else timing.frame)
+                                        seed=seed, n_resamples=n_resamples, time_axis=time_axis, reading=reading)
     shown, notes = collapse_repeated(analysis.aggregates, marks)  # the tables keep every mark
     if timing is not None:
         notes = [timing.note, *notes]
@@ -150,8 +94,9 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
     (out / "tables").mkdir(parents=True, exist_ok=True)
     with painter or Painter() as painter:  # its processes draw while the tables and index.md are written here
         times_shown = [m.x for m in shown if m.axis == "time"]
+        units = budget_units(frame)
         curves = [curve_job(analysis.aggregates, metric, folder, files, provenance=provenance, times=times_shown,
-                            show_incomplete=show_incomplete) for metric in metrics]
+                            show_incomplete=show_incomplete, units=units) for metric in metrics]
         painter.draw(curves)  # they need the aggregates only
         headline = T.headline_mark(analysis.aggregates, shown)
         if callable(stack):  # read while the curves are drawn
@@ -187,7 +132,8 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DE
                 sections.setdefault("ranks", []).append(metric)
         painter.draw(jobs)
         figures = [target for _, _, options in (*curves, *jobs) for target in files.targets(options["path"])]
-        report = Report(out, out / "index.md", figures, written, analysis, metrics, shown, headline, notes, files)
+        report = Report(out, out / "index.md", figures, written, analysis, metrics, shown, headline, notes, files,
+                        reading)
         try:
             text = _index(report, frame, board, sets, verdicts, ranks, methods, sections, statistic, show_incomplete,
                           source, frames.get("stack"))
@@ -226,6 +172,8 @@ def _index(report: Report, frame, board, sets, verdicts, ranks, methods, section
         + (f", results: {md(source)}" if source else "") + ".",
         f"{n_predictions} scored predictions: {len(methods)} methods, {len(catalogs)} problem sets "
         f"({n_universe} problems), {draws} draw(s) per problem, budgets {', '.join(f'{b:g}' for b in budgets)}.",
+        f"**Reading**: {_reading_text(report.reading)}",
+        "",
         f"Values: {how}; every interval is a 95 % interval. Marks: "
         + (", ".join(m.label for m in report.marks) or "none") + "."
         + "".join(f" Note: {note}." for note in report.notes),
@@ -293,6 +241,7 @@ def _index(report: Report, frame, board, sets, verdicts, ranks, methods, section
             if headline is not None:
                 out += [f"At {headline.label}:", "", T.verdict_markdown(verdicts, metric, headline, methods),
                         _verdict_details(verdicts, metric, headline)]
+            out += _same_configuration(verdicts, metric)
 
     out += ["## Ranks and critical differences", ""]
     if "ranks" not in sections:
@@ -369,6 +318,37 @@ def families_text(verdicts: pd.DataFrame) -> str:
     return text
 
 
+def _reading_text(reading: Reading | None) -> str:
+    if reading is None:
+        return "as the marks below say."
+    how = "as asked" if reading.chosen == "asked" else "chosen from the data"
+    return (f"at {md(reading.label)} ({how}: {md(reading.reason)}). `srbf compare` and the explorer read at the "
+            "same place by the same rule (docs/report.md, “Where values are read”).")
+
+
+def _same_configuration(verdicts: pd.DataFrame, metric: str) -> list[str]:
+    """The same-configuration pairs (two entries of one adapter) on ``metric``, at each budget both ran."""
+    if verdicts.empty or "same_configuration" not in verdicts:
+        return []
+    rows = verdicts[verdicts["same_configuration"].astype(bool) & (verdicts["metric"] == metric)
+                    & (verdicts["axis"] == "budget")]
+    if rows.empty:
+        return []
+    lines = ["Two entries of one adapter (ablations, repeats) are compared at the same configuration, each "
+             "budget both ran, not at equal time (two factors would vary at once):", "",
+             "| A | B | at | Δ = A − B [95 %] | margin m | verdict on A | decided by | p, test of Δ = 0 (corrected) |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for _, r in rows.iterrows():
+        if r["verdict"] == "n/a":
+            lines.append(f"| {md(r['method_a'])} | {md(r['method_b'])} | budget {r['budget']:g} | — | — | n/a | — | — |")
+            continue
+        d = int(r["decimals"])
+        lines.append(f"| {md(r['method_a'])} | {md(r['method_b'])} | budget {r['budget']:g} | {r['delta_shown']} | "
+                     f"±{T.format_fixed(r['margin'], d)} | {r['verdict']} | {T.decided_by(r)} | "
+                     f"{r['p_adjusted_shown']} ({T.correction_label(r)}) |")
+    return lines + [""]
+
+
 def _footnotes(show_incomplete: bool) -> str:
     notes = ["† fewer than 90 % of the problems behind the value (a diagnostic over the problems a method "
              "solved flatters it)", "‡ max tested: the method's dearest budget is below this time; its value is "
@@ -385,18 +365,21 @@ def _verdict_details(verdicts: pd.DataFrame, metric: str, mark: T.Mark) -> str:
     rows = rows[rows["metric"] == metric]
     if rows.empty:
         return ""
-    lines = ["<details><summary>Details: Δ, margin, MDE₈₀, p, problems paired</summary>", "",
-             "| A | B | Δ = A − B [95 %] | margin m | MDE₈₀ | p (corrected) | pairs | verdict on A |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = ["<details><summary>Details: Δ, margin, what decided each verdict, MDE₈₀, p, problems paired</summary>", "",
+             "The verdict is decided by Δ's interval against the margin m alone; p is a separate test (of Δ = 0, "
+             "corrected for the many comparisons), so a pair can be significant yet undecided, or decided with a "
+             "large p.", "",
+             "| A | B | Δ = A − B [95 %] | margin m | verdict on A | decided by | MDE₈₀ | p, test of Δ = 0 (corrected) "
+             "| pairs |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for _, r in rows.iterrows():
         if r["verdict"] == "n/a":
-            lines.append(f"| {md(r['method_a'])} | {md(r['method_b'])} | — | — | — | — | — | n/a |")
+            lines.append(f"| {md(r['method_a'])} | {md(r['method_b'])} | — | — | n/a | {r['decided_by']} | — | — | — |")
             continue
         d = int(r["decimals"])
-        note = f" ({r['verdict_note']})" if isinstance(r["verdict_note"], str) and r["verdict_note"] else ""
         lines.append(f"| {md(r['method_a'])} | {md(r['method_b'])} | {r['delta_shown']} | "
-                     f"{T.format_fixed(r['margin'], d)} | {T.format_fixed(r['mde80'], d)} | "
-                     f"{r['p_adjusted_shown']} ({T.correction_label(r)}) | "
-                     f"{int(r['n_pairs'])} | {r['verdict']}{note} |")
+                     f"±{T.format_fixed(r['margin'], d)} | {r['verdict']} | {r['decided_by']} | "
+                     f"{T.format_fixed(r['mde80'], d)} | {r['p_adjusted_shown']} ({T.correction_label(r)}) | "
+                     f"{int(r['n_pairs'])} |")
     lines += ["", "</details>", ""]
     return "\n".join(lines)

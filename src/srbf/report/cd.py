@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 
 from srbf.report.escape import mathtext
 from srbf.report.figure_files import FigureFiles
+from srbf.stats.figure_style import DEFAULT_DPI
 from srbf.stats.ranks import cd_groups
 
 
@@ -100,4 +101,4 @@ def cd_figure(panels, path: str | Path, title: str = "", files: FigureFiles = Fi
                 p_value=panel.get("p_value", np.nan), hollow=panel.get("hollow", ()), title=panel.get("title", ""))
     if title:
         axes[0].set_title(f"{title}\n{panels[0].get('title', '')}", fontsize=10, loc="left")
-    return files.save(fig, path, 110, bbox_inches="tight")
+    return files.save(fig, path, DEFAULT_DPI, bbox_inches="tight")

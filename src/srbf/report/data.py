@@ -160,3 +160,33 @@ def metric_hint(name: str, known) -> str:
         return f"; {name} comes from SRBench's checks: run srbf score --srbench first"
     close = difflib.get_close_matches(str(name), list(known), n=1, cutoff=0.6)
     return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def same_adapter_pairs(frame: pd.DataFrame) -> list[tuple[str, str]]:
+    """The pairs of method labels that are two entries of one adapter (ablations, sweep points,
+    repeats under two names): the same ``adapter`` (a built-in's name, a method file's path), or,
+    in a frame without that column, the same ``method_name`` (the variants of one sweep). Seed 000
+    compares them at the same configuration, not at equal time (``srbf.stats.analyze``)."""
+    methods = frame["method"].astype(str)
+    key = next((c for c in ("adapter", "method_name") if c in frame.columns), None)
+    if key is None:
+        return []
+    owners: dict[str, set] = {}
+    for method, value in zip(methods.tolist(), frame[key].tolist()):
+        if isinstance(value, str) and value:
+            owners.setdefault(value, set()).add(method)
+    pairs = set()
+    for members in owners.values():
+        listed = sorted(members)
+        pairs.update((a, b) for i, a in enumerate(listed) for b in listed[i + 1:])
+    return sorted(pairs)
+
+
+def budget_units(frame: pd.DataFrame) -> dict[str, str | None]:
+    """What each method's budget counts (its ``budget_knob``: "generations", "candidate formulas"),
+    None where the results do not say: the label of its budget axis."""
+    methods = sorted(frame["method"].astype(str).unique())
+    if "budget_knob" not in frame.columns:
+        return {m: None for m in methods}
+    found = frame.dropna(subset=["budget_knob"]).groupby(frame["method"].astype(str))["budget_knob"].first()
+    return {m: (str(found[m]) if m in found.index else None) for m in methods}

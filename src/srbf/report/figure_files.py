@@ -26,7 +26,7 @@ _NO_DATE = {"svg": {"Date": None}, "pdf": {"CreationDate": None}}
 @dataclass(frozen=True)
 class FigureFiles:
     """formats: the file types written, in order. dpi: dots per inch of bitmaps (and of images
-    inside vector files); None keeps each figure's own default (100; 110 for CD diagrams)."""
+    inside vector files); None keeps the default, 200."""
 
     formats: tuple[str, ...] = ("png",)
     dpi: int | None = None

@@ -20,10 +20,11 @@ CD = "srbf.report.cd:cd_figure"
 
 
 def curve_job(aggregates: pd.DataFrame, metric: str, folder: Path, files: FigureFiles, *, provenance: dict,
-              times, show_incomplete: bool):
+              times, show_incomplete: bool, units: dict | None = None):
     """``metric`` against budget and time (``srbf.report.figures.curves_figure``)."""
     return (CURVES, (aggregates, metric), {"path": folder / f"curve_{metric}.png", "provenance": provenance,
-                                            "times": times, "show_incomplete": show_incomplete, "files": files})
+                                            "times": times, "show_incomplete": show_incomplete, "files": files,
+                                            "units": units})
 
 
 def verdict_job(verdicts: pd.DataFrame, metric: str, marks, methods, folder: Path, files: FigureFiles):

@@ -5,11 +5,11 @@ matrix of paired verdicts. The CD diagram is in :mod:`srbf.report.cd`.
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from matplotlib import colormaps
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import FuncFormatter
@@ -18,10 +18,10 @@ from srbf.report.escape import mathtext
 from srbf.report.figure_files import FigureFiles
 from srbf.report.kept_figure import kept_layout
 from srbf.report.markdown_tables import oriented
+from srbf.stats.figure_style import DEFAULT_DPI, method_colors
 from srbf.report.rounding import format_fixed, interval_decimals
 from srbf.stats import display_name, rule_for
 
-DEFAULT_DPI = 100
 
 VERDICT_COLORS = {
     "better": "#1a9850",
@@ -33,13 +33,9 @@ VERDICT_COLORS = {
 _SHORT = {"better": "better", "worse": "worse", "equivalent": "equiv.", "undecided": "undec.", "n/a": "n/a"}
 
 
-def _palette(n: int):
-    cmap = colormaps["tab10" if n <= 10 else "tab20"]
-    return [cmap(i % cmap.N) for i in range(n)]
-
-
 def curves_figure(aggregates: pd.DataFrame, metric: str, path: str | Path, provenance: dict, times=(),
-                  show_incomplete: bool = False, files: FigureFiles = FigureFiles()) -> list[Path]:
+                  show_incomplete: bool = False, files: FigureFiles = FigureFiles(),
+                  units: dict | None = None) -> list[Path]:
     """``metric`` against budget, one small panel per method on its own budget axis (top: units
     differ between methods, so they never share an axis), and against seconds per problem, every
     method on one axis (bottom).
@@ -47,7 +43,9 @@ def curves_figure(aggregates: pd.DataFrame, metric: str, path: str | Path, prove
     Lines join the measured budgets; the band is the 95 % interval at each budget (pointwise). A
     hollow point rests on fewer than 90 % of the problems. Incomplete budgets are left out unless
     ``show_incomplete``. Metrics led by their median (R², raw FVU) are drawn as medians, no band.
-    Titled by the metric's display name (its code is in the caption of index.md).
+    Titled by the metric's display name (its code is in the caption of index.md). Colours: one per
+    method (``srbf.report.palette``), as in the explorer. units: what each method's budget counts
+    (its budget axis' label), when known.
     """
     rule = rule_for(metric)
     use_median = rule.primary == "median"
@@ -62,7 +60,10 @@ def curves_figure(aggregates: pd.DataFrame, metric: str, path: str | Path, prove
                                             lambda: _curves_layout(len(methods)))
     height = fig.get_figheight()
     ncols = _curves_columns(len(methods))
-    for i, (color, method, group, ax) in enumerate(zip(_palette(len(methods)), methods, groups, budget_axes)):
+    colors = method_colors(methods)
+    units = units or {}
+    for i, (method, group, ax) in enumerate(zip(methods, groups, budget_axes)):
+        color = colors[method]
         if i % ncols:
             ax.tick_params(labelleft=False)
         else:
@@ -83,18 +84,20 @@ def curves_figure(aggregates: pd.DataFrame, metric: str, path: str | Path, prove
             ax.set_xscale("log", base=2)
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
         ax.tick_params(labelsize=7.5)
-        ax.set_xlabel("budget", fontsize=7.5, labelpad=1)
+        ax.set_xlabel(mathtext(f"budget ({units.get(method) or 'its own unit'})"), fontsize=7.5, labelpad=1)
         ax.grid(True, alpha=0.3)
-    for t in times:
-        ax_time.axvline(float(t), color="0.6", lw=0.8, ls=":")
+    drawn_marks = [float(t) for t in times if ax_time.has_data()]
+    for t in drawn_marks:
+        ax_time.axvline(t, color="0.6", lw=0.8, ls=":")
     if ax_time.has_data():
         ax_time.set_xscale("log")
     if budget_axes:
         fig.text(0.08, 1 - 0.5 / height, "against budget: one panel per method, each on its own unit",
                  fontsize=9, ha="left")
     ax_time.set_ylabel(summary, fontsize=8)
-    ax_time.set_xlabel("seconds per problem (median of usable fits)", fontsize=8.5)
-    ax_time.set_title("against time, every method on one axis (dotted: declared marks)", fontsize=9, loc="left")
+    ax_time.set_xlabel("seconds per problem, s (median of usable fits)", fontsize=8.5)
+    ax_time.set_title("against time, every method on one axis" + (" (dotted: the time marks)" if drawn_marks else ""),
+                      fontsize=9, loc="left")
     ax_time.grid(True, alpha=0.3)
     title = display_name(metric) + (f": {rule.better} is better" if rule.better else "")
     fig.suptitle(title + ("" if use_median else "; bands: 95 % intervals"), fontsize=11, x=0.08, ha="left",
@@ -197,8 +200,9 @@ def verdict_figure(table: pd.DataFrame, metric: str, marks, methods, path: str |
         handles.append(Patch(facecolor="none", edgecolor="black", label="confirmatory"))
     ncol = min(len(handles), max(2, int(fig_w / 1.05)))  # about an inch per entry: wrap in a narrow figure
     fig.legend(handles=handles, loc="lower center", ncol=ncol, fontsize=8, frameon=False, bbox_to_anchor=(0.5, 0.0))
-    fig.suptitle(f"{display_name(metric)}: verdict on the row method against the column method", fontsize=10)
-    return files.save(fig, path, DEFAULT_DPI)
+    title = f"{display_name(metric)}: verdict on the row method against the column method"
+    fig.suptitle(textwrap.fill(title, max(20, int(fig_w * 72 / 10 / 0.55))), fontsize=10)  # ~0.55 em a character
+    return files.save(fig, path, DEFAULT_DPI, bbox_inches="tight", pad_inches=0.15)  # a title is never clipped
 
 
 def _rgb(color: str) -> tuple[float, float, float]:

@@ -229,6 +229,9 @@ def per_set(analysis, metrics) -> pd.DataFrame:
         else:
             low.append(mean - h)
             high.append(mean + h)
+    bounds = table["metric"].map(lambda m: rule_for(m).bounds)
+    low = [min(max(v, b[0]), b[1]) if np.isfinite(v) else v for v, b in zip(low, bounds)]
+    high = [min(max(v, b[0]), b[1]) if np.isfinite(v) else v for v, b in zip(high, bounds)]
     table["ci_low"], table["ci_high"] = low, high
     shown = [format_with(m, lo, hi) for m, lo, hi in zip(table["mean"], low, high)]
     table["shown"] = [s for s, _ in shown]
@@ -270,12 +273,17 @@ def per_set_markdown(table: pd.DataFrame, metric: str) -> str:
 # -- paired verdicts ----------------------------------------------------------------------------------
 
 def verdicts(comparisons: pd.DataFrame, metrics, marks) -> pd.DataFrame:
-    """The comparisons at ``marks`` on ``metrics``, with Delta, margin and MDE80 rounded to the
+    """The comparisons at ``marks`` on ``metrics``, and those of the same-configuration pairs (two
+    entries of one adapter, at each budget both ran), with Delta, margin and MDE80 rounded to the
     places Delta's interval justifies and the p-values to two significant digits."""
     if comparisons.empty:
         return comparisons
-    parts = [m.select(comparisons) for m in marks]
-    table = pd.concat(parts) if parts else comparisons.iloc[:0]
+    chosen = np.zeros(len(comparisons), dtype=bool)
+    for mark in marks:
+        chosen |= comparisons.index.isin(mark.select(comparisons).index)
+    if "same_configuration" in comparisons:
+        chosen |= (comparisons["same_configuration"].astype(bool) & (comparisons["axis"] == "budget")).to_numpy()
+    table = comparisons[chosen]
     table = table[table["metric"].isin(list(metrics))].copy()
     if table.empty:
         return table.reset_index(drop=True)
@@ -289,7 +297,31 @@ def verdicts(comparisons: pd.DataFrame, metrics, marks) -> pd.DataFrame:
         table[f"{column}_rounded"] = [_rounded(v, d) for v, d in zip(table[column], table["decimals"])]
     table["p_shown"] = [format_p(p) for p in table["p_value"]]
     table["p_adjusted_shown"] = [format_p(p) for p in table["p_adjusted"]]
+    table["decided_by"] = [decided_by(row) for row in table.to_dict("records")]
     return table.reset_index(drop=True)
+
+
+def decided_by(row) -> str:
+    """What decided a verdict, in words: Delta's 95 % interval against the noise margin m (rounded
+    as the row shows them), or the note that overrode it. The p-value is a separate test (of
+    Delta = 0) and never decides a verdict."""
+    verdict, note = row["verdict"], row.get("verdict_note")
+    note = note if isinstance(note, str) else ""
+    if verdict == "n/a":
+        return note or "a side cannot run within t"
+    if note in ("identical outputs",):
+        return "every paired difference is 0"
+    if note in ("no interval", "no noise margin", NO_VALUES):
+        return note
+    lo, hi, m = (format_significant(row[k], 2) for k in ("ci_low", "ci_high", "margin"))
+    interval = f"interval [{lo}, {hi}]"
+    if note == "max-tested limit":
+        return f"{interval} against ±{m}, but a max-tested side could overturn it"
+    if verdict in ("better", "worse"):
+        return f"{interval} clears ±{m} ({'above +' if row['ci_low'] > row['margin'] else 'below −'}{m})"
+    if verdict == "equivalent":
+        return f"{interval} lies inside ±{m}"
+    return f"{interval} crosses ±{m}: neither clear of it nor inside it"
 
 
 def correction_label(row) -> str:
@@ -311,6 +343,8 @@ def oriented(row, a: str) -> dict:
     if "delta_shown" in record:
         record["delta_shown"] = format_with(record["delta"], record["ci_low"], record["ci_high"])[0]
     record["verdict"] = FLIPPED.get(record["verdict"], record["verdict"])
+    if "decided_by" in record:
+        record["decided_by"] = decided_by(record)
     return record
 
 

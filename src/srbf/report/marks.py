@@ -9,9 +9,9 @@ import pandas as pd
 
 from srbf.report.markdown_tables import Mark, largest_complete_budgets
 from srbf.stats import Analysis, analyze
+from srbf.stats.analysis import correct
 
 VALUES = ("estimate", "ci_low", "ci_high", "median", "n_problems")  # what "the same values" compares
-AT_BUDGETS = ("max",)
 
 
 def collapse_repeated(aggregates: pd.DataFrame, marks: list[Mark]) -> tuple[list[Mark], list[str]]:
@@ -50,12 +50,20 @@ def _by_key(rows: pd.DataFrame) -> tuple[list, np.ndarray]:
 def at_largest_budgets(frame: pd.DataFrame, analysis: Analysis, metrics, **options) -> tuple[Analysis, Mark, dict]:
     """``analysis`` with aggregates, comparisons and ranks at one more mark: every method at its own
     largest complete budget (``Mark("max_budget", nan)``), its rows on the axis "max_budget"; the
-    aggregates keep each method's own budget, the comparisons and ranks have none. ``options`` go to
+    aggregates keep each method's own budget, the comparisons and ranks have none; except the pairs
+    of ``options["same_configuration"]``, compared at each budget both ran (axis "budget"), the
+    p-values of both corrected together. ``options`` go to
     :func:`srbf.stats.analyze`. Returns the analysis, the mark and the budget of each method."""
     budgets = largest_complete_budgets(analysis.aggregates)
     chosen = frame[frame["budget"].astype(float) == frame["method"].astype(str).map(budgets)].copy()
     chosen["budget"] = 1.0  # one shared rung, so that analyze pairs the methods there
     at_max = analyze(chosen, metrics, times=(), compare_at="budget", **options)
+    same = options.get("same_configuration") or ()
+    paired = sorted({m for pair in same for m in pair})
+    by_budget = None
+    if paired:  # two entries of one adapter: at each budget both ran, not each at its own largest
+        rows = frame[frame["method"].astype(str).isin(paired)]
+        by_budget = analyze(rows, metrics, times=(), compare_at="budget", parts=("comparisons",), **options).comparisons
 
     def relabel(table: pd.DataFrame, own_budget: bool) -> pd.DataFrame:
         if table.empty:
@@ -66,6 +74,12 @@ def at_largest_budgets(frame: pd.DataFrame, analysis: Analysis, metrics, **optio
         return table
 
     analysis.aggregates = pd.concat([analysis.aggregates, relabel(at_max.aggregates, True)], ignore_index=True)
-    analysis.comparisons = relabel(at_max.comparisons, False)
+    comparisons = relabel(at_max.comparisons, False)
+    if by_budget is not None and not by_budget.empty:
+        if not comparisons.empty:
+            comparisons = comparisons[~comparisons["same_configuration"].astype(bool)]
+        comparisons = correct(pd.concat([comparisons, by_budget[by_budget["same_configuration"].astype(bool)]],
+                                        ignore_index=True))
+    analysis.comparisons = comparisons
     analysis.ranks = relabel(at_max.ranks, False)
     return analysis, Mark("max_budget", float("nan")), budgets

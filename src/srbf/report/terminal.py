@@ -9,7 +9,7 @@ import pandas as pd
 
 from srbf.core import to_plain
 from srbf.report import markdown_tables as T
-from srbf.report.build import comparable, ranked, run_analysis
+from srbf.report.readings import comparable, ranked, run_analysis
 from srbf.report.data import ReportInputError, check_methods, check_metrics, label_note, metric_columns, provenance_labels
 from srbf.report.rounding import format_fixed, format_significant, format_with
 from srbf.report.text import text_table
@@ -19,7 +19,8 @@ from srbf.stats.ranks import cd_groups
 COMPARE_FIELDS = ("axis", "time", "budget", "metric", "method_a", "method_b", "status_a", "status_b", "delta",
                   "ci_low", "ci_high", "se", "df", "tau2", "margin", "mde80", "verdict", "verdict_note", "test",
                   "p_value", "p_adjusted", "family", "correction", "confirmatory", "n_pairs", "n_a_only", "n_b_only",
-                  "noise_problems", "wins_a", "wins_b", "ties", "complete", "provenance_a", "provenance_b")
+                  "noise_problems", "wins_a", "wins_b", "ties", "complete", "same_configuration", "decided_by",
+                  "provenance_a", "provenance_b")
 
 
 def to_json(value) -> str:
@@ -29,10 +30,13 @@ def to_json(value) -> str:
 
 # -- compare ------------------------------------------------------------------------------------------
 
-def compare(frame: pd.DataFrame, a: str, b: str, *, metrics=None, times=DECLARED_TIMES, statistic: str = "meta",
-            confirmatory=(), seed: int = 0, n_resamples: int = 1000) -> list[dict]:
+def compare(frame: pd.DataFrame, a: str, b: str, *, metrics=None, times=None, statistic: str = "meta",
+            confirmatory=(), seed: int = 0, n_resamples: int = 1000, at_budget: str | None = None,
+            reading=None, time_axis: pd.DataFrame | None = None) -> list[dict]:
     """Method ``a`` against ``b`` on each metric at each mark, seen from ``a`` (Delta = a - b): the
-    comparison records of the analysis (every method analysed, so the numbers equal the report's).
+    comparison records of the analysis (every method analysed, so the numbers equal the report's),
+    read where the report reads (``reading``, else ``srbf.stats.reading.choose_reading`` of
+    ``at_budget`` and ``times``); two entries of one adapter at each budget both ran.
     confirmatory: the declared pairs of method labels, as for the report; it decides each
     p-value's correction (Holm for those pairs, Benjamini-Hochberg for the rest)."""
     check_methods(frame, [a, b])
@@ -48,22 +52,30 @@ def compare(frame: pd.DataFrame, a: str, b: str, *, metrics=None, times=DECLARED
         metrics = [m for m in T.HEADLINE_METRICS if m in frame.columns and comparable(m)]
         metrics = metrics or [m for m in metric_columns(frame) if comparable(m)]
     analysis, marks, _ = run_analysis(frame, metrics, times=times, statistic=statistic, confirmatory=confirmatory,
-                                      seed=seed, n_resamples=n_resamples)
+                                      seed=seed, n_resamples=n_resamples, at_budget=at_budget, reading=reading,
+                                      time_axis=time_axis)
     table = T.verdicts(analysis.comparisons, metrics, marks)
     provenance = provenance_labels(frame)
     records = []
+    if table.empty:
+        return records
+    pair = ((table["method_a"] == a) & (table["method_b"] == b)) | ((table["method_a"] == b) & (table["method_b"] == a))
     for metric in metrics:
-        for mark in marks:
-            rows = mark.select(table)
-            rows = rows[(rows["metric"] == metric) & (((rows["method_a"] == a) & (rows["method_b"] == b))
-                                                      | ((rows["method_a"] == b) & (rows["method_b"] == a)))]
-            for _, row in rows.iterrows():
-                record = {**T.oriented(row, a), "provenance_a": provenance[a], "provenance_b": provenance[b]}
-                records.append({key: record.get(key) for key in COMPARE_FIELDS})
+        for _, row in table[pair & (table["metric"] == metric)].iterrows():
+            record = {**T.oriented(row, a), "provenance_a": provenance[a], "provenance_b": provenance[b]}
+            records.append({key: record.get(key) for key in COMPARE_FIELDS})
     return records
 
 
 _FAMILY = {"holm": "Holm, confirmatory", "benjamini-hochberg": "BH, exploratory"}
+
+
+def mark_text(record: dict) -> str:
+    if record["axis"] == "time":
+        return f"{record['time']:g} s"
+    if record["axis"] == "max_budget":
+        return "largest budgets"
+    return f"budget {record['budget']:g}" + (" (same config.)" if record.get("same_configuration") else "")
 
 
 def compare_text(records: list[dict]) -> str:
@@ -73,21 +85,22 @@ def compare_text(records: list[dict]) -> str:
     labels = {a: records[0]["provenance_a"], b: records[0]["provenance_b"]}
     corrections = {r["correction"] for r in records}  # one pair: confirmatory or not on every metric and mark
     family = _FAMILY.get(corrections.pop(), "corr.") if len(corrections) == 1 else "corr."
-    header = ["metric", "at", f"Δ = {a} ({labels[a]}) − {b} ({labels[b]}) [95 %]", "margin", "MDE80", "verdict on " + a, f"p ({family})",
-              "pairs"]
+    header = ["metric", "at", f"Δ = {a} ({labels[a]}) − {b} ({labels[b]}) [95 %]", "margin", "verdict on " + a,
+              "decided by", "MDE80", f"p of Δ = 0 ({family})", "pairs"]
     rows = []
     for r in records:
-        at = f"{r['time']:g} s" if r["axis"] == "time" else f"budget {r['budget']:g}"
+        at = mark_text(r)
         if r["verdict"] == "n/a":
-            rows.append([r["metric"], at, "—", "—", "—", f"n/a ({r['verdict_note']})", "—", "—"])
+            rows.append([r["metric"], at, "—", "—", "n/a", r.get("decided_by") or r["verdict_note"], "—", "—", "—"])
             continue
         shown, d = format_with(r["delta"], r["ci_low"], r["ci_high"])
-        note = f" ({r['verdict_note']})" if r.get("verdict_note") else ""
         status = "" if r["status_a"] == r["status_b"] == "measured" else f" [{r['status_a']}/{r['status_b']}]"
-        rows.append([r["metric"], at + status, shown, format_fixed(r["margin"], d), format_fixed(r["mde80"], d),
-                     r["verdict"] + note, T.format_p(r["p_adjusted"]), str(int(r["n_pairs"]))])
+        rows.append([r["metric"], at + status, shown, "±" + format_fixed(r["margin"], d), r["verdict"],
+                     r.get("decided_by") or "", format_fixed(r["mde80"], d), T.format_p(r["p_adjusted"]),
+                     str(int(r["n_pairs"]))])
     footnote = label_note(labels)
-    return text_table(header, rows) + (f"\n{footnote}" if footnote else "")
+    notes = ["The verdict is decided by the interval against the margin; p is a separate test of Δ = 0."]
+    return text_table(header, rows) + "\n" + "\n".join(notes + ([footnote] if footnote else []))
 
 
 # -- ranks --------------------------------------------------------------------------------------------

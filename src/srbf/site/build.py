@@ -25,11 +25,12 @@ import pandas as pd
 
 import srbf
 from srbf.core import to_plain
-from srbf.report.build import choose_metrics
+from srbf.report.readings import choose_metrics, reading_of
 from srbf.report.data import ReportInputError, require_scores
 from srbf.site.analysis import scope_data
 from srbf.site.problems import condition_data
 from srbf.stats import DECLARED_TIMES
+from srbf.stats.figure_style import method_colors
 
 ASSETS = ("index.html", "boot.js", "app.js", "sketch.js", "charts.js", "views.js", "style.css")
 ALL_SETS = "all sets"
@@ -79,15 +80,18 @@ def split_conditions(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
     return {str(c): rows.reset_index(drop=True) for c, rows in frame.groupby(frame["condition"].astype(str), sort=True)}
 
 
-def build_site(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DECLARED_TIMES, statistic: str = "meta",
+def build_site(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=None, statistic: str = "meta",
                confirmatory=(), seed: int = 0, n_resamples: int = 1000, source: str = "",
-               per_set: bool = True, timing=None) -> Site:
+               per_set: bool = True, timing=None, at_budget: str | None = None, on_reading=None) -> Site:
     """Analyse ``frame`` (one or several data conditions) and write the explorer into ``out``.
 
     The options mean what they mean to ``srbf analyze`` (``srbf.report.build_report``). per_set:
     also analyse each problem set on its own (the page's set filter); off, the filter offers only
     all sets together. timing: a timing readout's time axis (``srbf.stats.timing_readout.TimeAxisSource``)
-    in place of the measured times; the page's footer says so.
+    in place of the measured times; the page's footer says so. times / at_budget: the reading asked
+    for (``srbf analyze --at-seconds`` / ``--at-budget``); by default each condition's reading is
+    chosen from its data as the report chooses it, and the page offers the other reading beside it.
+    on_reading: called with each condition's reading (the command prints its line).
     """
     frame = require_scores(frame, source or "the frame")
     metrics = choose_metrics(frame, metrics)
@@ -102,8 +106,9 @@ def build_site(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DECL
 
     site = Site(out, out / "index.html")
     conditions = []
+    time_axis = None if timing is None else timing.frame
     options = {"metrics": metrics, "times": times, "statistic": statistic, "confirmatory": confirmatory,
-               "seed": seed, "n_resamples": n_resamples, "time_axis": None if timing is None else timing.frame}
+               "seed": seed, "n_resamples": n_resamples, "time_axis": time_axis}
     shown = []
     for condition, rows in split_conditions(frame).items():
         rows = rows[~rows["placeholder"].eq(True)] if "placeholder" in rows.columns else rows
@@ -113,21 +118,25 @@ def build_site(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=DECL
         catalogs = sorted(rows["catalog"].astype(str).unique())
         scopes = [ALL_SETS] + (catalogs if per_set and len(catalogs) > 1 else [])
         site.data_files.append(write_data(data / f"c{i}.js", f"c{i}", condition_data(rows, metrics)))
+        reading = reading_of(rows, times=times, at_budget=at_budget, time_axis=time_axis)  # the report's, of this condition
+        if on_reading is not None:
+            on_reading(reading)
         for j, scope in enumerate(scopes):
             subset = rows if scope == ALL_SETS else rows[rows["catalog"].astype(str) == scope]
-            numbers = scope_data(subset, **options)
+            numbers = scope_data(subset, reading=reading, **options)
             paired = {"cells": numbers.pop("cells"), "between_cells": numbers["between"].pop("cells")}
             site.data_files.append(write_data(data / f"c{i}-s{j}.js", f"c{i}-s{j}", numbers))
             site.data_files.append(write_data(data / f"c{i}-s{j}-paired.js", f"c{i}-s{j}-paired", paired))
         first = rows.iloc[0]
-        conditions.append({"key": f"c{i}", "condition": condition, "scopes": scopes,
+        conditions.append({"key": f"c{i}", "condition": condition, "scopes": scopes, "reading": reading.to_dict(),
                            "n_support": _number(first.get("n_support")), "noise": _number(first.get("noise"))})
     if not conditions:
         raise ReportInputError(f"no scored predictions in {source or 'the frame'}: run `srbf score` first")
     manifest = {"srbf": srbf.__version__, "built": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
                 "source": source, "statistic": statistic, "conditions": conditions,
-                "declared_times": [float(t) for t in times], "metrics": metrics,
+                "declared_times": [float(t) for t in (times or DECLARED_TIMES)], "metrics": metrics,
                 "time_axis": None if timing is None else timing.note,
+                "colors": method_colors(frame["method"].astype(str).unique()),  # as the report's figures colour them
                 "predictions": int((~frame["placeholder"].eq(True)).sum()) if "placeholder" in frame else len(frame)}
     site.data_files.insert(0, write_data(data / "manifest.js", "manifest", manifest))
     return site

@@ -31,7 +31,7 @@ from srbf.stats.meta import combine_summaries, set_summaries
 from srbf.stats.multiple import benjamini_hochberg, holm
 from srbf.stats.paired import compare_arrays, draw_summary, sign_matrix, verdict
 from srbf.stats.ranks import friedman_nemenyi
-from srbf.stats.rules import RULES, MetricRule, apply_rule, mean_eligible, rule_for
+from srbf.stats.rules import RULES, MetricRule, apply_rule, clip_difference, clip_to_bounds, mean_eligible, rule_for
 from srbf.stats.timeaxis import DECLARED_TIMES, blend, first_half, half_fraction, ladder_times, time_weights
 
 
@@ -85,6 +85,9 @@ def _aggregate(rows_mean, rows_median, cube: Cube, rule: MetricRule, statistic: 
             combined["estimate"][r] = _back(rule, boot["median"])
             combined["ci_low"][r] = _back(rule, boot["low"])
             combined["ci_high"][r] = _back(rule, boot["high"])
+    for key in ("estimate", "ci_low", "ci_high", "prediction_low", "prediction_high", "median"):
+        if key in combined:
+            combined[key] = clip_to_bounds(rule, combined[key])  # R² <= 1, a rate in [0, 1]
     combined["set_mean"], combined["set_var"], combined["set_count"] = mean, var, count
     return combined
 
@@ -132,6 +135,7 @@ class _Setup:
     alpha: float
     n_resamples: int
     seed: int
+    is_same: Callable[[str, str], bool]  # two entries of one adapter: compared at equal budget
     aggregated: dict = field(default_factory=dict)  # what _aggregate_once has combined, by metric and values
 
     @functools.cached_property
@@ -162,6 +166,7 @@ class _AtMark:
 
 def analyze(frame: pd.DataFrame, metrics: Iterable[str] | None = None, *, times: Iterable[float] = DECLARED_TIMES,
             compare_at: str = "time", confirmatory: Iterable[tuple[str, str]] | Callable | None = None,
+            same_configuration: Iterable[tuple[str, str]] | Callable | None = None,
             rules: dict[str, MetricRule] | None = None, overlap_failures: str = "zero", statistic: str = "meta",
             alpha: float = 0.05, n_resamples: int = 1000, seed: int = 0, low_share: float = 0.9,
             time_axis: pd.DataFrame | None = None,
@@ -172,6 +177,10 @@ def analyze(frame: pd.DataFrame, metrics: Iterable[str] | None = None, *, times:
     times: the declared time marks in seconds (verdicts and ranks are issued there).
     compare_at: "time" (comparisons and ranks at each time mark, each method interpolated in log
     time) or "budget" (at each budget, the same configuration on both sides: ablations).
+    same_configuration: pairs of methods (or a function (a, b) -> bool) that are two entries of one
+    adapter (ablations, repeats): with compare_at="time" they are compared at each budget both ran
+    instead of at the time marks (seed 000: equal time would let two factors vary at once); every
+    comparison row says which it is (column ``same_configuration``).
     confirmatory: the declared confirmatory pairs of methods (or a function (a, b) -> bool); their
     p-values are Holm-corrected per metric, all others Benjamini-Hochberg-corrected per metric.
     rules / overlap_failures: override the rules table (srbf.stats.rules).
@@ -196,7 +205,7 @@ def analyze(frame: pd.DataFrame, metrics: Iterable[str] | None = None, *, times:
     extra = [c for c in ("success", "seconds") if c in frame.columns and c not in metrics]
     cube = build_cube(frame, list(dict.fromkeys(metrics + extra)))
     setup = _setup(cube, [float(t) for t in times], compare_at, time_axis, confirmatory, statistic, alpha,
-                   n_resamples, seed)
+                   n_resamples, seed, same_configuration)
 
     aggregate_rows, set_rows, comparison_rows, rank_rows = [], [], [], []
     for name in metrics:
@@ -210,11 +219,14 @@ def analyze(frame: pd.DataFrame, metrics: Iterable[str] | None = None, *, times:
                     _mark_aggregates(setup, rule, at, aggregate_rows)
         timed_on_time = rule.kind == "time" and compare_at == "time"  # seconds at equal seconds: meaningless
         comparable = rule.better is not None and rule.primary == "mean" and not timed_on_time
-        for at in (m for m in marks if m.axis == compare_at):
-            if "comparisons" in parts and comparable:
-                _comparisons(setup, rule, at, comparison_rows)
-            if "ranks" in parts and rule.rank is not None:
-                _ranks(setup, rule, at, rank_rows)
+        for at in marks:
+            if at.axis == compare_at:
+                if "comparisons" in parts and comparable:
+                    _comparisons(setup, rule, at, comparison_rows, same=compare_at == "budget")
+                if "ranks" in parts and rule.rank is not None:
+                    _ranks(setup, rule, at, rank_rows)
+            elif at.axis == "budget" and "comparisons" in parts and comparable:  # the same-configuration pairs
+                _comparisons(setup, rule, at, comparison_rows, same=True, only_same=True)
 
     aggregates = pd.DataFrame(aggregate_rows)
     if not aggregates.empty:
@@ -229,12 +241,12 @@ def analyze(frame: pd.DataFrame, metrics: Iterable[str] | None = None, *, times:
     M, B = setup.seconds.shape
     time_rows = [{"method": cube.methods[m], "budget": float(cube.budgets[b]), "seconds": setup.seconds[m, b]}
                  for m in range(M) for b in range(B) if setup.finished[m, b].any()]
-    return Analysis(aggregates, pd.DataFrame(set_rows), _correct(pd.DataFrame(comparison_rows)),
+    return Analysis(aggregates, pd.DataFrame(set_rows), correct(pd.DataFrame(comparison_rows)),
                     pd.DataFrame(rank_rows), pd.DataFrame(time_rows))
 
 
 def _setup(cube: Cube, times: list[float], compare_at: str, time_axis, confirmatory, statistic: str, alpha: float,
-           n_resamples: int, seed: int) -> _Setup:
+           n_resamples: int, seed: int, same_configuration=None) -> _Setup:
     M, B, _, _ = cube.shape
     if time_axis is not None:
         seconds = np.full((M, B), np.nan)
@@ -261,13 +273,15 @@ def _setup(cube: Cube, times: list[float], compare_at: str, time_axis, confirmat
             shift[m] = np.nan_to_num(half_fraction(halves[0][m], lo[m], hi[m], t)
                                      - half_fraction(halves[1][m], lo[m], hi[m], t))
         marks.append(("time", t, lo, hi, fraction, status, shift))
-    if compare_at == "budget":
+    is_same = _confirmatory_test(same_configuration)
+    same_pairs = any(is_same(a, b) for a, b in itertools.combinations(cube.methods, 2))
+    if compare_at == "budget" or same_pairs:
         for b in range(B):
             status = np.where(finished[:, b].any(-1), "measured", "n/a")
             marks.append(("budget", float(cube.budgets[b]), np.full(M, b), np.full(M, b), np.zeros(M), status,
                           np.zeros(M)))
     return _Setup(cube, seconds, finished, finished.all(-1), marks, _confirmatory_test(confirmatory),
-                  statistic, alpha, n_resamples, seed)
+                  statistic, alpha, n_resamples, seed, is_same)
 
 
 def _values_at(setup: _Setup, values: _Metric, mark) -> _AtMark:
@@ -316,10 +330,15 @@ def _mark_aggregates(setup: _Setup, rule: MetricRule, at: _AtMark, rows: list) -
         rows.append(row)
 
 
-def _comparisons(setup: _Setup, rule: MetricRule, at: _AtMark, rows: list) -> None:
-    """Every pair of methods at one mark; a pair with an n/a side gets verdict n/a and no statistics."""
+def _comparisons(setup: _Setup, rule: MetricRule, at: _AtMark, rows: list, same: bool, only_same: bool = False) -> None:
+    """Every pair of methods at one mark; a pair with an n/a side gets verdict n/a and no statistics.
+    At a time mark the same-configuration pairs are left out (``same`` False); at a budget mark added
+    for them (``only_same``) only they are compared."""
     cube = setup.cube
-    pairs = list(itertools.combinations(range(len(cube.methods)), 2))
+    pairs = [(i, j) for i, j in itertools.combinations(range(len(cube.methods)), 2)
+             if same or not setup.is_same(cube.methods[i], cube.methods[j])]
+    if only_same:
+        pairs = [(i, j) for i, j in pairs if setup.is_same(cube.methods[i], cube.methods[j])]
     live = [(i, j) for i, j in pairs if at.status[i] != "n/a" and at.status[j] != "n/a"]
     position = {pair: k for k, pair in enumerate(live)}
     if live:
@@ -332,12 +351,13 @@ def _comparisons(setup: _Setup, rule: MetricRule, at: _AtMark, rows: list) -> No
         row = {**at.place(), "metric": rule.name, "method_a": a, "method_b": b, "status_a": at.status[i],
                "status_b": at.status[j], "complete": bool(at.done[i] and at.done[j]),
                "test": "mcnemar_exact" if rule.kind == "rate" else "wilcoxon_pratt",
-               "confirmatory": setup.is_confirmatory(a, b)}
+               "confirmatory": setup.is_confirmatory(a, b), "same_configuration": setup.is_same(a, b)}
         k = position.get((i, j))
         if k is None:
             row.update(verdict="n/a", verdict_note="cannot run within t")
         else:
             row.update({key: value[k] for key, value in result.items()})
+            row["ci_low"], row["ci_high"] = (float(clip_difference(rule, row[key])) for key in ("ci_low", "ci_high"))
             call, note = verdict(row["ci_low"], row["ci_high"], row["margin"], rule.higher_is_better,
                                  at.status[i] == "max_tested", at.status[j] == "max_tested", row["identical"])
             if row["n_pairs"] == 0:  # no problem valued on both sides: a side returned no usable formula
@@ -371,8 +391,9 @@ def _ranks(setup: _Setup, rule: MetricRule, at: _AtMark, rows: list) -> None:
                      "significant": result["significant"], "groups": member[m]})
 
 
-def _correct(comparisons: pd.DataFrame) -> pd.DataFrame:
-    """Holm within each metric's confirmatory family, Benjamini-Hochberg within the rest."""
+def correct(comparisons: pd.DataFrame) -> pd.DataFrame:
+    """Holm within each metric's confirmatory family, Benjamini-Hochberg within the rest (every row
+    of ``comparisons`` is one test; its ``p_adjusted``, ``family`` and ``correction`` are set)."""
     if comparisons.empty:
         return comparisons
     if "p_value" not in comparisons:

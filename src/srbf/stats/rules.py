@@ -35,6 +35,8 @@ class MetricRule:
     mean_omits: values the mean leaves out (+inf, -inf); the median keeps them (as the worst).
     floor: values below it (including -inf) are raised to it. primary: "mean" or "median".
     rank: "quality" (failures rank last), "property" (only problems every method solved) or None.
+    bounds: the values the metric can take (R² at most 1, a rate in [0, 1]): intervals are clipped to
+    them (a t interval around an R² of 0.8 must not read "[0.4, 1.2]"), and differences to their span.
     """
 
     name: str
@@ -46,6 +48,7 @@ class MetricRule:
     floor: float | None = None
     primary: str = "mean"
     rank: str | None = None
+    bounds: tuple[float, float] = (-math.inf, math.inf)
 
     def __post_init__(self) -> None:
         if self.scale not in SCALES:
@@ -66,12 +69,16 @@ class MetricRule:
         return self.better == "higher"
 
 
+UNIT = (0.0, 1.0)
+NON_NEGATIVE = (0.0, math.inf)
+
+
 def _rate(name: str) -> MetricRule:
-    return MetricRule(name, "rate", scale="logit", better="higher", failure="zero", rank="quality")
+    return MetricRule(name, "rate", scale="logit", better="higher", failure="zero", rank="quality", bounds=UNIT)
 
 
 def _overlap(name: str) -> MetricRule:
-    return MetricRule(name, "overlap", better="higher", failure="zero", rank="quality")
+    return MetricRule(name, "overlap", better="higher", failure="zero", rank="quality", bounds=UNIT)
 
 
 def _table() -> dict[str, MetricRule]:
@@ -95,12 +102,12 @@ def _table() -> dict[str, MetricRule]:
             MetricRule(f"log10_fvu_{points}", "fit", better="lower", mean_omits=(math.inf,),
                        floor=LOG10_EPS64, rank="quality"),
             MetricRule(f"fvu_{points}", "fit", better="lower", mean_omits=(math.inf,), primary="median",
-                       rank="quality"),
+                       rank="quality", bounds=NON_NEGATIVE),
             MetricRule(f"r2_{points}", "fit", better="higher", mean_omits=(-math.inf,), primary="median",
-                       rank="quality"),
+                       rank="quality", bounds=(-math.inf, 1.0)),
         ]
     rules += [
-        MetricRule("levenshtein_normalized", "diagnostic", better="lower", rank="quality"),
+        MetricRule("levenshtein_normalized", "diagnostic", better="lower", rank="quality", bounds=UNIT),
         MetricRule("tree_edit_distance", "diagnostic", better="lower", rank="quality"),
         MetricRule("mdl_ratio", "diagnostic", scale="log"),
         MetricRule("token_count_ratio", "diagnostic", scale="log"),
@@ -119,9 +126,9 @@ def _table() -> dict[str, MetricRule]:
         # SymbolicArena's per-run axes on [0, 1] (docs/arena.md): the judge stored a failed fit's
         # values (0, or EFF from its trajectory); OOD and EFF may be undefined for every method
         # of a problem, so they rank only over the problems where each method has a value.
-        *(MetricRule(f"arena_{axis}", "axis", better="higher", failure="stored", rank="quality")
+        *(MetricRule(f"arena_{axis}", "axis", better="higher", failure="stored", rank="quality", bounds=UNIT)
           for axis in ("id", "sym", "min")),
-        *(MetricRule(f"arena_{axis}", "axis", better="higher", failure="stored", rank="property")
+        *(MetricRule(f"arena_{axis}", "axis", better="higher", failure="stored", rank="property", bounds=UNIT)
           for axis in ("ood", "eff")),
     ]
     return {rule.name: rule for rule in rules}
@@ -129,6 +136,21 @@ def _table() -> dict[str, MetricRule]:
 
 RULES: dict[str, MetricRule] = _table()
 DEFAULT_RULE = MetricRule("<default>", "diagnostic")
+
+
+def clip_to_bounds(rule: MetricRule, values):
+    """``values`` (intervals, estimates) clipped to the values ``rule``'s metric can take; NaN stays NaN."""
+    low, high = rule.bounds
+    with np.errstate(invalid="ignore"):
+        return np.clip(np.asarray(values, dtype=float), low, high)
+
+
+def clip_difference(rule: MetricRule, values):
+    """A difference of two values of ``rule``'s metric clipped to what it can be (a rate's within ±1)."""
+    low, high = rule.bounds
+    span = high - low
+    with np.errstate(invalid="ignore"):
+        return np.clip(np.asarray(values, dtype=float), -span, span)
 
 
 def rule_for(name: str, rules: dict[str, MetricRule] | None = None, *, overlap_failures: str = "zero") -> MetricRule:

@@ -46,13 +46,22 @@ _TEXT_METRICS = ("failure_reason", "srbench_symbolic_note")
 _FLAG_METRICS = ("canonical_complete", "srbench_symbolic_undecided")
 
 
+def _adapter_text(adapter: Any) -> str | None:
+    """What a method runs, as text: ``builtin:linear``, ``file:/abs/my.py`` (two entries with the
+    same text are two configurations of one adapter: an ablation)."""
+    if not isinstance(adapter, Mapping) or not adapter.get("type"):
+        return None
+    return f"{adapter['type']}:{adapter.get('name') or adapter.get('path') or ''}"
+
+
 def metrics_long_frame(results: Any = None, *, judge_version: str, **filters: Any) -> pd.DataFrame:
     """One row per scored prediction with its metrics of ``judge_version`` (the current one is
     ``srbf.judge.JUDGE_VERSION``): what ``srbf.stats.analyze`` reads.
 
     Columns: ``prediction_id``, ``experiment`` (the campaign's name), ``method`` (the variant's
     label, e.g. ``prior[depth=3]``: one method configuration), ``method_name`` (the method as
-    keyed), ``config_hash``, ``provenance``, ``catalog``, ``catalog_version``, ``problem_id``,
+    keyed), ``adapter`` (what it runs: ``builtin:linear``, ``file:/abs/path.py``),
+    ``budget_knob`` (what its budget counts, when the config or method.yaml says), ``config_hash``, ``provenance``, ``catalog``, ``catalog_version``, ``problem_id``,
     ``draw``, ``budget``, ``condition``, ``n_support``, ``noise``, ``seed``, ``repeat`` (which
     repeat of the method on the same points; 0 in a run without ``repeats``), ``status``,
     ``placeholder`` (True for a draw that could not be made: the statistics leave it out),
@@ -74,12 +83,15 @@ def metrics_long_frame(results: Any = None, *, judge_version: str, **filters: An
     finally:
         if store is not results:
             store.close()
-    labels, names = {}, {}
+    labels, names, adapters, knobs = {}, {}, {}, {}
     for row in campaigns.itertuples(index=False):
         variant = row.config.get("variant") if isinstance(row.config, Mapping) else None
         label = variant.get("label") if isinstance(variant, Mapping) else None
         labels[int(row.id)] = str(label) if label else None
         names[int(row.id)] = row.name
+        adapters[int(row.id)] = _adapter_text(variant.get("adapter") if isinstance(variant, Mapping) else None)
+        knob = variant.get("budget_knob") if isinstance(variant, Mapping) else None
+        knobs[int(row.id)] = str(knob) if knob else None
     unscored = selected - len(frame)
     if unscored:
         warnings.warn(
@@ -96,6 +108,8 @@ def metrics_long_frame(results: Any = None, *, judge_version: str, **filters: An
         "experiment": campaign.map(names),
         "method": [labels.get(c) or m for c, m in zip(campaign.tolist(), frame["method"].tolist())],
         "method_name": frame["method"],
+        "adapter": campaign.map(adapters),
+        "budget_knob": campaign.map(knobs),
         "config_hash": frame["config_hash"],
         "provenance": frame["provenance"],
         "catalog": frame["catalog"],

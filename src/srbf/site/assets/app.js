@@ -78,12 +78,32 @@ function setState(patch) {
   render();
 }
 
-/* ---- palette: one color per method, the same in every view ---- */
-const PALETTE = ["#2456c7", "#d9480f", "#2b8a3e", "#ae3ec9", "#c92a2a", "#0b7285", "#e67700", "#5f3dc4",
-  "#5c940d", "#a61e4d", "#1864ab", "#862e9c"];
+/* ---- one colour per method, the same in every view and in the report's figures: the build assigns
+ * them (srbf.stats.figure_style: Okabe-Ito, then Tableau 10, in sorted order) in manifest.colors ---- */
 function color(scope, method) {
-  const i = scope.methods.indexOf(method);
-  return PALETTE[(i < 0 ? 0 : i) % PALETTE.length];
+  const colors = (SRBF.data.manifest && SRBF.data.manifest.colors) || {};
+  if (colors[method]) return colors[method];
+  const i = Math.max(0, scope.methods.indexOf(method)); // not in the build's list: a hue of its own
+  return `hsl(${Math.round(((i * 0.381966 + 0.07) % 1) * 360)}, 65%, 45%)`;
+}
+
+/* Is a row (leaderboard, cell, rank) read at this mark? Each method's largest budget has no x. */
+function atMark(row, mark) {
+  if (!mark || row.axis !== mark.axis) return false;
+  if (mark.axis === "max_budget") return true;
+  return num(mark.axis === "time" ? row.time : row.budget) === num(mark.x);
+}
+
+/* Which reading the report used, and whether the mark shown is part of it. */
+function readingNote(scope, label) {
+  const reading = scope.reading;
+  if (!reading) return document.createTextNode("");
+  const mark = scope.marks.find((m) => m.label === label);
+  const ours = !mark || mark.reading === "report";
+  return h("p", { class: ours ? "banner declared reading" : "banner reading" },
+    `The report reads these results at ${reading.label} (${reading.chosen === "data" ? "chosen from the data" : "as asked"}: `
+    + `${reading.reason}). `, ours ? "This mark is the report's reading."
+      : `This mark belongs to the other reading, offered beside it (${scope.other_reading.label}); the report does not quote it.`);
 }
 function cssVar(name) {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim();

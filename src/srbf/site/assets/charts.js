@@ -77,73 +77,99 @@ VIEWS.curves = async function (body) {
   const scope = await currentScope();
   const metric = metricOf(scope);
   const manifest = SRBF.data.manifest;
-  const axes = [["seconds", "seconds per problem"], ["budget", "budget (each method's own unit)"]];
+  const axes = [["seconds", "seconds per problem"], ["budget", "budget (one panel per unit)"]];
   const varies = (key) => new Set(manifest.conditions.map((c) => c[key])).size > 1;
-  if (varies("n_support")) axes.push(["n_support", "support size"]);
-  if (varies("noise")) axes.push(["noise", "noise level"]);
+  if (varies("n_support")) axes.push(["n_support", "support size (points)"]);
+  if (varies("noise")) axes.push(["noise", "noise level σ (relative label noise)"]);
   const x = axes.some(([k]) => k === state.x) ? state.x : "seconds";
   body.append(h("h2", {}, "Curves"),
     h("div", { class: "controls" }, choice("Metric", "metric", scope.metrics.map((m) => [m, m]), metric),
       choice("Against", "x", axes, x)));
   const info = scope.metric_info[metric];
   const direction = info.better ? `${info.better} is better` : "no direction";
-  const traces = [];
+  const yLabel = `${metric} (${direction})`;
   let withheld = 0;
+  const note = () => h("p", { class: "note" },
+    "Lines: each method's value with its 95 % band. Solid points are measured budgets; hollow circles rest on ",
+    "fewer than 90 % of the problems (†); hollow diamonds are read at a time mark, interpolated in log time; ",
+    "triangles are max tested (‡: the method's dearest budget is below the mark, its value carried forward). ",
+    x === "budget" ? "Budgets count different things for different methods: one panel per unit, as in the report. " : "",
+    x === "n_support" || x === "noise" ? "Across conditions each point is the method's largest complete budget. " : "",
+    withheld ? `${withheld} value(s) withheld: some problem had no finished draw yet (incomplete).` : "");
   if (x === "seconds" || x === "budget") {
-    const all = rows(scope.curves).filter((r) => r.metric === metric && (r.axis === "budget" || x === "seconds"));
-    for (const method of scope.methods) {
+    const all = rows(scope.curves).filter((r) => r.metric === metric && (r.axis === "budget" || (x === "seconds" && r.axis === "time")));
+    const xOf = (r) => (x === "budget" ? num(r.budget) : r.axis === "time" ? num(r.time) : num(r.seconds));
+    const traceOf = (method) => {
       let points = all.filter((r) => r.method === method && r.status !== "n/a");
       withheld += points.filter((r) => !r.complete).length;
-      points = points.filter((r) => r.complete && Number.isFinite(num(r.estimate)));
-      const xOf = (r) => (x === "budget" ? num(r.budget) : r.axis === "time" ? num(r.time) : num(r.seconds));
-      points = points.filter((r) => x === "budget" || Number.isFinite(xOf(r)));
+      points = points.filter((r) => r.complete && Number.isFinite(num(r.estimate)) && Number.isFinite(xOf(r)));
       points.sort((a, b) => xOf(a) - xOf(b));
       const c = color(scope, method);
       const xs = points.map(xOf);
       const b = band(xs, points.map((r) => num(r.ci_low)), points.map((r) => num(r.ci_high)), c, method);
-      if (b) traces.push(b);
-      traces.push({
+      if (!points.length) return [];
+      return (b ? [b] : []).concat([{
         type: "scatter", mode: "lines+markers+text", name: legendName(scope, method), legendgroup: method,
         x: xs, y: points.map((r) => num(r.estimate)), line: { color: c },
         marker: { color: c, size: 9, symbol: points.map(pointSymbol), line: { color: c, width: 2 } },
         text: points.map((r, i) => (r.status === "max_tested" && i === points.length - 1 ? "max tested" : "")),
         textposition: "top left",
         textfont: { color: c, size: 10 }, hovertext: points.map((r) => hoverText(scope, r, metric)), hoverinfo: "text",
-      });
-    }
-  } else {
-    const scopes = await Promise.all(manifest.conditions.map((c) =>
-      load(`${c.key}-s${Math.min(scopeIndex(), c.scopes.length - 1)}`)));
+      }]);
+    };
+    // seconds: every method on one axis; budget: one panel per unit (methods whose budgets count the same thing)
+    const panels = new Map();
     for (const method of scope.methods) {
-      const points = [];
-      scopes.forEach((s, i) => {
-        const measured = rows(s.curves).filter((r) => r.metric === metric && r.method === method && r.axis === "budget" && r.complete);
-        if (!measured.length) return;
-        const last = measured.reduce((a, b) => (num(b.budget) > num(a.budget) ? b : a));
-        points.push({ ...last, xv: manifest.conditions[i][x] });
-      });
-      points.sort((a, b) => a.xv - b.xv);
-      const c = color(scope, method);
-      const b = band(points.map((p) => p.xv), points.map((p) => num(p.ci_low)), points.map((p) => num(p.ci_high)), c, method);
-      if (b) traces.push(b);
-      traces.push({
-        type: "scatter", mode: "lines+markers", name: legendName(scope, method), legendgroup: method,
-        x: points.map((p) => p.xv), y: points.map((p) => num(p.estimate)), line: { color: c },
-        marker: { color: c, size: 9, symbol: points.map(pointSymbol), line: { color: c, width: 2 } },
-        hovertext: points.map((p) => hoverText(scope, p, metric)), hoverinfo: "text",
-      });
+      const unit = (scope.budget_units || {})[method];
+      const key = x === "seconds" ? "seconds" : unit ? `unit:${unit}` : `own:${method}`;
+      if (!panels.has(key)) {
+        panels.set(key, { methods: [], label: x === "seconds" ? "seconds per problem, s (median of usable fits)"
+          : `budget: ${unit || `${method}'s own unit`}` });
+      }
+      panels.get(key).methods.push(method);
     }
+    let drawn = 0;
+    for (const panel of panels.values()) {
+      const traces = panel.methods.flatMap(traceOf);
+      if (!traces.length) continue;
+      const layout = plotLayout(panel.label, yLabel, true);
+      layout.ariaLabel = `${metric} against ${panel.label}`;
+      if (panels.size > 1) body.append(h("h3", { class: "panel" }, panel.label, " (", panel.methods.join(", "), ")"));
+      newPlot(body, traces, layout);
+      drawn += 1;
+    }
+    if (!drawn) body.append(h("p", { class: "note" }, "No complete value of this metric to draw."));
+    body.append(note());
+    return;
+  }
+  const traces = [];
+  const scopes = await Promise.all(manifest.conditions.map((c) =>
+    load(`${c.key}-s${Math.min(scopeIndex(), c.scopes.length - 1)}`)));
+  for (const method of scope.methods) {
+    const points = [];
+    scopes.forEach((s, i) => {
+      const measured = rows(s.curves).filter((r) => r.metric === metric && r.method === method && r.axis === "budget" && r.complete);
+      if (!measured.length) return;
+      const last = measured.reduce((a, b) => (num(b.budget) > num(a.budget) ? b : a));
+      points.push({ ...last, xv: manifest.conditions[i][x] });
+    });
+    points.sort((a, b) => a.xv - b.xv);
+    if (!points.length) continue;
+    const c = color(scope, method);
+    const b = band(points.map((p) => p.xv), points.map((p) => num(p.ci_low)), points.map((p) => num(p.ci_high)), c, method);
+    if (b) traces.push(b);
+    traces.push({
+      type: "scatter", mode: "lines+markers", name: legendName(scope, method), legendgroup: method,
+      x: points.map((p) => p.xv), y: points.map((p) => num(p.estimate)), line: { color: c },
+      marker: { color: c, size: 9, symbol: points.map(pointSymbol), line: { color: c, width: 2 } },
+      hovertext: points.map((p) => hoverText(scope, p, metric)), hoverinfo: "text",
+    });
   }
   const xLabel = axes.find(([k]) => k === x)[1];
-  const layout = plotLayout(xLabel, `${metric} (${direction})`, x === "seconds" || x === "budget");
+  const layout = plotLayout(xLabel, yLabel, false);
   layout.ariaLabel = `${metric} against ${xLabel}`;
   newPlot(body, traces, layout);
-  body.append(h("p", { class: "note" },
-    "Lines: each method's value with its 95 % band. Solid points are measured budgets; hollow circles rest on ",
-    "fewer than 90 % of the problems (†); hollow diamonds are read at a time mark, interpolated in log time; ",
-    "triangles are max tested (‡: the method's dearest budget is below the mark, its value carried forward). ",
-    x === "n_support" || x === "noise" ? "Across conditions each point is the method's largest complete budget. " : "",
-    withheld ? `${withheld} value(s) withheld: some problem had no finished draw yet (incomplete).` : ""));
+  body.append(note());
 };
 
 /* Delta curves: every method minus the baseline over time, declared marks (verdicts) and in-between reads. */
@@ -183,7 +209,7 @@ function deltaCurves(body, scope, paired, metric, baseline) {
     zero.y = [0, 0];
     traces.push(zero);
   }
-  const layout = plotLayout("seconds per problem", `Δ ${metric} (method − ${baseline})`, true);
+  const layout = plotLayout("seconds per problem, s", `Δ ${metric} (method − ${baseline})`, true);
   layout.ariaLabel = `Delta of ${metric} against ${baseline}`;
   if (!traces.length) {
     body.append(h("p", { class: "note" }, "No comparison with this baseline on this metric."));
@@ -213,8 +239,9 @@ VIEWS.ranks = async function (body) {
     choice("At", "mark", marks.map((m) => [m, m]), mark),
     h("span", { class: metric === scope.rank_metric ? "badge primary" : "badge" },
       metric === scope.rank_metric ? "primary ranking" : "exploratory")));
-  const here = rows(scope.ranks).filter((r) => r.metric === metric && r.axis === markInfo.axis
-    && num(markInfo.axis === "time" ? r.time : r.budget) === markInfo.x).sort((a, b) => num(a.mean_rank) - num(b.mean_rank));
+  body.append(readingNote(scope, mark));
+  const here = rows(scope.ranks).filter((r) => r.metric === metric && atMark(r, markInfo))
+    .sort((a, b) => num(a.mean_rank) - num(b.mean_rank));
   if (!here.length) {
     body.append(h("p", { class: "note" }, "No ranks at this mark (fewer than two methods can run there)."));
     return;
@@ -223,15 +250,16 @@ VIEWS.ranks = async function (body) {
   const significant = first.significant === true;
   const traces = [];
   const shapes = [];
-  if (significant) {
-    const letters = [...new Set(here.flatMap((r) => (r.groups || "").match(/[a-z]{1,2}/g) || []))];
-    letters.forEach((letter, g) => {
-      const members = here.filter((r) => ((r.groups || "").match(/[a-z]{1,2}/g) || []).includes(letter));
-      const lo = Math.min(...members.map((r) => num(r.mean_rank))), hi = Math.max(...members.map((r) => num(r.mean_rank)));
-      shapes.push({ type: "rect", x0: lo - 0.05, x1: hi + 0.05, y0: -0.6 - g * 0.25, y1: -0.45 - g * 0.25,
-        fillcolor: cssVar("--accent"), opacity: 0.35, line: { width: 0 } });
-    });
-  }
+  // the CD diagram's bars, as the build computed them (srbf.stats.ranks.cd_groups, the report's): each bar
+  // joins the methods of one group, however many groups a method belongs to (a / ab / b: two bars)
+  const bars = significant ? ((scope.rank_groups || []).find((g) => g.metric === metric && atMark(g, markInfo)) || { groups: [] }).groups : [];
+  const rankOf = new Map(here.map((r) => [r.method, num(r.mean_rank)]));
+  bars.forEach((members, g) => {
+    const ranks = members.map((m) => rankOf.get(m)).filter(Number.isFinite);
+    if (ranks.length < 2) return;
+    shapes.push({ type: "rect", x0: Math.min(...ranks) - 0.05, x1: Math.max(...ranks) + 0.05, y0: -0.6 - g * 0.25,
+      y1: -0.45 - g * 0.25, fillcolor: cssVar("--fg"), opacity: 0.55, line: { width: 0 }, name: `group ${g + 1}: ${members.join(", ")}` });
+  });
   if (significant) { // the critical difference as a scale bar above the dots
     const cd = num(first.cd);
     shapes.push({ type: "line", x0: 1, x1: 1 + cd, y0: 1.05, y1: 1.05, line: { color: cssVar("--fg"), width: 3 } });
@@ -249,14 +277,15 @@ VIEWS.ranks = async function (body) {
   const layout = plotLayout("mean rank (1 = best)", "", false);
   layout.xaxis.range = [num(first.k) + 0.5, 0.5];
   layout.xaxis.dtick = 1;
-  layout.yaxis = { visible: false, range: [-0.7 - Math.max(0, shapes.length - 2) * 0.25, 1.25] };
+  layout.yaxis = { visible: false, range: [-0.7 - Math.max(0, bars.length - 1) * 0.25, 1.25] };
   layout.shapes = shapes;
   layout.showlegend = false;
   layout.height = 240 + 20 * shapes.length;
   layout.ariaLabel = `mean ranks on ${metric}`;
   newPlot(body, traces, layout);
   body.append(h("p", { class: significant ? "banner declared" : "banner" }, first.summary,
-    significant ? "" : " Neither the critical difference nor groups are drawn."));
+    significant ? ` Bars join the methods of each group (${bars.length} group${bars.length === 1 ? "" : "s"}); a method may belong to several.`
+      : " Neither the critical difference nor groups are drawn."));
   body.append(h("div", { class: "scroll" }, h("table", {},
     h("thead", {}, h("tr", {}, h("th", {}, "method"), h("th", {}, "mean rank"), h("th", {}, "groups"), h("th", {}, "status"))),
     h("tbody", {}, here.map((r) => h("tr", {}, h("td", { class: "method" }, r.method, ` (${provenanceOf(scope, r.method)})`),

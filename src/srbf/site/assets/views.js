@@ -60,10 +60,13 @@ VIEWS.table = async function (body) {
     h("div", { class: "controls marks" }, "Declared marks: ", declared.map((s) => h("button", {
       type: "button", "aria-pressed": s.label === at.label ? "true" : "false", onclick: () => setState({ t: s.label }),
     }, s.label))));
+  const ours = (scope.marks.find((m) => m.label === at.label) || {}).reading !== "other";
   body.append(h("p", { class: at.declared ? "banner declared" : "banner", id: "mark-status" }, at.declared
-    ? `Declared mark ${at.label}: the values, flags and verdicts here are the report's.`
+    ? (ours ? `Declared mark ${at.label}: the values, flags and verdicts here are the report's.`
+      : `Mark ${at.label} of the other reading: computed as the report computes its own, but the report reads at ${scope.reading.label}.`)
     : `In-between read at ${at.label}: descriptive values of the same curves, between the declared marks `
       + `(${declared.map((s) => s.label).join(", ")}). Quote the declared marks; no verdict is issued here.`));
+  if (at.declared) body.append(readingNote(scope, at.label));
   const source = at.declared ? scope.leaderboard : scope.between.leaderboard;
   const here = rows(source).filter((r) => r.mark === at.label);
   const order = scope.order[at.label] || scope.methods;
@@ -112,11 +115,14 @@ function cellRecord(cell) {
     ["comparison", `${cell.method_a} − ${cell.method_b} on ${cell.metric}`],
     ["at", cell.axis === "time" ? seconds(cell.time) : `budget ${num(cell.budget)}`],
     ["verdict on the row", cell.verdict + (cell.verdict_note ? ` (${cell.verdict_note})` : "")],
+    ["decided by", cell.decided_by || "—"],
   ];
+  if (cell.same_configuration) items.push(["read at", "the same configuration on both sides (two entries of one adapter)"]);
   if (cell.verdict !== "n/a") {
     items.push(["Δ [95 %]", cell.delta_shown], ["noise margin m", `±${fixed(cell.margin_rounded, cell.decimals)}`],
       ["MDE₈₀", fixed(cell.mde80_rounded, cell.decimals)],
-      [state.raw === "1" ? "p (raw, uncorrected)" : "p (corrected)", `${pValue(cell)} (${cell.test})`],
+      [state.raw === "1" ? "p (raw, uncorrected)" : "p (corrected)",
+        `${pValue(cell)}: a separate ${cell.test} test of Δ = 0; it does not decide the verdict`],
       ["correction", correction], ["problems paired", String(num(cell.n_pairs))],
       ["only one side valued", `${num(cell.n_a_only)} row only, ${num(cell.n_b_only)} column only`],
       ["wins", Number.isFinite(num(cell.wins_a)) ? `${num(cell.wins_a)} row, ${num(cell.wins_b)} column` : "— (counted for rate metrics only)"]);
@@ -130,14 +136,24 @@ function cellRecord(cell) {
 /* A cell's numbers in one line, for its tooltip: interval, margin, MDE80, p-value and counts. */
 function cellSummary(cell) {
   if (cell.verdict === "n/a") return `${cell.verdict}: ${cell.verdict_note || "a side cannot run within t"}`;
-  return `Δ ${cell.delta_shown}; margin ±${fixed(cell.margin_rounded, cell.decimals)}; MDE₈₀ ${fixed(cell.mde80_rounded, cell.decimals)}; `
-    + `p ${pValue(cell)}${state.raw === "1" ? " (raw)" : ""}; ${num(cell.n_pairs)} problems paired`;
+  return `${cell.verdict}, decided by: ${cell.decided_by}. Δ ${cell.delta_shown}; MDE₈₀ ${fixed(cell.mde80_rounded, cell.decimals)}; `
+    + `separately, p of Δ = 0: ${pValue(cell)}${state.raw === "1" ? " (raw)" : ""}; ${num(cell.n_pairs)} problems paired`;
+}
+
+/* The matrix's marks: both readings' marks, then the budgets where two entries of one adapter are compared. */
+function matrixMarks(scope, paired) {
+  const marks = scope.marks.slice();
+  const budgets = [...new Set(rows(paired.cells).filter((r) => r.same_configuration && r.axis === "budget")
+    .map((r) => num(r.budget)))].sort((a, b) => a - b);
+  for (const b of budgets) marks.push({ axis: "budget", x: b, label: `budget ${b} (same adapter)`, reading: "report" });
+  return marks;
 }
 
 function matrix(body, scope, paired, metric) {
-  const marks = scope.marks.map((m) => m.label);
+  const all = matrixMarks(scope, paired);
+  const marks = all.map((m) => m.label);
   const mark = marks.includes(state.mark) ? state.mark : (scope.headline || marks[0]);
-  const info = scope.marks.find((m) => m.label === mark);
+  const info = all.find((m) => m.label === mark);
   body.append(h("div", { class: "controls" }, choice("At", "mark", marks.map((m) => [m, m]), mark, { pin: "" }),
     h("label", {}, h("input", { type: "checkbox", checked: state.raw === "1",
       onchange: (e) => setState({ raw: e.target.checked ? "1" : "0" }) }), " raw p-values")));
@@ -145,9 +161,11 @@ function matrix(body, scope, paired, metric) {
     body.append(h("p", { class: "banner" }, "Raw p-values: not corrected for the many comparisons on this page. ",
       "They are shown for inspection, not for quoting; the corrected ones are the default."));
   }
-  const cells = rows(paired.cells).filter((r) => r.metric === metric && r.axis === info.axis
-    && num(info.axis === "time" ? r.time : r.budget) === info.x);
+  if (info.axis !== "budget") body.append(readingNote(scope, mark));
+  const cells = rows(paired.cells).filter((r) => r.metric === metric && atMark(r, info));
   const lookup = new Map(cells.map((c) => [`${c.method_a}\u0000${c.method_b}`, c]));
+  const sameAdapter = new Set(rows(paired.cells).filter((r) => r.same_configuration)
+    .map((c) => `${c.method_a}\u0000${c.method_b}`));
   const methods = scope.methods;
   const [pa, pb] = state.pin.split(".").map((v) => parseInt(v, 10));
   const pinned = lookup.get(`${methods[pa]}\u0000${methods[pb]}`);
@@ -156,6 +174,9 @@ function matrix(body, scope, paired, metric) {
     h("tbody", {}, methods.map((a, i) => h("tr", {}, h("th", { class: "row", scope: "row" }, a),
       methods.map((b, j) => {
         const cell = lookup.get(`${a}\u0000${b}`);
+        if (a !== b && !cell && sameAdapter.has(`${a}\u0000${b}`)) {
+          return h("td", { class: "note", title: "two entries of one adapter: compared at each budget both ran" }, "at equal budget");
+        }
         if (a === b || !cell) return h("td", {}, "—");
         const label = `${cell.verdict}${cell.verdict !== "n/a" && cell.delta_shown ? ` ${cell.delta_shown.split(" ")[0]}` : ""}`;
         return h("td", {}, h("button", {
@@ -168,6 +189,8 @@ function matrix(body, scope, paired, metric) {
   body.append(h("p", { class: "note" }, "Each cell: the verdict on the row method and Δ = row − column. ",
     "Green better, red worse, blue equivalent (inside the noise margin), yellow undecided, grey n/a. ",
     "◆ marks a declared confirmatory comparison (Holm); the rest are exploratory (Benjamini–Hochberg). ",
+    "A verdict is decided by Δ's interval against the noise margin; the p-value is a separate test of Δ = 0. ",
+    "Two entries of one adapter (ablations, repeats) are compared at each budget both ran (the \u201csame adapter\u201d marks). ",
     "Press a cell to pin its full record."));
   if (pinned) body.append(cellRecord(pinned));
 }
