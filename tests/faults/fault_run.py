@@ -66,9 +66,9 @@ def write_config(folder: Path, methods: list, *, problems: int, workers: int = 1
     return path
 
 
-def srbf(*args: str, timeout: float = 300, pythonpath: str | None = None) -> subprocess.CompletedProcess:
+def srbf(*args: str, timeout: float = 300, pythonpath: str | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
     """``srbf ARGS`` in a subprocess; output decoded leniently (the test judges what was written)."""
-    env = dict(os.environ)
+    env = dict(os.environ if env is None else env)
     if pythonpath:
         env["PYTHONPATH"] = pythonpath + os.pathsep + env.get("PYTHONPATH", "")
     return subprocess.run(

@@ -124,11 +124,11 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
+    from srbf.core import STATUSES as counts
     from srbf.runs.status import collect_status
 
     config, variants, shard, _ = _load(args)
     rows, path, exists = collect_status(config, variants=variants, shard=shard)
-    counts = ("ok", "failed", "timeout", "crashed", "placeholder")
     if args.json:
         print(json.dumps({
             "experiment": config.experiment, "results": str(path), "exists": exists,
@@ -156,13 +156,13 @@ def _status(args: argparse.Namespace) -> int:
         _print_stack(config, variants)
     header = ("method", "catalog", "budget", "planned", *counts, "pending")
     table = []
-    totals = [0] * 7
+    totals = [0] * (len(counts) + 2)
     for row in rows:
         values = [row.planned, *(row.statuses[s] for s in counts), row.pending]
         totals = [t + v for t, v in zip(totals, values)]
         table.append((f"{row.method} ({row.provenance})", row.catalog, f"{row.budget:g}", *values))
     print(text_table(header, table, right=range(2, len(header)), header_rule=False, footer=[("total", "", "", *totals)]))
-    planned, pending = totals[0], totals[6]
+    planned, pending = totals[0], totals[-1]
     done = planned - pending
     print(f"{done} of {planned} fits stored ({100.0 * done / planned if planned else 100.0:.1f}%), {pending} pending")
     for note in filter(None, (row.mismatch_note() for row in rows)):

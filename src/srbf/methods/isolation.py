@@ -8,6 +8,10 @@ A method is untrusted code. Every worker (``Worker._spawn``) starts through ``st
 - with no file descriptor but the protocol pipes, its output pipe and ``/dev/null`` as stdin;
 - under ``worker_guard.py``, which kills everything the method started when the worker ends,
   when srbf stops it, and when srbf dies (parent-death signal);
+- in a process group of its own, SIGKILLed as a whole whenever srbf stops a worker, so that a
+  method that killed its guard leaves nothing in it; and where the process that starts workers
+  is a child subreaper (``adopt_orphans``: srbf's slot processes), what escaped the group too
+  (``end_adopted``);
 - from one long-lived thread: the kernel sends the parent-death signal when the *thread* that
   started a process ends, so starting workers from short-lived threads would kill them early.
 
@@ -33,11 +37,13 @@ import signal
 import subprocess
 import tempfile
 import threading
+import time
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from srbf.core import SrbfError, TaskKey
+from srbf.methods.worker_guard import KILL_ROUNDS, PR_SET_CHILD_SUBREAPER, prctl
 
 GUARD = Path(__file__).resolve().with_name("worker_guard.py")
 ALLOWED_ENV = (
@@ -248,31 +254,103 @@ def start_process(
         )
 
     try:
-        return _STARTER.call(popen)
+        proc = _STARTER.call(popen)
     finally:
         if args_fd >= 0:
             os.close(args_fd)
+    _STARTED.add(proc.pid)
+    return proc
 
 
 def stop_process(proc: subprocess.Popen) -> None:
     """End a worker and everything it started: SIGTERM to the guard (which kills its whole tree),
-    then SIGKILL to its process group if it has not exited within a moment; reap it."""
+    then, once it has exited or after a moment, SIGKILL to its process group (what is left of the
+    method's processes if the method killed its guard), before the guard is reaped so that the
+    group's id is still its own; reap it, then what this process adopted (``end_adopted``)."""
     if proc.returncode is None:  # not reaped yet, so its pid is still its process group id
         try:
             os.kill(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=_STOP_SECONDS)
         except ProcessLookupError:
             pass
-        except subprocess.TimeoutExpired:
+        deadline = time.monotonic() + _STOP_SECONDS
+        while not _exited(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
             pass
-        if proc.returncode is None:
+        except PermissionError:
+            proc.kill()
+    proc.wait()
+    _STARTED.discard(proc.pid)
+    end_adopted()
+
+
+def _exited(pid: int) -> bool:
+    """Whether the child ``pid`` has exited, without reaping it."""
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
+
+
+# ---------------------------------------------------------------------------- adopted orphans
+
+_STARTED: set[int] = set()  # the guards this process started and has not reaped
+_ADOPTING: list[bool] = []
+
+
+def adopt_orphans() -> bool:
+    """Make this process a child subreaper (Linux): a process of a method whose guard was killed
+    is then reparented here instead of to init, and ``end_adopted`` ends it. Only for a process
+    whose children are all workers or ``multiprocessing``'s (a slot process): any other child it
+    had would be taken for an orphan. Whether it worked."""
+    if not _ADOPTING:
+        _ADOPTING.append(prctl(PR_SET_CHILD_SUBREAPER, 1))
+    return _ADOPTING[0]
+
+
+def _children() -> list[int]:
+    """This process's children, zombies included (read from /proc)."""
+    me = str(os.getpid()).encode()
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
             try:
-                os.killpg(proc.pid, signal.SIGKILL)
+                with open(f"/proc/{name}/stat", "rb") as handle:
+                    stat = handle.read()
+            except OSError:
+                continue
+            if stat[stat.rfind(b")") + 2 :].split()[1:2] == [me]:
+                found.append(int(name))
+    return found
+
+
+def end_adopted() -> int:
+    """SIGKILL and reap every child of this subreaper that it did not start itself (a worker's
+    guard, a ``multiprocessing`` process): processes orphaned by a killed guard. How many."""
+    if not (_ADOPTING and _ADOPTING[0]):
+        return 0
+    import multiprocessing
+
+    ended = 0
+    for _ in range(KILL_ROUNDS):  # a killed orphan's children are adopted in turn
+        known = _STARTED | {p.pid for p in multiprocessing.active_children()}
+        orphans = [pid for pid in _children() if pid not in known]
+        if not orphans:
+            break
+        for pid in orphans:
+            try:
+                os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-            except PermissionError:
-                proc.kill()
-    proc.wait()
+        for pid in orphans:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+        ended += len(orphans)
+    return ended
 
 
 def signal_stop(pid: int | None) -> None:
