@@ -18,7 +18,10 @@ A method is untrusted code. Every worker (``Worker._spawn``) starts through ``st
 With a ``Sandbox`` (``srbf run --sandbox``), the process runs under bubblewrap: the filesystem
 read-only except the private directory, ``/tmp`` and ``/run`` empty, the ``hidden`` paths (results
 directory, config, catalogs) replaced by empty or unreadable ones, no network, and its own PID,
-IPC and UTS namespaces, so srbf's memory, command line and environment are out of reach.
+IPC and UTS namespaces, so srbf's memory, command line and environment are out of reach. srbf's
+own files are hidden too (its checkout, or its installed package), all but ``SRBF_SHOWN``: what
+the worker and the built-in and roster methods import (``core``, ``expr``, ``methods``), so that
+no method can import srbf's catalogs and sampler and redraw a run's points from its seed.
 bubblewrap reads its arguments from a memory file, so they do not show in ``/proc/1/cmdline``.
 
 ``method_seed`` derives the seed a method receives from the fit's key under the store's secret.
@@ -46,6 +49,19 @@ from srbf.core import SrbfError, TaskKey
 from srbf.methods.worker_guard import KILL_ROUNDS, PR_SET_CHILD_SUBREAPER, prctl
 
 GUARD = Path(__file__).resolve().with_name("worker_guard.py")
+_PACKAGE = GUARD.parent.parent  # srbf's package folder
+# What a sandboxed worker sees of srbf: the worker scripts, the built-in and roster methods and the
+# shared helpers (all in methods/), and what the built-ins import besides (checked by a test).
+SRBF_SHOWN = (_PACKAGE / "__init__.py", _PACKAGE / "core.py", _PACKAGE / "expr", _PACKAGE / "methods")
+
+
+def srbf_hidden() -> Path:
+    """What of srbf a sandboxed worker must not see: the whole checkout srbf runs from (its
+    catalogs, sampler, configs, tests and git history), or the installed package."""
+    root = _PACKAGE.parent.parent
+    if _PACKAGE.parent.name == "src" and (root / "pyproject.toml").is_file():
+        return root
+    return _PACKAGE
 ALLOWED_ENV = (
     "PATH",
     "HOME",
@@ -115,20 +131,26 @@ class Sandbox:
         ``visible``: folders the worker needs even where they lie under /tmp or a hidden folder
         (srbf's worker scripts, the method's folder, the interpreter's prefix); they are bound
         read-only before the hidden paths are emptied, so a config or results folder inside them
-        stays hidden."""
+        stays hidden. srbf's own files are hidden but for ``SRBF_SHOWN`` (module docstring)."""
         args = ["--die-with-parent", "--new-session", "--unshare-all", "--ro-bind", "/", "/"]
         args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
         if Path("/run").is_dir():
             args += ["--tmpfs", "/run"]
-        shown = [Path(p).resolve() for p in dict.fromkeys(visible) if Path(p).is_dir()]
-        hidden = [Path(p).resolve() for p in dict.fromkeys(self.hidden) if Path(p).exists()]
+        visible = [*visible, *SRBF_SHOWN]
+        shown = [Path(p).resolve() for p in dict.fromkeys(visible) if Path(p).exists()]
+        own = srbf_hidden().resolve()
+        hidden = [Path(p).resolve() for p in dict.fromkeys((*self.hidden, own)) if Path(p).exists()]
         outer = [h for h in hidden if not any(o in h.parents for o in hidden)]
         args += _binds(shown) + ["--bind", str(private), str(private)] + _hides(outer)
         # A method folder inside a hidden one (results: ".") shows through again, and whatever
-        # hidden lies inside that folder (the config beside the method) is hidden again.
-        inner = [p for p in shown if any(h == p or h in p.parents for h in outer if h.is_dir())]
-        args += _binds(inner) + _hides([h for h in hidden if any(p in h.parents for p in inner)])
-        args += ["--remount-ro", "/tmp"] + (["--remount-ro", "/run"] if Path("/run").is_dir() else [])
+        # hidden lies inside that folder (the config beside the method) is hidden again
+        # (srbf's own folder shows only its parts, even to a method file that lies in it).
+        inner = [p for p in shown if any((h == p and h != own) or h in p.parents for h in outer if h.is_dir())]
+        again = [h for h in hidden if any(p in h.parents for p in inner)]
+        args += _binds(inner) + _hides(again)
+        emptied = [h for h in (*outer, *again) if h.is_dir()]  # read-only once what shows through is bound
+        for folder in ("/tmp", *emptied, *(["/run"] if Path("/run").is_dir() else [])):
+            args += ["--remount-ro", str(folder)]
         args += ["--chdir", str(private)]
         return args
 
@@ -138,10 +160,11 @@ def _binds(paths: Sequence[Path]) -> list[str]:
 
 
 def _hides(paths: Sequence[Path]) -> list[str]:
-    """A folder becomes an empty read-only one; a file becomes /dev/null, unreadable in there."""
+    """A folder becomes an empty one (made read-only at the end, ``Sandbox.options``); a file
+    becomes /dev/null, unreadable in there."""
     args: list[str] = []
     for p in paths:
-        args += ["--tmpfs", str(p), "--remount-ro", str(p)] if p.is_dir() else ["--ro-bind", "/dev/null", str(p)]
+        args += ["--tmpfs", str(p)] if p.is_dir() else ["--ro-bind", "/dev/null", str(p)]
     return args
 
 
