@@ -15,8 +15,11 @@ it started (the guard, or bubblewrap in front of it), the worker and every proce
   (``/proc/PID/clear_refs``) so that the mark is the fit's own. Resident sets count shared pages
   (libraries) once per process, so a tree of many processes is counted on the high side.
 
-Processes that appear and end between two readings without a parent in the tree waiting for them
-are not counted (a process whose parent ignores SIGCHLD is reaped by the kernel with its times).
+A process that ended is counted from its own entry until it is collected (a zombie), then in the
+ticks of the process that collected it, so each tick counts once: the CPU of a fit is the tree's
+total at the end less its total at the start. Lost: the CPU of a process whose parent ignores
+SIGCHLD (the kernel reaps it with its times), and the memory of a process that lives less than
+the time between two scans.
 Elsewhere than Linux every reading is None. Why /proc and not a cgroup: docs/running.md.
 """
 
@@ -104,7 +107,7 @@ class TreeMeter:
 
     def _read(self, scan: bool) -> Reading:
         if scan:
-            self.members = [self.root, *descendants(self.root)]
+            self.members = [self.root, *descendants(self.root, zombies=True)]
             self._scanned = time.monotonic()
         reading = Reading()
         for pid in self.members:
@@ -119,7 +122,7 @@ class TreeMeter:
     def settle(self, worker_pid: int | None) -> None:
         """Look at the tree once the worker is ready; ``worker_pid`` is its pid as it sees it."""
         if _HAS_PROC:
-            self.members = [self.root, *descendants(self.root)]
+            self.members = [self.root, *descendants(self.root, zombies=True)]
             self.worker = find_worker(self.members, worker_pid)
 
     def start(self) -> None:
@@ -151,8 +154,9 @@ class TreeMeter:
             return None, None
         self._start = None
         end = self._read(scan)
-        ticks = sum(t - start.ticks.get(pid, 0) for pid, t in end.ticks.items())
-        cpu = max(ticks, 0) / _TICK
+        # A process that ended was collected by one in the tree, whose ticks took its own over:
+        # the totals' difference counts each tick once.
+        cpu = max(end.total_ticks - start.total_ticks, 0) / _TICK
         same_tree = end.ticks.keys() == start.ticks.keys()
         if same_tree and start.worker_ns is not None and end.worker_ns is not None:
             others = sum(t - start.ticks[pid] for pid, t in end.ticks.items() if pid != self.worker)

@@ -206,7 +206,7 @@ class Worker:
                 if deadline is not None and now >= deadline:
                     return self._timed_out(limit, trajectory, now - t0, mark)
                 sample_at = now + SAMPLE_SECONDS
-                if self.memory_limit is not None and meter.sample() > self.memory_limit:
+                if meter.sample() > (self.memory_limit if self.memory_limit is not None else math.inf):
                     return self._over_memory(trajectory, now - t0, mark)
                 continue
             message = frame[0]
