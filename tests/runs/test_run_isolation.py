@@ -415,3 +415,41 @@ def test_the_sandbox_runs_built_ins_from_a_checkout_inside_the_temporary_folder(
     assert done.returncode == 0, done.stderr
     statuses = [r[5] for r in rows(tmp_path / "results")]
     assert statuses and set(statuses) == {"ok"}, rows(tmp_path / "results")
+
+
+SRBENCH_REGRESSOR = """
+import numpy as np
+
+class Shift:
+    def get_params(self, deep=True):
+        return {}
+
+    def set_params(self, **params):
+        return self
+
+    def fit(self, X, y):
+        self.c = float(np.mean(np.asarray(y) - np.asarray(X, dtype=float)[:, 0]))
+        return self
+
+    def predict(self, X):
+        return np.asarray(X, dtype=float)[:, 0] + self.c
+
+est = Shift()
+
+def model(est, X=None):
+    return "x + %r" % est.c
+"""
+
+
+@needs_bwrap
+def test_the_sandbox_shows_an_srbench_method_its_folder_under_the_temporary_folder(tmp_path):
+    folder = tmp_path / "shift"  # under /tmp, which the sandbox empties
+    folder.mkdir()
+    (folder / "regressor.py").write_text(SRBENCH_REGRESSOR)
+    write_catalog(tmp_path, 2)
+    spec = {"name": "shift", "adapter": {"type": "srbench", "path": str(folder)}, "config_provenance": "harness_tuned"}
+    config = write_config(tmp_path, catalogs=[str(tmp_path / "faults.yaml")], method=spec, sampling=dict(SAMPLING),
+                          budgets=[1], workers=1)  # fmt: skip
+    done = srbf_run(config, "--sandbox")
+    assert done.returncode == 0, done.stderr
+    assert [r[5] for r in rows(tmp_path / "results")] == ["ok"] * 4

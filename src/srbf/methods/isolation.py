@@ -121,9 +121,11 @@ def remove_private_dir(path: Path | None) -> None:
 
 @dataclass(frozen=True)
 class Sandbox:
-    """Run workers under bubblewrap, with ``hidden`` paths (files or folders) out of reach."""
+    """Run workers under bubblewrap, with ``hidden`` paths (files or folders) out of reach, and
+    ``shown`` folders a method needs besides its own (an SRBench method's folder) in sight."""
 
     hidden: tuple[str, ...] = ()
+    shown: tuple[str, ...] = ()
 
     def options(self, private: Path, visible: Sequence[Path]) -> list[str]:
         """bubblewrap's options for one worker process.
@@ -136,7 +138,7 @@ class Sandbox:
         args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
         if Path("/run").is_dir():
             args += ["--tmpfs", "/run"]
-        visible = [*visible, *SRBF_SHOWN]
+        visible = [*visible, *self.shown, *SRBF_SHOWN]
         shown = [Path(p).resolve() for p in dict.fromkeys(visible) if Path(p).exists()]
         own = srbf_hidden().resolve()
         hidden = [Path(p).resolve() for p in dict.fromkeys((*self.hidden, own)) if Path(p).exists()]

@@ -24,6 +24,7 @@ driver.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -173,6 +174,10 @@ def new_worker(
         python = resolve_python(spec.python) if spec.python else None
     except ValueError as exc:  # EnvError
         raise WorkerStartError(str(exc)) from None
+    from srbf.methods.srbench import DIR_OPTION, SRBENCH_MAIN
+
+    if sandbox is not None and spec.method_file == str(SRBENCH_MAIN):  # the bridge runs a folder: show it
+        sandbox = dataclasses.replace(sandbox, shown=(*sandbox.shown, str(spec.options[DIR_OPTION])))
     return Worker(
         spec.method_file,
         python=python,
