@@ -19,20 +19,28 @@ KEY = TaskKey("m", "h", "c", 1, "p", 0, 1.0, "n_support=16;noise=0", 0)
 MIB = 2**20
 
 METHOD = """
-import subprocess, sys, time
+import os, subprocess, sys, time
 
-BURN = "import time\\nt = time.process_time()\\nwhile time.process_time() - t < 0.6: pass"
+BURN = "import time\\nt = time.process_time()\\nwhile time.process_time() - t < 0.6: pass\\nopen('burnt', 'w').close()"
 HOLD = "import time\\nblock = bytearray(200 * 2**20)\\nblock[::4096] = b'x' * (200 * 256)\\ntime.sleep(1.0)"
+
+def burnt():
+    # wait (not for the process) until the burner is done, then a moment for it to end
+    deadline = time.time() + 60
+    while not os.path.exists("burnt") and time.time() < deadline:
+        time.sleep(0.02)
+    os.remove("burnt")
+    time.sleep(0.3)
 
 def fit(X, y, *, budget, seed, variables, options, report):
     what = options["what"]
     if what == "unwaited_burns":  # a process in a session of its own, never waited for by the method
         subprocess.Popen([sys.executable, "-c", BURN], start_new_session=True)
-        time.sleep(1.5)
+        burnt()
     elif what == "orphan_burns":  # the same, double-forked: adopted (and collected) by the guard
         spawn = "import subprocess, sys; subprocess.Popen([sys.executable, '-c', %r], start_new_session=True)" % BURN
         subprocess.run([sys.executable, "-c", spawn])
-        time.sleep(1.5)
+        burnt()
     elif what == "child_holds":
         child = subprocess.Popen([sys.executable, "-c", HOLD])
         time.sleep(0.6)

@@ -217,21 +217,29 @@ class Worker:
                               "(a message the method wrote itself); it was killed and restarts on next use")
                     return self._abnormal_end("crashed", reason, trajectory, now - t0, mark)
                 continue  # a stray report from an earlier fit
-            try:
-                if message["type"] == "report":
+            if message["type"] == "result":
+                return self._finish(message, trajectory, now - t0, mark)
+            if message["type"] == "report":
+                try:
                     trajectory.add(message, now - t0)
-                elif message["type"] == "result":
-                    cpu, peak = meter.stop(scan=now - t0 >= SAMPLE_SECONDS)
-                    if self.memory_limit is not None and peak is not None and peak > self.memory_limit:
-                        return self._over_memory(trajectory, now - t0, mark, cpu)
-                    result = fit_result(message, trajectory, self.limits)
-                    result.wall_seconds, result.cpu_seconds, result.peak_memory_bytes = now - t0, cpu, peak
-                    if result.status != "ok":
-                        result.stderr_tail = self._tail_after_result(mark)
-                    return result
-            except BadMessage as bad:  # forged by the method: its process may be doing anything
-                self._kill()
-                return self._abnormal_end("failed", str(bad), trajectory, time.monotonic() - t0, mark)
+                except BadMessage as bad:  # forged by the method: its process may be doing anything
+                    self._kill()
+                    return self._abnormal_end("failed", str(bad), trajectory, time.monotonic() - t0, mark)
+
+    def _finish(self, message: dict, trajectory: Trajectory, elapsed: float, mark: int) -> FitResult:
+        """The fit's result from its ``result`` message, with srbf's own measurements."""
+        cpu, peak = self._meter.stop(scan=elapsed >= SAMPLE_SECONDS)
+        if self.memory_limit is not None and peak is not None and peak > self.memory_limit:
+            return self._over_memory(trajectory, elapsed, mark, cpu)
+        try:
+            result = fit_result(message, trajectory, self.limits)
+        except BadMessage as bad:  # forged by the method: its process may be doing anything
+            self._kill()
+            return self._abnormal_end("failed", str(bad), trajectory, elapsed, mark, cpu)
+        result.wall_seconds, result.cpu_seconds, result.peak_memory_bytes = elapsed, cpu, peak
+        if result.status != "ok":
+            result.stderr_tail = self._tail_after_result(mark)
+        return result
 
     def _timed_out(self, limit: float, trajectory: Trajectory, elapsed: float, mark: int) -> FitResult:
         cpu, _ = self._meter.stop(scan=True)
