@@ -387,25 +387,32 @@ def test_the_sandbox_shows_a_worker_every_part_of_srbf_a_built_in_imports():
     assert found and all(any(s == Path(f) or s in Path(f).parents for s in shown) for f in found), found
 
 
-@needs_bwrap
-def test_the_sandbox_runs_built_ins_from_a_checkout_inside_the_temporary_folder(tmp_path):
+def checkout_in_tmp(tmp_path: Path) -> Path:
+    """The interpreter of an srbf checkout under /tmp: this one, when the tests run from one (as on a
+    fresh clone in the temporary folder); else a copy of its ``src`` with a venv taking srbf from
+    the copy and its dependencies from this environment (whose own srbf is not on its path)."""
     import shutil
     import sysconfig
-    import tempfile
 
-    checkout = tmp_path / "checkout"  # bubblewrap gives the sandbox an empty /tmp of its own
-    assert str(checkout).startswith(tempfile.gettempdir()) and str(checkout).startswith("/tmp/")
+    if str(REPO).startswith("/tmp/"):
+        return Path(sys.executable)
+    checkout = tmp_path / "checkout"
     shutil.copytree(REPO / "src", checkout / "src", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(REPO / "pyproject.toml", checkout)
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(checkout / ".venv")], check=True)
     python = checkout / ".venv" / "bin" / "python"
     site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
                           capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
-    # srbf from the copy, its dependencies from this environment (whose own srbf is not on the path)
     Path(site, "srbf_checkout.pth").write_text(f"{checkout / 'src'}\n{sysconfig.get_path('purelib')}\n")
+    return python
+
+
+@needs_bwrap
+def test_the_sandbox_runs_built_ins_from_a_checkout_inside_the_temporary_folder(tmp_path):
+    python = checkout_in_tmp(tmp_path)  # bubblewrap gives the sandbox an empty /tmp of its own
     where = subprocess.run([str(python), "-c", "import srbf; print(srbf.__file__)"], capture_output=True, text=True,
                            check=True).stdout  # fmt: skip
-    assert where.startswith(str(checkout / "src"))
+    assert where.startswith("/tmp/")
     config = swiss_config(tmp_path, n=2, workers=1)
     document = yaml.safe_load(config.read_text())
     document["method"] = {"name": "linear", "python": str(python)}
