@@ -51,8 +51,9 @@ class Reading:
         return sum(self.ticks.values())
 
 
-def _stat(pid: int) -> tuple[int, int] | None:
-    """(CPU ticks of the process and its collected children, resident bytes); None if it is gone."""
+def _stat(pid: int) -> tuple[int, int, int] | None:
+    """(CPU ticks of the process and its collected children, resident bytes, start time in ticks
+    since boot); None if it is gone."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
             stat = handle.read()
@@ -61,7 +62,7 @@ def _stat(pid: int) -> tuple[int, int] | None:
     fields = stat[stat.rfind(b")") + 2 :].split()  # the command name may hold spaces and ')'
     if len(fields) < 22:
         return None
-    return sum(int(f) for f in fields[11:15]), int(fields[21]) * _PAGE
+    return sum(int(f) for f in fields[11:15]), int(fields[21]) * _PAGE, int(fields[19])
 
 
 def _thread_ns(pid: int) -> int | None:
@@ -100,6 +101,7 @@ class TreeMeter:
     def __init__(self, root: int):
         self.root = root
         self.members: list[int] = [root]
+        self._born: dict[int, int] = {}  # each member's start time: a pid reused by another process is not ours
         self.worker: int | None = None
         self.peak = 0
         self._start: Reading | None = None
@@ -108,11 +110,12 @@ class TreeMeter:
     def _read(self, scan: bool) -> Reading:
         if scan:
             self.members = [self.root, *descendants(self.root, zombies=True)]
+            self._born = {}
             self._scanned = time.monotonic()
         reading = Reading()
         for pid in self.members:
             got = _stat(pid)
-            if got is not None:
+            if got is not None and self._born.setdefault(pid, got[2]) == got[2]:
                 reading.ticks[pid] = got[0]
                 reading.rss += got[1]
         if self.worker is not None:
@@ -122,21 +125,20 @@ class TreeMeter:
     def settle(self, worker_pid: int | None) -> None:
         """Look at the tree once the worker is ready; ``worker_pid`` is its pid as it sees it."""
         if _HAS_PROC:
-            self.members = [self.root, *descendants(self.root, zombies=True)]
+            self._read(scan=True)
             self.worker = find_worker(self.members, worker_pid)
 
     def start(self) -> None:
         """Take the starting reading; reset every known process's high-water mark."""
         if not _HAS_PROC:
             return
-        self.peak = 0
-        for pid in self.members:
+        self._start = self._read(scan=False)
+        for pid in self._start.ticks:
             try:
                 with open(f"/proc/{pid}/clear_refs", "wb") as handle:
                     handle.write(b"5")
             except OSError:
                 pass
-        self._start = self._read(scan=False)
         self.peak = self._start.rss
 
     def sample(self) -> int:
