@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 if TYPE_CHECKING:  # core stays importable without NumPy, so that `srbf --help` starts fast
     import numpy as np
 
-STATUSES = ("ok", "failed", "timeout", "crashed", "placeholder")
+STATUSES = ("ok", "failed", "timeout", "crashed", "memory_limit", "placeholder")
 DEFAULT_RESULTS = "./srbf-results"  # the results store when neither a config nor --results names one
 # The collector's thresholds in processes that draw and judge (run slots, scoring processes): they
 # allocate many short-lived containers (a formula's tokens and trees), which Python's defaults
@@ -105,14 +105,17 @@ class FitTask:
 
 @dataclass
 class FitResult:
-    """What came back from one fit. ``status`` is one of STATUSES; times are in seconds."""
+    """What came back from one fit. ``status`` is one of STATUSES; times are in seconds, measured
+    by srbf outside the method (wall: order sent to result received; CPU: the method's process
+    tree as the operating system counts it)."""
 
     status: str
     expression: str | None = None
     error: str | None = None
     wall_seconds: float | None = None
     cpu_seconds: float | None = None
-    method_seconds: float | None = None  # the method's own report of its fit time, if any
+    method_seconds: float | None = None  # the method's own report of its fit time, if any (never the time axis)
+    peak_memory_bytes: int | None = None  # the method's process tree at its largest during the fit
     internals: dict[str, Any] = field(default_factory=dict)  # constants, front, log-probability, ...
     trajectory: list[tuple[float, str]] = field(default_factory=list)  # (seconds since start, expression)
     stderr_tail: str = ""

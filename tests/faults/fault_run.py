@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import yaml
+from leftovers import case_env, left_after, marked
 
 HERE = Path(__file__).resolve().parent
 FAULTY = HERE / "faulty.py"
@@ -66,15 +69,30 @@ def write_config(folder: Path, methods: list, *, problems: int, workers: int = 1
     return path
 
 
-def srbf(*args: str, timeout: float = 300, pythonpath: str | None = None) -> subprocess.CompletedProcess:
-    """``srbf ARGS`` in a subprocess; output decoded leniently (the test judges what was written)."""
-    env = dict(os.environ)
+def srbf(*args: str, timeout: float = 300, pythonpath: str | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``srbf ARGS`` in a subprocess; output decoded leniently (the test judges what was written).
+    Without ``env`` (a caller counting on its own), the processes it started are counted before
+    and after (``leftovers``): AssertionError if any is left running."""
+    marker = None
+    if env is None:
+        marker = Path(tempfile.mkdtemp(prefix="srbf-case-"))
+        env = case_env(marker)
+        assert marked(marker) == []
+    env = dict(env)
     if pythonpath:
         env["PYTHONPATH"] = pythonpath + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.run(
-        [sys.executable, "-m", "srbf", *args], capture_output=True, timeout=timeout, env=env,
-        text=True, encoding="utf-8", errors="backslashreplace",
-    )  # fmt: skip
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "srbf", *args], capture_output=True, timeout=timeout, env=env,
+            text=True, encoding="utf-8", errors="backslashreplace",
+        )  # fmt: skip
+        if marker is not None:
+            left = left_after(marker)
+            assert left == [], f"srbf {' '.join(args)} left {len(left)} process(es) running: {left}"
+        return done
+    finally:
+        if marker is not None:
+            shutil.rmtree(marker, ignore_errors=True)
 
 
 def stored(results: Path, columns: str) -> list[tuple]:

@@ -55,6 +55,7 @@ FAULTS = {
     "forge_result_deep": ("crashed", "broke the protocol: frame header is not JSON"),
     "fork_and_linger": ("ok", ""),
     "fork_and_exit": ("crashed", "exited with code 4"),
+    "kill_guard": ("crashed", "the worker process died during the fit"),
     "thread_reports_after_return": ("ok", ""),
     "close_stdout": ("ok", ""),  # last: the worker keeps running without stdout and stderr
 }
@@ -69,4 +70,4 @@ SANITIZED = {
 }
 
 PROMPT = {"close_protocol_pipe", "pipe_garbage", "pipe_short_garbage", "pipe_endless_frame", "forge_result_deep",
-          "fork_and_exit", "exit_mid_fit"}  # fmt: skip
+          "fork_and_exit", "exit_mid_fit", "kill_guard"}  # fmt: skip

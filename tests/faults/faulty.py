@@ -188,6 +188,12 @@ def fault(name, report):
             time.sleep(600)
             os._exit(0)
         return None
+    if name == "kill_guard":  # a process in a session of its own, then the guard (its parent) killed
+        import subprocess
+
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
+        os.kill(os.getppid(), signal.SIGKILL)
+        time.sleep(600)
     if name == "fork_and_exit":
         if os.fork() == 0:
             time.sleep(600)

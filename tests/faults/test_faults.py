@@ -13,6 +13,7 @@ import pytest
 
 from fault_run import faulty_method, problem_of, srbf, stored, write_config
 from fault_table import FAULTS, POISON_STORED, PROMPT, SANITIZED
+from leftovers import case_env, left_after, marked
 
 TIME_LIMIT = 3.0
 ORDER = list(FAULTS)
@@ -23,7 +24,11 @@ def shared_run(tmp_path_factory):
     folder = tmp_path_factory.mktemp("faults")
     methods = [faulty_method(ORDER, time_limit=TIME_LIMIT), "linear"]
     config = write_config(folder, methods, problems=2 * len(ORDER))
-    done = srbf("run", "-c", str(config), "--quiet")
+    marker = folder / "tmp"
+    env = case_env(marker)
+    assert marked(marker) == []
+    done = srbf("run", "-c", str(config), "--quiet", env=env)
+    done.left = left_after(marker)  # every process the run started, and every one its methods did
     return folder / "results", done
 
 
@@ -124,6 +129,10 @@ def test_nan_in_internals_is_stored_as_standard_json_and_read_back_as_nan(shared
 @pytest.mark.parametrize("fault", sorted(PROMPT))
 def test_a_broken_channel_is_recorded_at_once_not_after_the_time_limit(records, fault):
     assert committed(records, fault)["wall_seconds"] < TIME_LIMIT / 2
+
+
+def test_nothing_the_run_or_its_methods_started_is_left_running(shared_run):
+    assert shared_run[1].left == []  # fork_and_linger, kill_guard (a process in its own session) included
 
 
 def test_later_methods_still_run(records):

@@ -230,7 +230,7 @@ def test_report_records_a_trajectory_with_increasing_times(swiss):
     assert [e for _, e in result.trajectory] == ["x0", "x0 + x1", "x0 + x1**2"]  # repeats dropped
     times = [t for t, _ in result.trajectory]
     assert times == sorted(times) and times[0] >= 0 and times[-1] <= result.wall_seconds
-    assert times[-1] - times[0] >= 0.015
+    assert times[-1] >= 0.02  # when it reached srbf: sent after two sleeps of 10 ms, it cannot have come sooner
 
 
 def test_timeout_kills_the_group_keeps_the_trajectory_and_recovers(tmp_path):

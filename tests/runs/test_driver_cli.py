@@ -54,7 +54,7 @@ def test_run_status_export_and_a_sweep_filter(tmp_path, capsys, monkeypatch):
     assert code == 0 and "3 of 6 fits stored (50.0%), 3 pending" in out
     line = next(x for x in out.splitlines() if x.startswith("swiss[mode=\"raise\"]"))
     assert line.split()[1] == "(harness_tuned)"  # the label next to the name: the config does not say
-    assert line.split()[4:] == ["3", "2", "1", "0", "0", "0", "0"]  # planned ok failed timeout crashed placeholder pending
+    assert line.split()[4:] == ["3", "2", "1", "0", "0", "0", "0", "0"]  # planned ok failed timeout crashed memory_limit placeholder pending
     code, out, err = run_cli(capsys, "export", "--results", str(tmp_path / "results"), "-o", "all.parquet")
     assert code == 0 and "3 prediction(s)" in out
     frame = pd.read_parquet(tmp_path / "all.parquet")

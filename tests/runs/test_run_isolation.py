@@ -327,3 +327,136 @@ def test_the_config_key_sandbox_is_a_flag(tmp_path):
     message = str(error.value)
     assert "run.yaml" in message and "sandbox" in message and "true or false" in message
     assert message.count("\n") == 0
+
+
+# ------------------------------------------------------------------ srbf's own sampler, out of reach
+
+PUBLIC_SEED_CHEAT = """
+import numpy as np
+
+def fit(X, y, *, budget, seed, variables, options, report):
+    try:  # srbf's catalogs and sampler, and the run seed everybody knows
+        from srbf.catalogs.loader import load_catalog
+        from srbf.catalogs.sampling import ProblemSampler
+    except ImportError as exc:
+        return {"expression": "x", "matched": None, "why": repr(exc)}
+    try:
+        catalog = load_catalog(options["catalog"])
+    except Exception:  # its shipped file hidden: the checkout's history still has it
+        import os, subprocess, srbf
+        root = os.path.dirname(os.path.dirname(os.path.dirname(srbf.__file__)))
+        shown = subprocess.run(["git", "-C", root, "show", "HEAD:src/srbf/catalogs/data/nguyen.json"],
+                               capture_output=True)
+        with open("nguyen.json", "wb") as handle:
+            handle.write(shown.stdout)
+        catalog = load_catalog(os.path.abspath("nguyen.json"))
+    for entry in catalog.entries:
+        sampler = ProblemSampler(entry, catalog=catalog.name, catalog_version=catalog.version)
+        for draw in range(options["draws"]):
+            problem = sampler.sample(seed=0, draw=draw, n_support=len(X), n_validation=options["n_validation"])
+            if problem.X_support.shape == X.shape and np.array_equal(problem.X_support, X):
+                return {"expression": entry.formula, "matched": entry.id}
+    return {"expression": "x", "matched": None, "why": "no match"}
+"""
+
+
+@needs_bwrap
+def test_under_the_sandbox_srbfs_sampler_is_out_of_reach_so_the_public_seed_recovers_nothing(tmp_path):
+    options = {"catalog": "nguyen", "draws": SAMPLING["draws"], "n_validation": SAMPLING["n_validation"]}
+    config = method_config(tmp_path, "cheat", PUBLIC_SEED_CHEAT, options, top={"limit": 3})
+    config.write_text(config.read_text().replace(str(tmp_path / "faults.yaml"), "nguyen"))
+    plain = apply_overrides(load_config(config), results=tmp_path / "plain")
+    assert run_config(plain, progress=False).ok == 6
+    matched = [i["matched"] for i in internals(tmp_path / "plain", "cheat")]
+    assert None not in matched  # without the sandbox the cheat works: every problem recovered
+    done = srbf_run(config, "--sandbox")
+    assert done.returncode == 0, done.stderr
+    found = internals(tmp_path / "results", "cheat")
+    assert len(found) == 6 and [i["matched"] for i in found] == [None] * 6
+    assert all("No module named 'srbf.catalogs'" in i["why"] for i in found)
+
+
+def test_the_sandbox_shows_a_worker_every_part_of_srbf_a_built_in_imports():
+    from srbf.methods.isolation import SRBF_SHOWN
+
+    found = subprocess.run(
+        [sys.executable, "-c", "import sys\nfrom srbf.methods.builtin import enumeration, linear, oracle, prior\n"
+         "print('\\n'.join(m.__file__ for m in list(sys.modules.values()) if m.__name__.startswith('srbf')))"],
+        capture_output=True, text=True, check=True).stdout.split()  # fmt: skip
+    shown = [p.resolve() for p in SRBF_SHOWN]
+    assert found and all(any(s == Path(f) or s in Path(f).parents for s in shown) for f in found), found
+
+
+def checkout_in_tmp(tmp_path: Path) -> Path:
+    """The interpreter of an srbf checkout under /tmp: this one, when the tests run from one (as on a
+    fresh clone in the temporary folder); else a copy of its ``src`` with a venv taking srbf from
+    the copy and its dependencies from this environment (whose own srbf is not on its path)."""
+    import shutil
+    import sysconfig
+
+    if str(REPO).startswith("/tmp/"):
+        return Path(sys.executable)
+    checkout = tmp_path / "checkout"
+    shutil.copytree(REPO / "src", checkout / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", checkout)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(checkout / ".venv")], check=True)
+    python = checkout / ".venv" / "bin" / "python"
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    Path(site, "srbf_checkout.pth").write_text(f"{checkout / 'src'}\n{sysconfig.get_path('purelib')}\n")
+    return python
+
+
+@needs_bwrap
+def test_the_sandbox_runs_built_ins_from_a_checkout_inside_the_temporary_folder(tmp_path):
+    python = checkout_in_tmp(tmp_path)  # bubblewrap gives the sandbox an empty /tmp of its own
+    where = subprocess.run([str(python), "-c", "import srbf; print(srbf.__file__)"], capture_output=True, text=True,
+                           check=True).stdout  # fmt: skip
+    assert where.startswith("/tmp/")
+    config = swiss_config(tmp_path, n=2, workers=1)
+    document = yaml.safe_load(config.read_text())
+    document["method"] = {"name": "linear", "python": str(python)}
+    config.write_text(yaml.safe_dump(document))
+    done = subprocess.run([str(python), "-m", "srbf", "run", "-c", str(config), "--quiet", "--sandbox"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    statuses = [r[5] for r in rows(tmp_path / "results")]
+    assert statuses and set(statuses) == {"ok"}, rows(tmp_path / "results")
+
+
+SRBENCH_REGRESSOR = """
+import numpy as np
+
+class Shift:
+    def get_params(self, deep=True):
+        return {}
+
+    def set_params(self, **params):
+        return self
+
+    def fit(self, X, y):
+        self.c = float(np.mean(np.asarray(y) - np.asarray(X, dtype=float)[:, 0]))
+        return self
+
+    def predict(self, X):
+        return np.asarray(X, dtype=float)[:, 0] + self.c
+
+est = Shift()
+
+def model(est, X=None):
+    return "x + %r" % est.c
+"""
+
+
+@needs_bwrap
+def test_the_sandbox_shows_an_srbench_method_its_folder_under_the_temporary_folder(tmp_path):
+    folder = tmp_path / "shift"  # under /tmp, which the sandbox empties
+    folder.mkdir()
+    (folder / "regressor.py").write_text(SRBENCH_REGRESSOR)
+    write_catalog(tmp_path, 2)
+    spec = {"name": "shift", "adapter": {"type": "srbench", "path": str(folder)}, "config_provenance": "harness_tuned"}
+    config = write_config(tmp_path, catalogs=[str(tmp_path / "faults.yaml")], method=spec, sampling=dict(SAMPLING),
+                          budgets=[1], workers=1)  # fmt: skip
+    done = srbf_run(config, "--sandbox")
+    assert done.returncode == 0, done.stderr
+    assert [r[5] for r in rows(tmp_path / "results")] == ["ok"] * 4

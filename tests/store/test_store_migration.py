@@ -27,9 +27,16 @@ REPEAT_LINE = "    repeat          INTEGER NOT NULL DEFAULT 0, -- which repeat o
 UNIQUE_KEY = "UNIQUE (method, config_hash, catalog, catalog_version, problem_id, draw, budget, condition, seed"
 
 
+PEAK_LINE = "    peak_memory_bytes INTEGER,                 -- the method's process tree at its largest (schema 5)\n"
+STATUS_CHECK = "CHECK (status IN ('ok', 'failed', 'timeout', 'crashed', {}'placeholder'))"
+
+
 def _tables_of(version: int) -> str:
     """TABLES as srbf wrote them at schema ``version``."""
     tables = TABLES
+    if version < 5:
+        assert PEAK_LINE in tables and STATUS_CHECK.format("'memory_limit', ") in tables  # what schema 5 added
+        tables = tables.replace(PEAK_LINE, "").replace(STATUS_CHECK.format("'memory_limit', "), STATUS_CHECK.format(""))
     if version < 4:
         assert REPEAT_LINE in tables and f"{UNIQUE_KEY}, repeat)" in tables  # schema 4 added the key's repeat
         tables = tables.replace(REPEAT_LINE, "").replace(f"{UNIQUE_KEY}, repeat)", f"{UNIQUE_KEY})")
@@ -147,9 +154,10 @@ def test_a_schema_2_store_read_only_has_no_stack_to_show(tmp_path):
     assert _columns(path)[1] == 2  # not migrated
 
 
-def _schema_3_store_with_a_scored_fit(folder):
-    """A schema-3 store (keys without a repeat) whose one prediction has a trajectory and metrics."""
-    path = _schema_1_store(folder, version=3)
+def _schema_3_store_with_a_scored_fit(folder, version: int = 3):
+    """A schema-3 store (keys without a repeat; or of ``version``) whose one prediction has a
+    trajectory and metrics."""
+    path = _schema_1_store(folder, version=version)
     conn = sqlite3.connect(path)
     conn.execute("INSERT INTO trajectories (prediction_id, step, seconds, expression) VALUES (1, 0, 0.5, 'x0')")
     conn.execute("INSERT INTO metrics (prediction_id, judge_version, metrics, created_at) VALUES (1, '1.0', '{}', 'then')")
@@ -191,3 +199,19 @@ def test_a_schema_3_store_read_only_reads_every_key_as_repeat_0(tmp_path, make_k
     assert scored["repeat"].tolist() == [0]
     assert keys == {make_key(0, problem_id="nguyen-1", draw=0)}
     assert _columns(path)[1] == 3  # not migrated
+
+
+def test_a_schema_4_store_gains_memory_limit_and_peak_memory_and_keeps_every_row(tmp_path, make_key, make_result):
+    path = _schema_3_store_with_a_scored_fit(tmp_path / "old", version=4)
+    with ResultsStore(tmp_path / "old") as store:
+        over = dataclasses.replace(make_result(1), status="memory_limit", peak_memory_bytes=3 * 2**30)
+        store.record(make_key(1, problem_id="nguyen-2", draw=0), over, campaign_id=1, data_hash="h")
+        frame = store.predictions_frame()
+        scored = store.metrics_frame("1.0")
+    assert frame["status"].tolist() == ["ok", "memory_limit"] and frame["id"].tolist() == [1, 2]
+    assert frame["peak_memory_bytes"].isna().tolist() == [True, False]  # an old fit has no peak
+    assert int(frame["peak_memory_bytes"].iloc[1]) == 3 * 2**30
+    assert scored["prediction_id"].tolist() == [1]  # the rebuild did not cascade to the metrics
+    ResultsStore(tmp_path / "new").close()
+    assert _all_columns(path) == _all_columns(tmp_path / "new" / STORE_FILENAME)
+    assert _columns(path)[1] == SCHEMA_VERSION

@@ -17,7 +17,7 @@ import threading
 from srbf.cli.args import (UserError, add_executor_flags, cluster_choice, non_negative_int, positive_int,
                             terminate_as_interrupt, worker_count)
 from srbf.cli.store_args import add_store_flags, configs_choice, results_root
-from srbf.core import DEFAULT_RESULTS
+from srbf.core import DEFAULT_RESULTS, STATUSES
 from srbf.runs.config_limits import MAX_VARIANTS  # standard library only: cheap to import for --help
 
 __all__ = ["add_run_commands"]
@@ -132,7 +132,7 @@ def _run(args: argparse.Namespace) -> int:
     return 130 if summary.interrupted else 0
 
 
-STATUS_COUNTS = ("ok", "failed", "timeout", "crashed", "placeholder")
+STATUS_COUNTS = STATUSES  # every status a fit can have, memory_limit included
 
 
 def _failures(root, label_of: dict) -> list:
@@ -187,9 +187,9 @@ def _status(args: argparse.Namespace) -> int:
         return _store_status(args)
     config, variants, shard, _ = _load(args)
     rows, path, exists = collect_status(config, variants=variants, shard=shard)
-    counts = STATUS_COUNTS
     failures = _failures(config.results, {(v.name, v.config_hash): v.label for v in variants}) if exists else []
     seed = _seed_line(config, exists) if args.reveal_seed else None
+    counts = STATUS_COUNTS
     if args.json:
         from dataclasses import asdict
 
@@ -224,13 +224,13 @@ def _status(args: argparse.Namespace) -> int:
         _print_changes(config, variants, rows)
     header = ("method", "catalog", "budget", "planned", *counts, "pending")
     table = []
-    totals = [0] * 7
+    totals = [0] * (len(counts) + 2)
     for row in rows:
         values = [row.planned, *(row.statuses[s] for s in counts), row.pending]
         totals = [t + v for t, v in zip(totals, values)]
         table.append((f"{row.method} ({row.provenance})", row.catalog, f"{row.budget:g}", *values))
     print(text_table(header, table, right=range(2, len(header)), header_rule=False, footer=[("total", "", "", *totals)]))
-    planned, pending = totals[0], totals[6]
+    planned, pending = totals[0], totals[-1]
     done = planned - pending
     print(f"{done} of {planned} fits stored ({100.0 * done / planned if planned else 100.0:.1f}%), {pending} pending")
     for note in filter(None, (row.mismatch_note() for row in rows)):

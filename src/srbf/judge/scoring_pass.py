@@ -32,6 +32,7 @@ import importlib
 import math
 import multiprocessing
 import os
+import signal
 import sys
 import threading
 import time
@@ -78,11 +79,20 @@ def _given(results: Any) -> tuple[ResultsStore | None, Path]:
 FORK = sys.platform.startswith("linux")
 
 
-def _init_worker() -> None:
-    """A scoring process's set-up (``init_worker``) and its end: once its pool is shut down and
-    its finalizers have run, it leaves with ``os._exit``, as a forked process does, instead of
-    tearing its interpreter down, which frees the samplers and formulas its caches hold object by
-    object (seconds after a long pass, each process, while the pass waits)."""
+def _init_worker(parent: int) -> None:
+    """A scoring process's set-up (``init_worker``), its death with ``parent`` and its end.
+
+    It dies with the process that started it however that one ends, SIGKILL included: its
+    parent-death signal is SIGKILL (Linux), and if the parent is gone already it leaves at once
+    (it holds nothing to save: results travel back only to the parent). Once its pool is shut
+    down and its finalizers have run, it leaves with ``os._exit``, as a forked process does,
+    instead of tearing its interpreter down, which frees the samplers and formulas its caches hold
+    object by object (seconds after a long pass, each process, while the pass waits)."""
+    from srbf.methods.worker_guard import PR_SET_PDEATHSIG, prctl
+
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before the line above
+        os._exit(1)
     init_worker()
     atexit.register(_leave)
 
@@ -120,7 +130,9 @@ class _Dispatch:
                 for name in WORKER_MODULES:
                     importlib.import_module(name)
             context = multiprocessing.get_context("fork" if fork else "spawn")
-            self.executor = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_init_worker)
+            self.executor = ProcessPoolExecutor(
+                self.workers, mp_context=context, initializer=_init_worker, initargs=(os.getpid(),)
+            )
             for _ in range(self.workers):  # each submit starts one process, up to ``workers`` (all at once when forked)
                 self.executor.submit(int)
         else:

@@ -186,12 +186,16 @@ class Trajectory:
         self._oversized = 0
         self._full = False  # once a limit is reached, each new report replaces the last row
 
-    def add(self, message: dict) -> None:
-        """Take one ``report`` message; BadMessage if it is not ``{t: seconds, expression: str}``."""
+    def add(self, message: dict, received: float | None = None) -> None:
+        """Take one ``report`` message; BadMessage if it is not ``{t: seconds, expression: str}``.
+        ``received``: the parent's seconds since the fit started, when the report arrived; it
+        replaces the worker's own ``t`` (a method can write any ``t``, not arrive before it sent)."""
         seconds = _number(message, "t", "report")
         expression = _text(message, "expression", "report")
         if seconds is None or expression is None:
             raise _malformed("report", "it needs 't' and 'expression'")
+        if received is not None:
+            seconds = received
         self._received += 1
         expression, replaced = _replace_surrogates(expression)
         size = _bytes(expression)
@@ -252,6 +256,8 @@ def fit_result(message: dict, trajectory: Trajectory, limits: Limits) -> FitResu
     status = message.get("status")
     if status not in ("ok", "failed"):
         raise _malformed("result", f"'status' is {str(status)[:40]!r}, not 'ok' or 'failed'")
+    # The worker's own clocks ("wall", "cpu") run in the method's process: checked, never used (the
+    # parent times the fit from outside, ``worker``); "method_seconds" is the method's claim, kept apart.
     times = {name: _number(message, name, "result") for name in ("wall", "cpu", "method_seconds")}
     raw_internals = message.get("internals") or {}
     if not isinstance(raw_internals, dict):
@@ -281,8 +287,6 @@ def fit_result(message: dict, trajectory: Trajectory, limits: Limits) -> FitResu
         status=status,
         expression=expression,
         error=error,
-        wall_seconds=times["wall"],
-        cpu_seconds=times["cpu"],
         method_seconds=times["method_seconds"],
         internals=with_notes(internals, notes + trajectory.summary()),
         trajectory=trajectory.rows,

@@ -8,13 +8,20 @@ A method is untrusted code. Every worker (``Worker._spawn``) starts through ``st
 - with no file descriptor but the protocol pipes, its output pipe and ``/dev/null`` as stdin;
 - under ``worker_guard.py``, which kills everything the method started when the worker ends,
   when srbf stops it, and when srbf dies (parent-death signal);
+- in a process group of its own, SIGKILLed as a whole whenever srbf stops a worker, so that a
+  method that killed its guard leaves nothing in it; and where the process that starts workers
+  is a child subreaper (``adopt_orphans``: srbf's slot processes), what escaped the group too
+  (``end_adopted``);
 - from one long-lived thread: the kernel sends the parent-death signal when the *thread* that
   started a process ends, so starting workers from short-lived threads would kill them early.
 
 With a ``Sandbox`` (``srbf run --sandbox``), the process runs under bubblewrap: the filesystem
 read-only except the private directory, ``/tmp`` and ``/run`` empty, the ``hidden`` paths (results
 directory, config, catalogs) replaced by empty or unreadable ones, no network, and its own PID,
-IPC and UTS namespaces, so srbf's memory, command line and environment are out of reach.
+IPC and UTS namespaces, so srbf's memory, command line and environment are out of reach. srbf's
+own files are hidden too (its checkout, or its installed package), all but ``SRBF_SHOWN``: what
+the worker and the built-in and roster methods import (``core``, ``expr``, ``methods``), so that
+no method can import srbf's catalogs and sampler and redraw a run's points from its seed.
 bubblewrap reads its arguments from a memory file, so they do not show in ``/proc/1/cmdline``.
 
 ``method_seed`` derives the seed a method receives from the fit's key under the store's secret.
@@ -32,13 +39,28 @@ import signal
 import subprocess
 import tempfile
 import threading
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from srbf.core import SrbfError, TaskKey, key_text
+from srbf.methods.worker_guard import KILL_ROUNDS, PR_SET_CHILD_SUBREAPER, prctl
 
 GUARD = Path(__file__).resolve().with_name("worker_guard.py")
+_PACKAGE = GUARD.parent.parent  # srbf's package folder
+# What a sandboxed worker sees of srbf: the worker scripts, the built-in and roster methods and the
+# shared helpers (all in methods/), and what the built-ins import besides (checked by a test).
+SRBF_SHOWN = (_PACKAGE / "__init__.py", _PACKAGE / "core.py", _PACKAGE / "expr", _PACKAGE / "methods")
+
+
+def srbf_hidden() -> Path:
+    """What of srbf a sandboxed worker must not see: the whole checkout srbf runs from (its
+    catalogs, sampler, configs, tests and git history), or the installed package."""
+    root = _PACKAGE.parent.parent
+    if _PACKAGE.parent.name == "src" and (root / "pyproject.toml").is_file():
+        return root
+    return _PACKAGE
 ALLOWED_ENV = (
     "PATH",
     "HOME",
@@ -98,9 +120,11 @@ def remove_private_dir(path: Path | None) -> None:
 
 @dataclass(frozen=True)
 class Sandbox:
-    """Run workers under bubblewrap, with ``hidden`` paths (files or folders) out of reach."""
+    """Run workers under bubblewrap, with ``hidden`` paths (files or folders) out of reach, and
+    ``shown`` folders a method needs besides its own (an SRBench method's folder) in sight."""
 
     hidden: tuple[str, ...] = ()
+    shown: tuple[str, ...] = ()
 
     def options(self, private: Path, visible: Sequence[Path]) -> list[str]:
         """bubblewrap's options for one worker process.
@@ -108,20 +132,26 @@ class Sandbox:
         ``visible``: folders the worker needs even where they lie under /tmp or a hidden folder
         (srbf's worker scripts, the method's folder, the interpreter's prefix); they are bound
         read-only before the hidden paths are emptied, so a config or results folder inside them
-        stays hidden."""
+        stays hidden. srbf's own files are hidden but for ``SRBF_SHOWN`` (module docstring)."""
         args = ["--die-with-parent", "--new-session", "--unshare-all", "--ro-bind", "/", "/"]
         args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
         if Path("/run").is_dir():
             args += ["--tmpfs", "/run"]
-        shown = [Path(p).resolve() for p in dict.fromkeys(visible) if Path(p).is_dir()]
-        hidden = [Path(p).resolve() for p in dict.fromkeys(self.hidden) if Path(p).exists()]
+        visible = [*visible, *self.shown, *SRBF_SHOWN]
+        shown = [Path(p).resolve() for p in dict.fromkeys(visible) if Path(p).exists()]
+        own = srbf_hidden().resolve()
+        hidden = [Path(p).resolve() for p in dict.fromkeys((*self.hidden, own)) if Path(p).exists()]
         outer = [h for h in hidden if not any(o in h.parents for o in hidden)]
         args += _binds(shown) + ["--bind", str(private), str(private)] + _hides(outer)
         # A method folder inside a hidden one (results: ".") shows through again, and whatever
-        # hidden lies inside that folder (the config beside the method) is hidden again.
-        inner = [p for p in shown if any(h == p or h in p.parents for h in outer if h.is_dir())]
-        args += _binds(inner) + _hides([h for h in hidden if any(p in h.parents for p in inner)])
-        args += ["--remount-ro", "/tmp"] + (["--remount-ro", "/run"] if Path("/run").is_dir() else [])
+        # hidden lies inside that folder (the config beside the method) is hidden again
+        # (srbf's own folder shows only its parts, even to a method file that lies in it).
+        inner = [p for p in shown if any((h == p and h != own) or h in p.parents for h in outer if h.is_dir())]
+        again = [h for h in hidden if any(p in h.parents for p in inner)]
+        args += _binds(inner) + _hides(again)
+        emptied = [h for h in (*outer, *again) if h.is_dir()]  # read-only once what shows through is bound
+        for folder in ("/tmp", *emptied, *(["/run"] if Path("/run").is_dir() else [])):
+            args += ["--remount-ro", str(folder)]
         args += ["--chdir", str(private)]
         return args
 
@@ -131,10 +161,11 @@ def _binds(paths: Sequence[Path]) -> list[str]:
 
 
 def _hides(paths: Sequence[Path]) -> list[str]:
-    """A folder becomes an empty read-only one; a file becomes /dev/null, unreadable in there."""
+    """A folder becomes an empty one (made read-only at the end, ``Sandbox.options``); a file
+    becomes /dev/null, unreadable in there."""
     args: list[str] = []
     for p in paths:
-        args += ["--tmpfs", str(p), "--remount-ro", str(p)] if p.is_dir() else ["--ro-bind", "/dev/null", str(p)]
+        args += ["--tmpfs", str(p)] if p.is_dir() else ["--ro-bind", "/dev/null", str(p)]
     return args
 
 
@@ -247,31 +278,103 @@ def start_process(
         )
 
     try:
-        return _STARTER.call(popen)
+        proc = _STARTER.call(popen)
     finally:
         if args_fd >= 0:
             os.close(args_fd)
+    _STARTED.add(proc.pid)
+    return proc
 
 
 def stop_process(proc: subprocess.Popen) -> None:
     """End a worker and everything it started: SIGTERM to the guard (which kills its whole tree),
-    then SIGKILL to its process group if it has not exited within a moment; reap it."""
+    then, once it has exited or after a moment, SIGKILL to its process group (what is left of the
+    method's processes if the method killed its guard), before the guard is reaped so that the
+    group's id is still its own; reap it, then what this process adopted (``end_adopted``)."""
     if proc.returncode is None:  # not reaped yet, so its pid is still its process group id
         try:
             os.kill(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=_STOP_SECONDS)
         except ProcessLookupError:
             pass
-        except subprocess.TimeoutExpired:
+        deadline = time.monotonic() + _STOP_SECONDS
+        while not _exited(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
             pass
-        if proc.returncode is None:
+        except PermissionError:
+            proc.kill()
+    proc.wait()
+    _STARTED.discard(proc.pid)
+    end_adopted()
+
+
+def _exited(pid: int) -> bool:
+    """Whether the child ``pid`` has exited, without reaping it."""
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
+
+
+# ---------------------------------------------------------------------------- adopted orphans
+
+_STARTED: set[int] = set()  # the guards this process started and has not reaped
+_ADOPTING: list[bool] = []
+
+
+def adopt_orphans() -> bool:
+    """Make this process a child subreaper (Linux): a process of a method whose guard was killed
+    is then reparented here instead of to init, and ``end_adopted`` ends it. Only for a process
+    whose children are all workers or ``multiprocessing``'s (a slot process): any other child it
+    had would be taken for an orphan. Whether it worked."""
+    if not _ADOPTING:
+        _ADOPTING.append(prctl(PR_SET_CHILD_SUBREAPER, 1))
+    return _ADOPTING[0]
+
+
+def _children() -> list[int]:
+    """This process's children, zombies included (read from /proc)."""
+    me = str(os.getpid()).encode()
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
             try:
-                os.killpg(proc.pid, signal.SIGKILL)
+                with open(f"/proc/{name}/stat", "rb") as handle:
+                    stat = handle.read()
+            except OSError:
+                continue
+            if stat[stat.rfind(b")") + 2 :].split()[1:2] == [me]:
+                found.append(int(name))
+    return found
+
+
+def end_adopted() -> int:
+    """SIGKILL and reap every child of this subreaper that it did not start itself (a worker's
+    guard, a ``multiprocessing`` process): processes orphaned by a killed guard. How many."""
+    if not (_ADOPTING and _ADOPTING[0]):
+        return 0
+    import multiprocessing
+
+    ended = 0
+    for _ in range(KILL_ROUNDS):  # a killed orphan's children are adopted in turn
+        known = _STARTED | {p.pid for p in multiprocessing.active_children()}
+        orphans = [pid for pid in _children() if pid not in known]
+        if not orphans:
+            break
+        for pid in orphans:
+            try:
+                os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-            except PermissionError:
-                proc.kill()
-    proc.wait()
+        for pid in orphans:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+        ended += len(orphans)
+    return ended
 
 
 def signal_stop(pid: int | None) -> None:

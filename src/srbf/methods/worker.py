@@ -10,7 +10,14 @@ paid once at start and never inside a timed fit. ``fit(task)`` always returns a 
 - ``timeout``: no result within ``task.time_limit`` seconds; the worker and every process it
   started are killed and it restarts on next use; the trajectory reported so far is kept;
 - ``crashed``: the child died during the fit (``os._exit``, a signal), or broke the protocol
-  (garbage on its channel); it is killed and restarts on next use.
+  (garbage on its channel); it is killed and restarts on next use;
+- ``memory_limit``: the method's processes together held more resident memory than
+  ``memory_limit`` bytes; they are killed and the worker restarts on next use.
+
+Times and memory are measured here, outside the method (``process_tree``): the wall time from
+the moment the order is sent to the moment its result is received, the CPU time and the peak
+memory of the worker's whole process tree as the operating system counts them. What the method
+says about its own time is kept apart (``method_seconds``) and never used in their place.
 
 Every message from the child is read through ``srbf.methods.boundary`` (text made storable,
 types and sizes checked), since the method can write on the channel itself.
@@ -38,6 +45,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from srbf.methods import isolation
+from srbf.methods.process_tree import TreeMeter
 from srbf.methods import worker_main as wire
 from srbf.methods.own_predictions import check_own_predictions
 from srbf.methods.boundary import BadMessage, Limits, Trajectory, clean_start_message, failed, fit_result
@@ -47,6 +55,7 @@ from srbf.core import FitResult, FitTask, SrbfError
 WORKER_MAIN = Path(wire.__file__).resolve()
 _DRAIN_SECONDS = 1.0  # how long to collect a dead child's last output
 _SHUTDOWN_SECONDS = 2.0  # how long close() waits for a clean exit before killing
+SAMPLE_SECONDS = 0.1  # how often a running fit's process tree is measured (memory, new processes)
 
 
 class WorkerStartError(SrbfError, RuntimeError):
@@ -62,7 +71,8 @@ class Worker:
     called once per process start before any fit. ``env`` adds (or, with value None, removes)
     environment variables of the clean environment a worker starts with (``isolation``);
     ``sandbox`` runs it under bubblewrap. ``start_timeout`` bounds import plus setup, ``tail_bytes``
-    the output kept, ``limits`` what a fit may send back. The process starts on ``start()``, on
+    the output kept, ``limits`` what a fit may send back, ``memory_limit`` (bytes, None: no limit)
+    the resident memory of the method's processes together. The process starts on ``start()``, on
     entering a ``with`` block, or on the first fit.
     """
 
@@ -77,6 +87,7 @@ class Worker:
         tail_bytes: int = 8192,
         limits: Limits | None = None,
         sandbox: isolation.Sandbox | None = None,
+        memory_limit: int | None = None,
     ):
         self.method_file = Path(method_file).expanduser().resolve()
         self.python = python
@@ -86,6 +97,7 @@ class Worker:
         self.tail_bytes = int(tail_bytes)
         self.limits = limits or Limits()
         self.sandbox = sandbox
+        self.memory_limit = memory_limit
         self.starts = 0  # processes started, the first one included
         self.fits = 0
         self.info: dict[str, Any] = {}  # from the child's ready message: pid, python, numpy, setup_seconds
@@ -94,6 +106,7 @@ class Worker:
         self._output = OutputTail(self.tail_bytes)
         self._next_id = 0
         self._finalizer = None
+        self._meter: TreeMeter | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -147,10 +160,10 @@ class Worker:
     def fit(self, task: FitTask) -> FitResult:
         """Run one fit and return its result, whatever happens to the method.
 
-        ``wall_seconds`` and ``cpu_seconds`` are measured in the child around the call to the
-        method's ``fit`` (CPU of the worker process and of the subprocesses it waited for); for a
-        timeout or a crash, ``wall_seconds`` is the parent's elapsed time and CPU is unknown.
-        The time limit runs from the moment the task has been handed over.
+        ``wall_seconds`` runs from sending the order to receiving the result, ``cpu_seconds`` and
+        ``peak_memory_bytes`` are the worker's process tree's (module docstring); for a crash CPU
+        is unknown and the peak is the largest seen. The time limit runs from the moment the task
+        has been handed over.
 
         Raises ValueError for a malformed task (the caller's bug) and WorkerStartError if the
         worker has to be (re)started and cannot be.
@@ -174,35 +187,62 @@ class Worker:
         self.fits += 1
         mark = self._output.total
         trajectory = Trajectory(self.limits)
+        meter = self._meter
+        meter.start()
         t0 = time.monotonic()
         try:
             self._channel.send(data, (X, y))
         except (BrokenPipeError, ConnectionResetError, ValueError):
             return self._died(trajectory, time.monotonic() - t0, mark)
         deadline = time.monotonic() + limit if limit is not None and math.isfinite(limit) else None
+        sample_at = t0 + SAMPLE_SECONDS
         while True:
             try:
-                frame = self._next_frame(deadline)
+                frame = self._next_frame(sample_at if deadline is None else min(deadline, sample_at))
             except ChildGone:
                 return self._died(trajectory, time.monotonic() - t0, mark)
+            now = time.monotonic()
             if frame is None:
-                return self._timed_out(limit, trajectory, time.monotonic() - t0, mark)
+                if deadline is not None and now >= deadline:
+                    return self._timed_out(limit, trajectory, now - t0, mark)
+                sample_at = now + SAMPLE_SECONDS
+                if meter.sample() > (self.memory_limit if self.memory_limit is not None else math.inf):
+                    return self._over_memory(trajectory, now - t0, mark)
+                continue
             message = frame[0]
             if message.get("id") != fit_id:
-                continue  # a stray message from an earlier fit
-            try:
-                if message["type"] == "report":
-                    trajectory.add(message)
-                elif message["type"] == "result":
-                    result = fit_result(message, trajectory, self.limits)
-                    if result.status != "ok":
-                        result.stderr_tail = self._tail_after_result(mark)
-                    return result
-            except BadMessage as bad:  # forged by the method: its process may be doing anything
-                self._kill()
-                return self._abnormal_end("failed", str(bad), trajectory, time.monotonic() - t0, mark)
+                if message.get("type") == "result":  # an honest worker sends one result per fit
+                    self._kill()
+                    reason = ("the worker broke the protocol: a second result for an earlier fit arrived during this one "
+                              "(a message the method wrote itself); it was killed and restarts on next use")
+                    return self._abnormal_end("crashed", reason, trajectory, now - t0, mark)
+                continue  # a stray report from an earlier fit
+            if message["type"] == "result":
+                return self._finish(message, trajectory, now - t0, mark)
+            if message["type"] == "report":
+                try:
+                    trajectory.add(message, now - t0)
+                except BadMessage as bad:  # forged by the method: its process may be doing anything
+                    self._kill()
+                    return self._abnormal_end("failed", str(bad), trajectory, time.monotonic() - t0, mark)
+
+    def _finish(self, message: dict, trajectory: Trajectory, elapsed: float, mark: int) -> FitResult:
+        """The fit's result from its ``result`` message, with srbf's own measurements."""
+        cpu, peak = self._meter.stop(scan=elapsed >= SAMPLE_SECONDS)
+        if self.memory_limit is not None and peak is not None and peak > self.memory_limit:
+            return self._over_memory(trajectory, elapsed, mark, cpu)
+        try:
+            result = fit_result(message, trajectory, self.limits)
+        except BadMessage as bad:  # forged by the method: its process may be doing anything
+            self._kill()
+            return self._abnormal_end("failed", str(bad), trajectory, elapsed, mark, cpu)
+        result.wall_seconds, result.cpu_seconds, result.peak_memory_bytes = elapsed, cpu, peak
+        if result.status != "ok":
+            result.stderr_tail = self._tail_after_result(mark)
+        return result
 
     def _timed_out(self, limit: float, trajectory: Trajectory, elapsed: float, mark: int) -> FitResult:
+        cpu, _ = self._meter.stop(scan=True)
         self._kill()
         return self._abnormal_end(
             "timeout",
@@ -210,6 +250,21 @@ class Worker:
             trajectory,
             elapsed,
             mark,
+            cpu,
+        )
+
+    def _over_memory(self, trajectory: Trajectory, elapsed: float, mark: int, cpu: float | None = None) -> FitResult:
+        if cpu is None:
+            cpu, _ = self._meter.stop(scan=True)
+        self._kill()
+        return self._abnormal_end(
+            "memory_limit",
+            f"the method's processes held {_mib(self._meter.peak)} of memory, over its memory_limit of "
+            f"{_mib(self.memory_limit)}; the worker was killed and restarts on next use",
+            trajectory,
+            elapsed,
+            mark,
+            cpu,
         )
 
     def _died(self, trajectory: Trajectory, elapsed: float, mark: int) -> FitResult:
@@ -221,8 +276,11 @@ class Worker:
             reason = f"the worker process died during the fit ({how}); it restarts on next use"
         return self._abnormal_end("crashed", reason, trajectory, elapsed, mark)
 
-    def _abnormal_end(self, status: str, reason: str, trajectory: Trajectory, elapsed: float, mark: int) -> FitResult:
-        result = failed(reason, trajectory, status, wall_seconds=elapsed)
+    def _abnormal_end(
+        self, status: str, reason: str, trajectory: Trajectory, elapsed: float, mark: int, cpu: float | None = None
+    ) -> FitResult:
+        peak = self._meter.peak if self._meter is not None and self._meter.peak else None
+        result = failed(reason, trajectory, status, wall_seconds=elapsed, cpu_seconds=cpu, peak_memory_bytes=peak)
         result.stderr_tail = self._output.since(mark)
         return result
 
@@ -295,6 +353,8 @@ class Worker:
                 detail = f"{detail}\n\n{str(message['traceback'])[-wire.TRACEBACK_CHARS :]}"
             raise WorkerStartError(f"method {path} failed to start: {detail}" + _with_output(output))
         self.info = {k: v for k, v in message.items() if k != "type"}
+        self._meter = TreeMeter(self._proc.pid)
+        self._meter.settle(self.info.get("pid"))
 
     def _resolve_python(self) -> str:
         if self.python is None:
@@ -384,6 +444,10 @@ def _fit_message(task: FitTask) -> tuple[np.ndarray, np.ndarray, dict]:
         "arrays": [{"name": "X", "shape": list(X.shape)}, {"name": "y", "shape": list(y.shape)}],
     }
     return X, y, header
+
+
+def _mib(n: int | None) -> str:
+    return f"{(n or 0) / 2**20:,.0f} MiB"
 
 
 def _with_output(output: str) -> str:

@@ -44,8 +44,8 @@ def prctl(option, value):
         return False
 
 
-def descendants(root):
-    """The pids of ``root``'s live descendants (zombies left out), read from /proc."""
+def descendants(root, zombies=False):
+    """The pids of ``root``'s live descendants (zombies left out unless ``zombies``), read from /proc."""
     children = {}
     try:
         names = os.listdir("/proc")
@@ -60,7 +60,7 @@ def descendants(root):
         except OSError:
             continue
         fields = stat[stat.rfind(b")") + 2 :].split()  # the command name may hold spaces and ')'
-        if len(fields) < 2 or fields[0] in (b"Z", b"X"):
+        if len(fields) < 2 or (fields[0] in (b"Z", b"X") and not zombies):
             continue
         children.setdefault(int(fields[1]), []).append(int(name))
     found = []

@@ -27,7 +27,8 @@ Messages. parent -> worker: ``start`` (protocol version, setup options, the limi
 may return), ``fit`` (id, budget, seed, variables, options; arrays X and y), ``shutdown``. worker
 -> parent: ``ready`` or ``start_error`` once, then per fit any number of ``report`` (id, seconds
 since the fit started, expression) followed by one ``result`` (id, status, expression or error,
-wall and CPU seconds, internals). The worker applies the limits itself, so that an honest method
+wall and CPU seconds, internals). The worker's own seconds come from the method's process, so the
+parent checks them and times the fit itself (``srbf.methods.process_tree``). The worker applies the limits itself, so that an honest method
 learns at once; the parent checks everything again (``srbf.methods.boundary``).
 
 Usage (by the parent only): ``python worker_main.py FD_IN FD_OUT METHOD_FILE``.

@@ -33,6 +33,7 @@ from srbf.runs.config_limits import (
     DRAWS,
     FIT_BYTES,
     LIMIT,
+    MEMORY_LIMIT,
     NOISE,
     POINTS,
     REPEATS,
@@ -352,6 +353,7 @@ Checkpoints = Annotated[int, BeforeValidator(_in(CHECKPOINTS)), CHECKPOINTS]
 Points = Annotated[int, BeforeValidator(_in(POINTS)), POINTS]
 Seed = Annotated[int | str, BeforeValidator(_seed), SEED]
 TimeLimit = Annotated[float, BeforeValidator(_in(TIME_LIMIT)), TIME_LIMIT]
+MemoryLimit = Annotated[float, BeforeValidator(_in(MEMORY_LIMIT)), MEMORY_LIMIT]  # MiB
 Flag = Annotated[bool, BeforeValidator(_flag)]
 Provenance = Annotated[str, BeforeValidator(_provenance)]
 AdapterType = Annotated[str, BeforeValidator(_adapter_type)]

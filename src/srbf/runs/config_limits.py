@@ -29,8 +29,8 @@ from typing import Any, Callable, Mapping
 from srbf.runs.config_errors import _show
 
 __all__ = ["MAX_ALIASES", "MAX_BUDGET", "MAX_CHECKPOINTS", "MAX_DEPTH", "MAX_DRAWS", "MAX_FIT_BYTES", "MAX_LIMIT",
-           "MAX_NOISE", "MAX_POINTS", "MAX_REPEATS", "MAX_SEED", "MAX_TIME_LIMIT", "MAX_TRAJECTORY_ROWS", "MAX_VALUES",
-           "MAX_VARIANTS", "Range", "data_problems", "max_workers"]
+           "MAX_MEMORY_LIMIT", "MAX_NOISE", "MAX_POINTS", "MAX_REPEATS", "MAX_SEED", "MAX_TIME_LIMIT",
+           "MAX_TRAJECTORY_ROWS", "MAX_VALUES", "MAX_VARIANTS", "Range", "data_problems", "max_workers"]
 
 MAX_DEPTH = 32  # nesting levels from the top of the file; real configs use under 10
 MAX_ALIASES = 50  # YAML alias uses (*name) per file: enough to share a few blocks, never a bomb
@@ -47,6 +47,7 @@ MAX_BUDGET = 2.0**62  # a budget rung (the powers_of_two short form reaches 2**6
 MAX_TIME_LIMIT = 7 * 24 * 3600.0  # seconds per fit: a week
 MAX_FIT_BYTES = 2**30  # a fit's limits on bytes sent back (expression, internals, trajectory): 1 GiB
 MAX_TRAJECTORY_ROWS = 10_000_000  # a fit's limit on trajectory rows
+MAX_MEMORY_LIMIT = 2.0**24  # MiB per fit's process tree (memory_limit): 16 TiB, beyond any one machine
 WORKERS_PER_CORE = 4  # workers beyond the cores only queue; a few more hide a slow method start
 WORKER_MEMORY = 256 * 2**20  # bytes a worker process needs at least (an interpreter with NumPy)
 
@@ -120,6 +121,7 @@ BUDGET = Range(0, MAX_BUDGET, integer=False, open_low=True)
 TIME_LIMIT = Range(0, MAX_TIME_LIMIT, integer=False, open_low=True)
 FIT_BYTES = Range(1, MAX_FIT_BYTES)
 TRAJECTORY_ROWS = Range(1, MAX_TRAJECTORY_ROWS)
+MEMORY_LIMIT = Range(0, MAX_MEMORY_LIMIT, integer=False, open_low=True)
 
 
 def data_problems(data: Any) -> list[tuple[tuple[Any, ...], str]]:

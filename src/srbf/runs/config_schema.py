@@ -42,6 +42,7 @@ from srbf.runs.config_fields import (
     Options,
     Points,
     Limit,
+    MemoryLimit,
     Provenance,
     Python,
     Repeats,
@@ -133,6 +134,7 @@ class MethodConfig(_Section):
     env: Env = Field(default_factory=_read_only)
     time_limit: TimeLimit = DEFAULT_TIME_LIMIT
     limits: FitLimits = Limits()  # what one fit may send back (not part of the hash unless changed)
+    memory_limit: MemoryLimit | None = None  # MiB for the method's processes; None: the machine's share
     config_provenance: Provenance = DEFAULT_PROVENANCE
     budget_knob: Text | None = None
     budgets: Budgets | None = None
@@ -217,7 +219,8 @@ class MethodConfig(_Section):
     def to_dict(self) -> dict[str, Any]:
         """The method as plain JSON-like data."""
         fields = {**self.model_dump(), "provenance_explicit": self.provenance_explicit}
-        return to_plain({key: fields[key] for key in _METHOD_KEYS})
+        keys = _METHOD_KEYS + (("memory_limit",) if self.memory_limit is not None else ())  # absent: the text of before
+        return to_plain({key: fields[key] for key in keys})
 
 
 class RunConfig(_Section):

@@ -60,7 +60,7 @@ __all__ = [
 ]
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
-ABNORMAL = ("failed", "timeout", "crashed")
+ABNORMAL = ("failed", "timeout", "crashed", "memory_limit")
 COMMIT_WINDOW_SECONDS = 0.05  # fits finished within this long of each other share one commit
 
 

@@ -24,6 +24,7 @@ driver.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -142,18 +143,41 @@ def worker_env(spec: WorkerSpec) -> dict[str, str | None]:
     return {**defaults, **dict(spec.env)}
 
 
+MEMORY_SHARE = 0.8  # of the machine's memory, shared by its workers' method processes by default
+
+
+def default_memory_limit(workers: int | None = None) -> int | None:
+    """The memory limit of a method without its own ``memory_limit`` (bytes): ``MEMORY_SHARE`` of
+    this machine's memory divided by its ``workers`` (default: one per core), so that every
+    worker at its limit together still leaves room for srbf and the system. None if unknown."""
+    from srbf.methods.process_tree import machine_memory
+
+    total = machine_memory()
+    return int(MEMORY_SHARE * total / max(1, workers or default_workers())) if total else None
+
+
 def new_worker(
-    spec: WorkerSpec, *, start_timeout: float | None, tail_bytes: int, sandbox: isolation.Sandbox | None = None
+    spec: WorkerSpec,
+    *,
+    start_timeout: float | None,
+    tail_bytes: int,
+    sandbox: isolation.Sandbox | None = None,
+    workers_here: int | None = None,
 ) -> Worker:
     """A (not yet started) worker process for ``spec``. An interpreter given as ``env:NAME`` (a
     method environment, ``srbf methods install NAME``) is looked up here: WorkerStartError says
-    what to run when it is not installed."""
+    what to run when it is not installed. ``workers_here``: how many workers share this machine
+    (for the default memory limit; None: one per core)."""
     from srbf.methods.envs import resolve_python
 
     try:
         python = resolve_python(spec.python) if spec.python else None
     except ValueError as exc:  # EnvError
         raise WorkerStartError(str(exc)) from None
+    from srbf.methods.srbench import DIR_OPTION, SRBENCH_MAIN
+
+    if sandbox is not None and spec.method_file == str(SRBENCH_MAIN):  # the bridge runs a folder: show it
+        sandbox = dataclasses.replace(sandbox, shown=(*sandbox.shown, str(spec.options[DIR_OPTION])))
     return Worker(
         spec.method_file,
         python=python,
@@ -163,4 +187,5 @@ def new_worker(
         tail_bytes=tail_bytes,
         limits=spec.limits,
         sandbox=sandbox,
+        memory_limit=spec.memory_limit if spec.memory_limit is not None else default_memory_limit(workers_here),
     )

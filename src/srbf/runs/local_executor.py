@@ -72,7 +72,7 @@ class LocalExecutor(Executor):
             raise ValueError(f"max_restarts must be >= 0, got {max_restarts!r}")
         self.workers = int(workers) if workers is not None else default_workers()
         self.max_restarts = int(max_restarts)
-        self.settings = SlotSettings(start_timeout, int(tail_bytes), self.max_restarts, sandbox)
+        self.settings = SlotSettings(start_timeout, int(tail_bytes), self.max_restarts, sandbox, self.workers)
         self.on_note = on_note or (lambda text: None)
         self._lock = threading.Lock()
         self._stop = threading.Event()

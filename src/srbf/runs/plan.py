@@ -66,6 +66,7 @@ def worker_spec(variant: Variant) -> WorkerSpec:
         env=tuple(sorted(variant.method.env.items())),
         sees_truth=oracle,
         limits=variant.method.limits,
+        memory_limit=None if variant.method.memory_limit is None else int(variant.method.memory_limit * 2**20),
     )
 
 

@@ -49,6 +49,7 @@ class SlotSettings:
     tail_bytes: int = 8192
     max_restarts: int = 4
     sandbox: isolation.Sandbox | None = None
+    workers_here: int | None = None  # workers sharing this machine's memory (None: one per core)
 
 
 @dataclass
@@ -84,7 +85,8 @@ class Slot:
     def _worker(self, entry: HeldWorker, spec: WorkerSpec):
         if entry.worker is None:
             s = self.settings
-            entry.worker = new_worker(spec, start_timeout=s.start_timeout, tail_bytes=s.tail_bytes, sandbox=s.sandbox)
+            entry.worker = new_worker(spec, start_timeout=s.start_timeout, tail_bytes=s.tail_bytes, sandbox=s.sandbox,
+                                      workers_here=s.workers_here)  # fmt: skip
         return entry.worker
 
     def start(self, spec: WorkerSpec) -> None:
@@ -106,7 +108,7 @@ class Slot:
             raise
         finally:
             self.busy = None
-        if result.status in ("timeout", "crashed"):
+        if result.status in ("timeout", "crashed", "memory_limit"):
             self._abnormal(entry, f"{result.status}: {first_line(result.error)}")
         else:
             entry.abnormal = 0
@@ -181,6 +183,7 @@ def slot_main(conn, settings: SlotSettings, parent: int) -> None:
     prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
     if os.getppid() != parent:  # the parent died before the line above
         return
+    isolation.adopt_orphans()  # what a method's killed guard leaves comes here, to be ended
     gc.freeze()  # what is imported so far lives as long as the process: never traversed again
     gc.set_threshold(*GC_THRESHOLDS)
     slot = Slot(settings)

@@ -184,6 +184,8 @@ def hash_payload(method: MethodConfig, options: Mapping[str, Any]) -> dict[str, 
     }
     if method.limits.changed():  # limits decide what is recorded; the defaults leave old hashes as they were
         payload["limits"] = method.limits.changed()
+    if method.memory_limit is not None:  # decides which fits end as memory_limit; unset leaves old hashes
+        payload["memory_limit"] = float(method.memory_limit)
     return payload
 
 

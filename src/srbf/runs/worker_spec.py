@@ -21,7 +21,8 @@ class WorkerSpec:
     """What a worker process is started with: one per variant. Hashable, plain data (picklable).
 
     ``options`` is the variant's options as canonical JSON text (``setup(options)`` receives them
-    decoded); ``sees_truth`` marks an oracle, the only kind of method whose fits carry the truth.
+    decoded); ``sees_truth`` marks an oracle, the only kind of method whose fits carry the truth;
+    ``memory_limit`` is the method's own (bytes), None for the machine's default (``executor``).
     """
 
     label: str
@@ -31,6 +32,7 @@ class WorkerSpec:
     env: tuple[tuple[str, str | None], ...]
     sees_truth: bool = False
     limits: Limits = Limits()
+    memory_limit: int | None = None
 
     @property
     def options(self) -> dict[str, Any]:

@@ -49,6 +49,7 @@ _DTYPES = {
     "wall_seconds": "float64",
     "cpu_seconds": "float64",
     "method_seconds": "float64",
+    "peak_memory_bytes": "Int64",
     "seconds": "float64",
 }
 

@@ -37,6 +37,7 @@ PREDICTION_COLUMNS = (
     "internals",
     "stderr_tail",
     "created_at",
+    "peak_memory_bytes",
 )
 TRAJECTORY_COLUMNS = ("prediction_id", "step", "seconds", "expression")
 CAMPAIGN_COLUMNS = (

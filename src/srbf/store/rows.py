@@ -125,6 +125,7 @@ def fit_rows(fit: Fit, created_at: str | None = None) -> tuple[tuple, tuple, lis
         result.stderr_tail or "",
         created_at or now_text(),
         fit.inputs_hash or None,
+        None if result.peak_memory_bytes is None else int(result.peak_memory_bytes),
     )
     steps = [(step, real_or_null(seconds), str(expression)) for step, (seconds, expression) in enumerate(result.trajectory)]
     return values, row, steps

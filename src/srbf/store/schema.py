@@ -18,7 +18,7 @@ from pathlib import Path
 
 from srbf.store.errors import StoreError
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 APPLICATION_ID = 0x53524246  # "SRBF"
 
 PROVENANCES = ("upstream_default", "author_blessed", "harness_tuned")
@@ -108,7 +108,7 @@ CREATE TABLE predictions (
     provenance      TEXT NOT NULL
                     CHECK (provenance IN ('upstream_default', 'author_blessed', 'harness_tuned')),
     status          TEXT NOT NULL
-                    CHECK (status IN ('ok', 'failed', 'timeout', 'crashed', 'placeholder')),
+                    CHECK (status IN ('ok', 'failed', 'timeout', 'crashed', 'memory_limit', 'placeholder')),
     expression      TEXT,                      -- as the method returned it
     error           TEXT,
     wall_seconds    REAL,
@@ -119,6 +119,7 @@ CREATE TABLE predictions (
     stderr_tail     TEXT NOT NULL DEFAULT '',
     created_at      TEXT NOT NULL,
     inputs_hash     TEXT,                      -- of the X arrays alone, NULL if unknown
+    peak_memory_bytes INTEGER,                 -- the method's process tree at its largest (schema 5)
     UNIQUE (method, config_hash, catalog, catalog_version, problem_id, draw, budget, condition, seed, repeat)
 );
 CREATE INDEX predictions_by_campaign ON predictions (campaign_id);
@@ -193,21 +194,28 @@ def _statement(prefix: str) -> str:
     return TABLES[start : TABLES.index(";", start)].strip()
 
 
-def _rebuild_predictions() -> tuple[str, ...]:
-    """Schema 4: the key gains ``repeat``. SQLite cannot change a table's UNIQUE constraint, so the
-    table is rebuilt as SQLite's manual prescribes (new table, copy, drop, rename), with foreign
+def _rebuild_predictions(conn: sqlite3.Connection) -> None:
+    """Rebuild the predictions table as TABLES declares it, for what ALTER TABLE cannot change:
+    its UNIQUE constraint (schema 4: the key gains ``repeat``) and its status CHECK (schema 5:
+    ``memory_limit``). As SQLite's manual prescribes (new table, copy, drop, rename), with foreign
     keys off (``create_or_migrate`` runs with them off) so that dropping the old table does not
-    cascade to trajectories and metrics. Every row keeps its id and reads as repeat 0."""
+    cascade to trajectories and metrics. Every row keeps its id; a column the old table lacks
+    takes its default (repeat 0, no peak memory). A table already as declared is left alone."""
     table = _statement("CREATE TABLE predictions (")
+    (current,) = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'predictions'").fetchone()
+    if current.strip() == table:
+        return
+    present = {row[1] for row in conn.execute("PRAGMA table_info(predictions)")}
     columns = [line.split()[0] for line in table.splitlines()[1:] if line.startswith("    ") and line.split()[0].islower()]
-    copied = ", ".join(c for c in columns if c != "repeat")
-    return (
-        table.replace("CREATE TABLE predictions (", "CREATE TABLE predictions_v4 (", 1),
-        f"INSERT INTO predictions_v4 ({copied}) SELECT {copied} FROM predictions",
+    copied = ", ".join(c for c in columns if c in present)
+    for statement in (
+        table.replace("CREATE TABLE predictions (", "CREATE TABLE predictions_new (", 1),
+        f"INSERT INTO predictions_new ({copied}) SELECT {copied} FROM predictions",
         "DROP TABLE predictions",
-        "ALTER TABLE predictions_v4 RENAME TO predictions",
+        "ALTER TABLE predictions_new RENAME TO predictions",
         _statement("CREATE INDEX predictions_by_campaign"),
-    )
+    ):
+        conn.execute(statement)
 
 
 # Version -> the statements that bring a store of that version to the next one. A column added by
@@ -220,7 +228,8 @@ MIGRATIONS = {
         *(f"ALTER TABLE campaigns ADD COLUMN {column} TEXT" for column in METHOD_STACK_COLUMNS),
         "ALTER TABLE metrics ADD COLUMN judge_stack_id INTEGER REFERENCES judge_stacks (id)",
     ),
-    3: _rebuild_predictions(),  # 4: the repeat index joins the key
+    3: (_rebuild_predictions,),  # 4: the repeat index joins the key
+    4: (_rebuild_predictions,),  # 5: status memory_limit, and each fit's peak memory
 }
 
 # What a key column a store predates reads as (a store opened read-only is not migrated).
@@ -280,7 +289,7 @@ def create_or_migrate(conn: sqlite3.Connection, path: Path) -> None:
         return
     for step in range(version, SCHEMA_VERSION):
         for statement in MIGRATIONS[step]:
-            conn.execute(statement)
+            statement(conn) if callable(statement) else conn.execute(statement)
     broken = conn.execute("PRAGMA foreign_key_check").fetchone()
     if broken is not None:
         raise StoreError(f"results store {path}: migrating it left a dangling reference in {broken[0]}; nothing was changed")
