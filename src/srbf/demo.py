@@ -81,8 +81,11 @@ def commands(config: str) -> list[list[str]]:
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
+    """A report table's rows, its spreadsheet escapes undone (``srbf.store.csv_cells``)."""
+    from srbf.store.csv_cells import unescape_cell
+
     with path.open(newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
+        return [{key: unescape_cell(value) for key, value in row.items()} for row in csv.DictReader(handle)]
 
 
 def findings(tables: Path) -> str:
