@@ -18,13 +18,15 @@ import sys
 from srbf.cli.args import UserError
 
 
-def _select(name: str):
+def _select(names: list[str]):
+    """The roster methods ``names`` name (``all``: every one), each once, in the order given."""
     from srbf.methods import roster
 
     try:
-        return roster.select(name)
+        chosen = [spec for name in names for spec in roster.select(name)]
     except roster.UnknownMethod as exc:
         raise UserError(str(exc)) from None
+    return list({spec.name: spec for spec in chosen}.values())
 
 
 def method_rows() -> list[dict]:
@@ -94,7 +96,7 @@ def _install(args: argparse.Namespace) -> int:
     from srbf.methods.envs import EnvError
     from srbf.methods.install import InstallError, LicenceNotAccepted, install
 
-    specs = _select(args.name)
+    specs = _select(args.names)
     failed, refused = [], []
     for spec in specs:
         try:
@@ -131,7 +133,7 @@ def _lock(args: argparse.Namespace) -> int:
         if not re.fullmatch(r"3\.\d+", python):
             raise UserError(f"--python-version {python!r}: write a Python version as X.Y, e.g. 3.12")
     failed = []
-    for spec in _select(args.name):
+    for spec in _select(args.names):
         for python in args.python_version or [_lock_python(spec)]:
             if spec.python and not admits(spec.python, python):
                 print(f"{spec.name}: no lock for Python {python}: it needs Python {spec.python} (its method.yaml)")
@@ -177,7 +179,7 @@ def _lock_python(spec) -> str:
 def _doctor(args: argparse.Namespace) -> int:
     from srbf.methods.doctor import doctor
 
-    specs = _select(args.name)
+    specs = _select(args.names)
     reports = []
     for spec in specs:
         report = doctor(spec, time_limit=args.time_limit, budget=args.budget)
@@ -235,7 +237,7 @@ def add_method_commands(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(run=_list)
 
     p = sub.add_parser("install", help="create a method's own environment and install its committed lock there")
-    p.add_argument("name", metavar="NAME|all", help="a roster method, or all")
+    p.add_argument("names", nargs="+", metavar="NAME|all", help="roster methods, or all")
     p.add_argument("--accept-licence", "--accept-license", dest="accept_licence", action="store_true",
                    help="accept the licence notice a method shows (qlattice)")  # fmt: skip
     p.add_argument("--force", action="store_true", help="rebuild the environment even if it is installed")
@@ -245,14 +247,14 @@ def add_method_commands(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(run=_install)
 
     p = sub.add_parser("lock", help="resolve a method's environment afresh with uv and rewrite its committed lock")
-    p.add_argument("name", metavar="NAME|all", help="a roster method, or all")
+    p.add_argument("names", nargs="+", metavar="NAME|all", help="roster methods, or all")
     p.add_argument("--python-version", nargs="+", metavar="X.Y",
                    help="the Python versions to lock for (default: the one running srbf)")  # fmt: skip
     p.set_defaults(run=_lock)
 
     p = sub.add_parser("check", aliases=["doctor"],  # doctor: the old name
                        help="import a method in its environment and fit a toy problem through the worker")
-    p.add_argument("name", metavar="NAME|all", help="a roster method, or all")
+    p.add_argument("names", nargs="+", metavar="NAME|all", help="roster methods, or all")
     p.add_argument("--time-limit", type=float, default=300.0, help="seconds for the import and for the toy fit (default 300)")
     p.add_argument("--budget", type=_number, help="budget of the toy fit (default: the first rung of its config's ladder, else 1)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
