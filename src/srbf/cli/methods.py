@@ -4,7 +4,9 @@ Thin: the roster is ``srbf.methods.roster``, where environments live ``srbf.meth
 installing one ``srbf.methods.install``, its lock ``srbf.methods.lockfile``, checking one
 ``srbf.methods.doctor`` (``methods doctor`` is the old name of ``methods check``), a new
 method's files ``srbf.methods.scaffold`` (``srbf new`` is the short name of ``methods new``).
-Exit status 0 when everything asked for worked, 1 when an install or a check failed, 2 for a
+Exit status 0 when everything asked for worked (an install whose method still misses a program it
+runs on, PySR's Julia, says what and how to provide it, and exits 0: the environment is there),
+1 when an install or a check failed, 2 for a
 user error (unknown method, licence not accepted).
 """
 
@@ -97,11 +99,13 @@ def _install(args: argparse.Namespace) -> int:
     from srbf.methods.install import InstallError, LicenceNotAccepted, install
 
     specs = _select(args.names)
-    failed, refused = [], []
+    failed, refused, waiting = [], [], []
     for spec in specs:
         try:
             install(spec, force=args.force, accept_licence=args.accept_licence, base_python=args.python,
                     latest=args.latest)
+            if not _ready_to_run(spec):
+                waiting.append(spec.name)
         except LicenceNotAccepted as exc:
             print(f"srbf: {exc}", file=sys.stderr)
             refused.append(spec.name)
@@ -113,10 +117,27 @@ def _install(args: argparse.Namespace) -> int:
     if len(specs) > 1:
         ok = len(specs) - len(failed) - len(refused)
         print(f"{ok} of {len(specs)} installed" + (f"; failed: {', '.join(failed)}" if failed else "")
-              + (f"; licence not accepted: {', '.join(refused)}" if refused else ""))  # fmt: skip
+              + (f"; licence not accepted: {', '.join(refused)}" if refused else "")
+              + (f"; installed but missing what they run on: {', '.join(waiting)}" if waiting else ""))  # fmt: skip
     if refused and not failed and len(specs) == 1:
         return 2
     return 1 if failed or refused else 0
+
+
+def _ready_to_run(spec) -> bool:
+    """After an install: the doctor's pre-check (``doctor.precheck``), each thing still missing on
+    a line with how to provide it; whether nothing is."""
+    from srbf.methods.doctor import precheck
+
+    missing = precheck(spec)
+    if not missing:
+        print(f"[{spec.name}] ready: `srbf methods check {spec.name}` fits a toy problem with it")
+        return True
+    print(f"[{spec.name}] installed, but it cannot run yet:")
+    for line in missing:
+        print(f"    {line}")
+    print(f"[{spec.name}] once provided, `srbf methods check {spec.name}` fits a toy problem with it")
+    return False
 
 
 def _lock(args: argparse.Namespace) -> int:
