@@ -214,3 +214,42 @@ def test_hashed_parse_is_the_same_tree_with_its_hashes_made():
     plain, hashed = parse(text, X), parse(text, X, hashed=True)
     assert hashed == plain and hash(hashed) == hash(plain)
     assert hashed.__getattribute__("_hash") == hash(plain)  # set as built, not on first use
+
+
+@pytest.mark.parametrize("value", [1.47, -1.5, 2.5e-3, 1e300, 0.1 + 0.2, -0.0, 3.0])
+@pytest.mark.parametrize("kind", ["float64", "float32", "float16", "longdouble"])
+def test_numpys_scalar_repr_reads_as_the_number_it_prints(value, kind):
+    import numpy as np
+
+    with np.errstate(over="ignore"):
+        scalar = getattr(np, kind)(value)
+    if not np.isfinite(scalar):
+        pytest.skip(f"{value} overflows {kind}")
+    text = repr(scalar)  # NumPy 2: np.float64(1.47), np.longdouble('1.47')
+    assert text.startswith("np.")
+    number = Num(float(str(scalar)))  # the number the repr prints
+    assert parse(text, X) == number
+    assert parse(f"{text} * x0", X) == Call("mul", (number, Var("x0")))
+
+
+def test_numpy_integer_and_special_reprs_and_every_notation():
+    import numpy as np
+
+    assert parse(f"{np.int64(-3)!r} + x1", X) == Call("add", (Num(-3.0), Var("x1")))
+    assert parse(f"x0 ** {np.uint8(2)!r}", X) == Call("pow", (Var("x0"), Num(2.0)))
+    assert math.isnan(parse("np.float64(nan) + x0", X).args[0].value)
+    assert parse("numpy.float64(-inf) * x0", X) == Call("mul", (Num(-math.inf), Var("x0")))
+    assert parse("np.float64(-1.5)**2", X) == Call("pow", (Num(-1.5), Num(2.0)))  # (-1.5)**2, not -(1.5**2)
+    assert parse("add(mul(X0, np.float64(1.47)), X1)", X) == parse("add(mul(X0, 1.47), X1)", X)  # call prefix
+    assert parse("+ x0 * np.float64(-2.5) x1", X) == parse("+ x0 * -2.5 x1", X)  # prefix text
+    assert parse(["+", "x0", "np.float64(-2.5)"], X) == parse(["+", "x0", "-2.5"], X)  # prefix tokens
+
+
+def test_a_numpy_scalar_repr_keeps_the_positions_after_it_and_other_calls_stay_errors():
+    with pytest.raises(ParseError, match="at position 19") as error:
+        parse("np.float64(1.47) + )", X)
+    assert error.value.position == 19
+    with pytest.raises(ParseError, match="unknown function 'np.float64'"):
+        parse("np.float64(x0)", X)  # a constructor of a variable is no number
+    with pytest.raises(ParseError):
+        parse("xnp.float64(1.5)", X)

@@ -231,7 +231,7 @@ def test_install_latest_and_lock_parse():
     args = build_parser().parse_args(["methods", "install", "gplearn", "--latest"])
     assert args.latest and not args.force
     args = build_parser().parse_args(["methods", "lock", "all", "--python-version", "3.11", "3.13"])
-    assert args.name == "all" and args.python_version == ["3.11", "3.13"]
+    assert args.names == ["all"] and args.python_version == ["3.11", "3.13"]
 
 
 # --- with uv and PyPI ---------------------------------------------------------------------------

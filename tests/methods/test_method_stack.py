@@ -91,7 +91,7 @@ def test_another_interpreter_reports_its_own_packages(other_env, tmp_path):
     assert stack["method_python_version"] == python_version_of(other_env)
     assert (stack["method_package"], stack["method_package_version"]) == ("gplearn", "0.4.3")
     assert stack["method_numpy_version"] == "1.0.0" != metadata.version("numpy")  # its NumPy, not srbf's
-    assert stack["method_scipy_version"] is None  # not installed there
+    assert stack["method_scipy_version"] == "not installed"  # the probe looked: not the "?" of a value not recorded
     builtin = method_stack("builtin", "linear", str(other_env))  # a built-in run by another interpreter
     assert builtin["method_package_version"] == srbf.__version__ and builtin["method_numpy_version"] == "1.0.0"
     assert method_stack("file", str(adapter), str(other_env))["method_package"] is None

@@ -493,10 +493,11 @@ def test_the_blessed_configurations_run_with_allowed_options_and_their_own_label
 def test_command_parsing():
     parser = build_parser()
     args = parser.parse_args(["methods", "install", "qlattice", "--accept-licence", "--force"])
-    assert (args.name, args.accept_licence, args.force, args.python) == ("qlattice", True, True, None)
+    assert (args.names, args.accept_licence, args.force, args.python) == (["qlattice"], True, True, None)
     assert parser.parse_args(["methods", "install", "all", "--accept-license"]).accept_licence
     args = parser.parse_args(["methods", "doctor", "all", "--time-limit", "20", "--budget", "4"])
-    assert (args.name, args.time_limit, args.budget) == ("all", 20.0, 4)
+    assert (args.names, args.time_limit, args.budget) == (["all"], 20.0, 4)
+    assert parser.parse_args(["methods", "check", "gplearn", "operon", "ffx"]).names == ["gplearn", "operon", "ffx"]
     assert parser.parse_args(["methods", "list", "--json"]).json
     with pytest.raises(SystemExit):
         parser.parse_args(["methods"])
@@ -543,6 +544,17 @@ def test_methods_doctor_command(home, capsys, monkeypatch, tmp_path):
     assert main(["methods", "doctor", "ffx", "--json"]) == 1
     (report,) = json.loads(capsys.readouterr().out)
     assert report["name"] == "ffx" and report["ok"] is False and "not installed" in report["problems"][0]
+
+
+def test_methods_check_takes_several_names_each_once_and_refuses_an_unknown_one_before_any(home, capsys):
+    assert main(["methods", "check", "ffx", "gplearn", "ffx", "--json"]) == 1
+    assert [r["name"] for r in json.loads(capsys.readouterr().out)] == ["ffx", "gplearn"]
+    assert main(["methods", "check", "ffx", "gplearn"]) == 1
+    out = capsys.readouterr().out
+    assert "ffx: NOT OK" in out and "gplearn: NOT OK" in out and out.rstrip().endswith("0 of 2 methods OK")
+    assert main(["methods", "check", "ffx", "gplern"]) == 2
+    captured = capsys.readouterr()
+    assert "did you mean 'gplearn'?" in captured.err and "ffx" not in captured.out
 
 
 # --- with the network ----------------------------------------------------------------------------

@@ -67,8 +67,10 @@ def test_minimal_config_takes_every_default():
     assert dict(method.options) == {} and dict(method.env) == {}
     assert method.python == sys.executable
     assert method.time_limit == 600.0
-    assert method.budgets == (1, 2, 4, 8)
-    assert method.budget_knob is None and method.sweeps == ()
+    assert config.budgets == (1, 2, 4, 8) and method.sweeps == ()  # the run's default ladder
+    # a built-in named bare runs with its shipped settings (configs/methods/linear.yaml)
+    assert method.budgets == (1,) and method.config_provenance == "upstream_default"
+    assert method.budget_knob == "unused (least squares has no search)"
 
 
 def test_full_yaml_file_loads(tmp_path):
@@ -204,9 +206,25 @@ def test_problem_list_applies_to_every_catalog_and_select_applies_limit():
 
 
 def test_missing_provenance_means_harness_tuned_and_is_marked_implicit():
-    method = config_from_dict(BASE).methods[0]
+    method = config_from_dict(merged(method={"name": "linear", "adapter": "builtin"})).methods[0]  # not bare
     assert method.config_provenance == "harness_tuned"
     assert method.provenance_explicit is False
+
+
+@pytest.mark.parametrize("entry", ["linear", {"name": "linear"}, {"name": "linear", "budgets": [1, 2]},
+                                   {"name": "linear", "options": {}}])  # fmt: skip
+def test_a_builtin_named_bare_runs_as_shipped_and_is_upstream_default(entry):
+    method = config_from_dict(merged(method=..., methods=[entry])).methods[0]
+    assert method.config_provenance == "upstream_default" and method.provenance_explicit
+    assert method.budgets == (tuple(entry["budgets"]) if isinstance(entry, dict) and "budgets" in entry else (1,))
+
+
+def test_a_builtin_with_options_of_its_own_is_not_upstream_default_and_the_runs_ladder_wins():
+    method = config_from_dict({**BASE, "method": {"name": "prior", "options": {"parsimony": 0.05}}}).methods[0]
+    assert method.config_provenance == "harness_tuned" and not method.provenance_explicit
+    assert method.budgets == tuple(2**k for k in range(11))  # prior's shipped ladder
+    method = config_from_dict(merged(method=..., methods=["linear"], budgets=[3])).methods[0]
+    assert method.budgets == (3,) and method.config_provenance == "upstream_default"
 
 
 @pytest.mark.parametrize("label", PROVENANCE_LABELS)

@@ -209,17 +209,20 @@ def test_catalog_counts_for_several_catalogs(tmp_path):
     assert {name: c.planned for name, c in plan.counts.items()} == {"nguyen": 2, "extra": 2}
 
 
-def test_every_slot_gets_a_worker_for_the_first_method_before_any_fit(tmp_path):
-    from srbf.runs.driver import _workers_to_start
+def test_each_slot_begins_with_one_of_the_first_methods_and_the_others_start_later(tmp_path):
+    from srbf.runs.driver import _workers_to_start, first_workers
     from srbf.runs.plan import worker_spec
 
     config = small_config(tmp_path)
     plan = make_plan(config)
     linear, oracle = (worker_spec(v) for v in plan.variants)
-    assert _workers_to_start(plan, plan.pending_variants(), 2) == [linear, linear, oracle]
-    assert _workers_to_start(plan, plan.pending_variants(), 1) == [linear, oracle]
+    assert _workers_to_start(plan, plan.pending_variants(), 2) == ([linear, oracle], [])
+    assert _workers_to_start(plan, plan.pending_variants(), 1) == ([linear], [oracle])
+    assert _workers_to_start(plan, plan.pending_variants(), 3) == ([linear, oracle, linear], [])
     one = make_plan(small_config(tmp_path, limit=1, sampling={"n_support": 64, "n_validation": 32, "draws": 1}))
-    assert _workers_to_start(one, one.pending_variants(), 8) == [linear, oracle]  # one linear fit: one worker
+    assert _workers_to_start(one, one.pending_variants(), 8) == ([linear, oracle, oracle], [])  # one linear fit
+    assert first_workers(["a", "b", "c"], 2) == ["a", "b"]  # before the plan (prestart): no counts yet
+    assert first_workers([], 2) == []
 
 
 def test_the_parent_draws_no_points_the_slot_processes_do(tmp_path, monkeypatch):

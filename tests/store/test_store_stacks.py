@@ -117,3 +117,14 @@ def test_the_stack_table_counts_fits_per_method_and_run_stack(store, make_key, m
     lines = stack_lines(store.stack_frame(method="linear"))
     assert lines[0].split() == list(STACK_HEADER) and lines[1].split()[:2] == ["linear", "2"]
     assert stack_lines(store.stack_frame(method="nobody")) == []
+
+
+def test_a_package_not_installed_reads_so_and_a_value_not_recorded_reads_as_a_question_mark(store, make_key, make_result):
+    from srbf.methods.stack import NOT_INSTALLED
+
+    without = _campaign(store, {**GPLEARN, "method_scipy_version": NOT_INSTALLED})
+    unknown = _campaign(store, {**GPLEARN, "method_numpy_version": "2.0.0", "method_scipy_version": None})
+    store.record(make_key(0, method="gplearn"), make_result(0), campaign_id=without, data_hash="h")
+    store.record(make_key(1, method="gplearn"), make_result(1), campaign_id=unknown, data_hash="h")
+    rows, _ = stack_table(store.stack_frame())
+    assert sorted((row[5], row[6]) for row in rows) == [("1.26.4", "not installed"), ("2.0.0", "?")]

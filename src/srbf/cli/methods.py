@@ -4,7 +4,9 @@ Thin: the roster is ``srbf.methods.roster``, where environments live ``srbf.meth
 installing one ``srbf.methods.install``, its lock ``srbf.methods.lockfile``, checking one
 ``srbf.methods.doctor`` (``methods doctor`` is the old name of ``methods check``), a new
 method's files ``srbf.methods.scaffold`` (``srbf new`` is the short name of ``methods new``).
-Exit status 0 when everything asked for worked, 1 when an install or a check failed, 2 for a
+Exit status 0 when everything asked for worked (an install whose method still misses a program it
+runs on, PySR's Julia, says what and how to provide it, and exits 0: the environment is there),
+1 when an install or a check failed, 2 for a
 user error (unknown method, licence not accepted).
 """
 
@@ -18,13 +20,15 @@ import sys
 from srbf.cli.args import UserError
 
 
-def _select(name: str):
+def _select(names: list[str]):
+    """The roster methods ``names`` name (``all``: every one), each once, in the order given."""
     from srbf.methods import roster
 
     try:
-        return roster.select(name)
+        chosen = [spec for name in names for spec in roster.select(name)]
     except roster.UnknownMethod as exc:
         raise UserError(str(exc)) from None
+    return list({spec.name: spec for spec in chosen}.values())
 
 
 def method_rows() -> list[dict]:
@@ -94,12 +98,14 @@ def _install(args: argparse.Namespace) -> int:
     from srbf.methods.envs import EnvError
     from srbf.methods.install import InstallError, LicenceNotAccepted, install
 
-    specs = _select(args.name)
-    failed, refused = [], []
+    specs = _select(args.names)
+    failed, refused, waiting = [], [], []
     for spec in specs:
         try:
             install(spec, force=args.force, accept_licence=args.accept_licence, base_python=args.python,
                     latest=args.latest)
+            if not _ready_to_run(spec):
+                waiting.append(spec.name)
         except LicenceNotAccepted as exc:
             print(f"srbf: {exc}", file=sys.stderr)
             refused.append(spec.name)
@@ -111,10 +117,27 @@ def _install(args: argparse.Namespace) -> int:
     if len(specs) > 1:
         ok = len(specs) - len(failed) - len(refused)
         print(f"{ok} of {len(specs)} installed" + (f"; failed: {', '.join(failed)}" if failed else "")
-              + (f"; licence not accepted: {', '.join(refused)}" if refused else ""))  # fmt: skip
+              + (f"; licence not accepted: {', '.join(refused)}" if refused else "")
+              + (f"; installed but missing what they run on: {', '.join(waiting)}" if waiting else ""))  # fmt: skip
     if refused and not failed and len(specs) == 1:
         return 2
     return 1 if failed or refused else 0
+
+
+def _ready_to_run(spec) -> bool:
+    """After an install: the doctor's pre-check (``doctor.precheck``), each thing still missing on
+    a line with how to provide it; whether nothing is."""
+    from srbf.methods.doctor import precheck
+
+    missing = precheck(spec)
+    if not missing:
+        print(f"[{spec.name}] ready: `srbf methods check {spec.name}` fits a toy problem with it")
+        return True
+    print(f"[{spec.name}] installed, but it cannot run yet:")
+    for line in missing:
+        print(f"    {line}")
+    print(f"[{spec.name}] once provided, `srbf methods check {spec.name}` fits a toy problem with it")
+    return False
 
 
 def _lock(args: argparse.Namespace) -> int:
@@ -131,7 +154,7 @@ def _lock(args: argparse.Namespace) -> int:
         if not re.fullmatch(r"3\.\d+", python):
             raise UserError(f"--python-version {python!r}: write a Python version as X.Y, e.g. 3.12")
     failed = []
-    for spec in _select(args.name):
+    for spec in _select(args.names):
         for python in args.python_version or [_lock_python(spec)]:
             if spec.python and not admits(spec.python, python):
                 print(f"{spec.name}: no lock for Python {python}: it needs Python {spec.python} (its method.yaml)")
@@ -177,7 +200,7 @@ def _lock_python(spec) -> str:
 def _doctor(args: argparse.Namespace) -> int:
     from srbf.methods.doctor import doctor
 
-    specs = _select(args.name)
+    specs = _select(args.names)
     reports = []
     for spec in specs:
         report = doctor(spec, time_limit=args.time_limit, budget=args.budget)
@@ -235,7 +258,7 @@ def add_method_commands(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(run=_list)
 
     p = sub.add_parser("install", help="create a method's own environment and install its committed lock there")
-    p.add_argument("name", metavar="NAME|all", help="a roster method, or all")
+    p.add_argument("names", nargs="+", metavar="NAME|all", help="roster methods, or all")
     p.add_argument("--accept-licence", "--accept-license", dest="accept_licence", action="store_true",
                    help="accept the licence notice a method shows (qlattice)")  # fmt: skip
     p.add_argument("--force", action="store_true", help="rebuild the environment even if it is installed")
@@ -245,14 +268,14 @@ def add_method_commands(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(run=_install)
 
     p = sub.add_parser("lock", help="resolve a method's environment afresh with uv and rewrite its committed lock")
-    p.add_argument("name", metavar="NAME|all", help="a roster method, or all")
+    p.add_argument("names", nargs="+", metavar="NAME|all", help="roster methods, or all")
     p.add_argument("--python-version", nargs="+", metavar="X.Y",
                    help="the Python versions to lock for (default: the one running srbf)")  # fmt: skip
     p.set_defaults(run=_lock)
 
     p = sub.add_parser("check", aliases=["doctor"],  # doctor: the old name
                        help="import a method in its environment and fit a toy problem through the worker")
-    p.add_argument("name", metavar="NAME|all", help="a roster method, or all")
+    p.add_argument("names", nargs="+", metavar="NAME|all", help="roster methods, or all")
     p.add_argument("--time-limit", type=float, default=300.0, help="seconds for the import and for the toy fit (default 300)")
     p.add_argument("--budget", type=_number, help="budget of the toy fit (default: the first rung of its config's ladder, else 1)")
     p.add_argument("--json", action="store_true", help="machine-readable output")

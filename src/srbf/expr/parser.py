@@ -2,8 +2,8 @@
 
 Accepted: Python/SymPy infix (``x0**2 + sin(x1)``), caret powers, a leading ``y =`` (or the
 target's own name), function-call prefix (``add(mul(X0, X0), X1)``), capitalised and
-module-prefixed names (``Sin``, ``np.sin``, ``Recip``), and prefix token lists
-(``+ x1 * 2.5 x2``). Variables are
+module-prefixed names (``Sin``, ``np.sin``, ``Recip``), NumPy 2's scalar reprs as the numbers
+they are (``np.float64(1.47)`` is 1.47), and prefix token lists (``+ x1 * 2.5 x2``). Variables are
 matched by name; generic column names (``x0``, ``X_1``) are mapped to columns by index, 0-based
 unless ``one_based=True``. A formula is untrusted input: it is tokenised and parsed by hand, and
 every failure is a :class:`ParseError` naming the offending token and its position. The readers
@@ -17,7 +17,7 @@ from typing import Sequence
 
 from srbf.expr.infix import InfixParser
 from srbf.expr.prefix import PrefixParser, prefix_from_string
-from srbf.expr.syntax import NameResolver, ParseError, check_digits
+from srbf.expr.syntax import NameResolver, ParseError, check_digits, numpy_scalars
 from srbf.expr.tree import Expr
 
 __all__ = ["DEFAULT_TARGET", "ParseError", "parse"]
@@ -53,7 +53,7 @@ def parse(
     """
     resolver = NameResolver(variables, one_based=one_based, by_index=by_index or one_based)
     if not isinstance(text, str):
-        tokens = [str(t) for t in text]
+        tokens = [numpy_scalars(str(t), brackets=False).strip() for t in text]
         for index, token in enumerate(tokens):
             check_digits(token, f"token {index}", index)
         return PrefixParser(tokens, None, resolver).parse()
@@ -64,14 +64,14 @@ def parse(
     check_digits(text)
     start = _formula_start(text, target, resolver)
     if notation == "prefix":
-        return prefix_from_string(text, start, resolver)
+        return prefix_from_string(numpy_scalars(text, brackets=False), start, resolver)
     try:
-        return InfixParser(text, start, resolver, hashed).parse()
+        return InfixParser(numpy_scalars(text, brackets=True), start, resolver, hashed).parse()
     except ParseError as infix_error:
         if notation == "infix":
             raise
         try:
-            return prefix_from_string(text, start, resolver)
+            return prefix_from_string(numpy_scalars(text, brackets=False), start, resolver)
         except ParseError:
             raise infix_error from None
 

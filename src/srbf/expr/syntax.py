@@ -1,5 +1,6 @@
-"""What every formula reader shares: ``ParseError``, the ASCII-digit rule, turning a name into a
-variable, constant or special number, and building a call with its arity checked.
+"""What every formula reader shares: ``ParseError``, the ASCII-digit rule, NumPy's scalar reprs
+read as the numbers they are, turning a name into a variable, constant or special number, and
+building a call with its arity checked.
 
 ``parser.parse`` picks a reader (``infix`` or ``prefix``); both resolve names and build calls here,
 so a formula means the same whichever notation it was written in.
@@ -18,6 +19,13 @@ _GENERIC_COLUMN_RE = re.compile(r"^[xX]_?([0-9]+)$")
 _SPECIAL_NUMBERS = {"inf": float("inf"), "infinity": float("inf"), "nan": float("nan")}
 _CONSTANT_SPELLINGS = {"pi": "pi", "e": "e", "E": "e", "PI": "pi", "Pi": "pi"}
 INFIX_SYMBOLS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "**": "pow", "^": "pow"}
+# NumPy 2 prints a scalar as its constructor call, np.float64(1.47) (np.longdouble('1.5') quoted),
+# and methods that format their constants with repr() pass that on
+_NUMPY_SCALAR_RE = re.compile(
+    r"(?<![\w.])(?:np|numpy)\.(?:float(?:16|32|64|96|128)?|u?int(?:8|16|32|64)?|u?int[cp]|double|single|half"
+    r"|longdouble|u?byte|u?short|u?long(?:long)?)\(\s*(['\"]?)"
+    r"([-+]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|nan))\1\s*\)"
+)
 
 
 class ParseError(SrbfError, ValueError):
@@ -41,6 +49,23 @@ def check_digits(text: str, where: str | None = None, position: int | None = Non
                 char,
                 offset if position is None else position,
             )
+
+
+def numpy_scalars(text: str, *, brackets: bool) -> str:
+    """``text`` with each NumPy scalar repr (``np.float64(1.47)``, ``np.int64(-3)``) replaced by
+    its number, padded with spaces on the left to the same length, so that every position after
+    it (in error messages) stays where it was. With ``brackets`` a signed number is bracketed, so
+    that ``np.float64(-1.5)**2`` stays (-1.5)**2 (infix); without, it is the bare number (prefix)."""
+    if "np." not in text and "numpy." not in text:
+        return text
+
+    def number(match: re.Match) -> str:
+        value = match.group(2)
+        if brackets and value[0] in "+-":
+            value = f"({value})"
+        return value.rjust(len(match.group(0)))
+
+    return _NUMPY_SCALAR_RE.sub(number, text)
 
 
 class NameResolver:

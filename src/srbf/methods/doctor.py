@@ -31,8 +31,13 @@ def toy_problem(n: int = 200, seed: int = 0):
     return X, X[:, 0] ** 2 + X[:, 1]
 
 
-def find_external(program: str, name: str | None = None) -> str | None:
-    """``program`` on PATH or in the method's environment (e.g. a Julia it installed), else None."""
+def find_external(program: str, name: str | None = None, variable: str | None = None) -> str | None:
+    """``program``: the executable the environment variable ``variable`` names when it is set
+    (and None when that is no executable file), else on PATH or in the method's environment (e.g.
+    a Julia it installed), else None."""
+    if variable and os.environ.get(variable):
+        named = os.environ[variable]
+        return named if os.path.isfile(named) and os.access(named, os.X_OK) else None
     found = shutil.which(program)
     if found or name is None:
         return found
@@ -105,11 +110,26 @@ def precheck(spec: MethodSpec) -> list[str]:
                         f"run srbf methods install {name} --force")  # fmt: skip
     elif spec.licence and manifest.get("licence_accepted") is False:
         problems.append(f"{name}'s licence was not accepted: run srbf methods install {name} --force --accept-licence")
-    why = f" ({spec.needs_hint})" if spec.needs_hint else ""
     for program in spec.needs:
-        if find_external(program, name) is None:
-            problems.append(f"{name} needs {program.capitalize()}: `{program}` is not on PATH{why}")
+        variable = spec.needs_variables.get(program)
+        if find_external(program, name, variable) is None:
+            problems.append(missing_program(spec, program, variable))
     return problems
+
+
+def missing_program(spec: MethodSpec, program: str, variable: str | None) -> str:
+    """The one line saying that ``program`` is missing, where srbf looked, why the method needs it
+    (``needs_hint``) and how to provide it: every word of it from here and the method.yaml."""
+    where = f"`{program}` is not on PATH or in {spec.name}'s environment"
+    how = f"put `{program}` on PATH"
+    if variable and os.environ.get(variable):
+        where = f"{variable}={os.environ[variable]} is not an executable file"
+        how = f"set {variable} to the {program.capitalize()} executable, or unset it and put `{program}` on PATH"
+    elif variable:
+        where += f", and {variable} is not set"
+        how += f" or set {variable} to the {program.capitalize()} executable"
+    why = f" ({spec.needs_hint})" if spec.needs_hint else ""
+    return f"{spec.name} needs {program.capitalize()}: {where}{why}; to provide it, {how}"
 
 
 def precheck_python(python: str | None) -> list[str]:

@@ -76,6 +76,7 @@ ALLOWED_ENV = (
     "MKL_NUM_THREADS",
     "NUMEXPR_NUM_THREADS",
     "JULIA_NUM_THREADS",
+    "PYTHON_JULIAPKG_EXE",  # the Julia PySR runs on, when not on PATH (its method.yaml's needs_variables)
 )
 ALLOWED_PREFIXES = ("LC_",)
 _STOP_SECONDS = 2.0  # how long the guard gets to end its tree before its group is SIGKILLed

@@ -47,6 +47,7 @@ class _MethodFile(BaseModel):
     pre_install: list[list[str]] = Field(default_factory=list)
     pip_flags: list[str] = Field(default_factory=list)
     needs: list[str] = Field(default_factory=list)
+    needs_variables: dict[str, str] = Field(default_factory=dict)
     needs_hint: str = ""
     licence: str | None = None
     reproducible: StrictBool = True
@@ -140,6 +141,7 @@ def read_method_file(path: Path, spec_type: type) -> Any:
         pre_install=tuple(tuple(step) for step in model.pre_install),
         pip_flags=tuple(model.pip_flags),
         needs=tuple(model.needs),
+        needs_variables=_frozen(model.needs_variables),
         needs_hint=model.needs_hint,
         licence=model.licence,
         reproducible=model.reproducible,

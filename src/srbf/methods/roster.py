@@ -36,7 +36,8 @@ class MethodSpec:
     always installed with them. ``pre_install`` lists pip install steps run before the main one
     (each a tuple of requirements), ``pip_flags`` extra flags for the main step. ``import_name``
     is the module ``doctor`` imports; ``needs`` names external programs the method cannot run
-    without (checked on PATH and in the env), ``licence`` a notice that ``install`` shows and
+    without (checked on PATH and in the env, or named by the variable ``needs_variables`` gives
+    for it, e.g. PySR's ``PYTHON_JULIAPKG_EXE``), ``licence`` a notice that ``install`` shows and
     requires ``--accept-licence`` for. ``run`` holds the defaults of a config that names the
     method (``method: NAME``), its default configuration; ``configs`` the further named ones
     (``author_blessed``, ...), each laid over ``run`` when a config's entry says ``config: NAME``.
@@ -59,7 +60,8 @@ class MethodSpec:
     pre_install: tuple[tuple[str, ...], ...] = ()
     pip_flags: tuple[str, ...] = ()
     needs: tuple[str, ...] = ()  # external programs, e.g. ("julia",)
-    needs_hint: str = ""  # one sentence on why and how, for doctor
+    needs_variables: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # program -> variable naming it
+    needs_hint: str = ""  # one sentence on why, for doctor
     licence: str | None = None
     reproducible: bool = True  # False when the package takes no seed
     notes: str = ""

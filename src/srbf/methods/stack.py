@@ -10,6 +10,8 @@ it is. A built-in method under srbf's own interpreter is answered in
 this process, with the lock srbf's own environment was installed from (``make`` leaves a copy in
 it). What cannot be known is None: the package of a user's method file, the lock of an
 interpreter that is no srbf environment, anything a probe that fails cannot tell (the run goes on).
+A package the probe looked for and did not find is recorded as ``NOT_INSTALLED`` ("not
+installed"), so that the stack tables tell it from a value not recorded (NULL, shown as ``?``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from srbf.methods.stack_probe import versions
 
 PROBE = Path(__file__).resolve().with_name("stack_probe.py")
 PROBE_TIMEOUT_SECONDS = 30.0
+NOT_INSTALLED = "not installed"  # recorded for a package the method's interpreter does not have
 
 
 def method_package(adapter_type: str, adapter: str | None, python: str | None) -> str | None:
@@ -90,6 +93,14 @@ def _text(value: Any) -> str | None:
     return value[:100] if isinstance(value, str) and value else None
 
 
+def _version(versions: Mapping[str, Any], name: str | None) -> str | None:
+    """A package's version as the probe answered it: ``NOT_INSTALLED`` when it looked and found
+    none, None when it did not answer for it (or ``name`` is None)."""
+    if name is None or name not in versions:
+        return None
+    return _text(versions[name]) if versions[name] is not None else NOT_INSTALLED
+
+
 def method_stack(
     adapter_type: str,
     adapter: str | None,
@@ -119,8 +130,8 @@ def method_stack(
     return {
         "method_python_version": _text(answer.get("python")),
         "method_package": package,
-        "method_package_version": srbf.__version__ if package == "srbf" else _text(versions.get(package)),
-        "method_numpy_version": _text(versions.get("numpy")),
-        "method_scipy_version": _text(versions.get("scipy")),
+        "method_package_version": srbf.__version__ if package == "srbf" else _version(versions, package),
+        "method_numpy_version": _version(versions, "numpy"),
+        "method_scipy_version": _version(versions, "scipy"),
         "method_lock_hash": _text(lock_hash(python)),
     }

@@ -152,6 +152,8 @@ class MethodConfig(_Section):
                 data = config_entry(data, run_budgets=bool((info.context or {}).get("run_budgets")))
             except ValueError as exc:  # a named configuration the method does not have
                 raise _fail(str(exc), "config") from None
+        if isinstance(data, Mapping) and "adapter" not in data and data.get("name") in builtin_method_names():
+            data = _with_builtin_defaults(data, run_budgets=bool((info.context or {}).get("run_budgets")))
         if isinstance(data, Mapping) and isinstance(data.get("adapter"), str):  # adapter: builtin
             return {**data, "adapter": {"type": data["adapter"]}}
         return data
@@ -221,6 +223,20 @@ class MethodConfig(_Section):
         fields = {**self.model_dump(), "provenance_explicit": self.provenance_explicit}
         keys = _METHOD_KEYS + (("memory_limit",) if self.memory_limit is not None else ())  # absent: the text of before
         return to_plain({key: fields[key] for key in keys})
+
+
+def _with_builtin_defaults(entry: Mapping[str, Any], *, run_budgets: bool) -> dict[str, Any]:
+    """A bare built-in's entry (``- linear``) over the settings it ships with (``shipped.builtin_defaults``),
+    as a roster method's entry over its method.yaml; a ladder given for the whole run wins, and
+    options of its own make it no longer ``upstream_default`` (unless the entry says so)."""
+    from srbf.runs.shipped import builtin_defaults
+
+    defaults = builtin_defaults(entry["name"])
+    if run_budgets:
+        defaults.pop("budgets", None)
+    if "options" in entry and entry["options"] != defaults.get("options"):  # no longer as shipped
+        defaults.pop("config_provenance", None)
+    return {**defaults, **entry}
 
 
 class RunConfig(_Section):

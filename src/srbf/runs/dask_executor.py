@@ -80,6 +80,7 @@ class DaskExecutor(Executor):
         self.batch_size = batch_size
         self.settings = SlotSettings(start_timeout, int(tail_bytes), int(max_restarts), sandbox)
         self.on_note = on_note or (lambda text: None)
+        self.on_starting = lambda spec: None  # every worker starts in ``start``
         self._futures: dict = {}
         self._pace: dict[WorkerSpec, float] = {}  # seconds per fit of the method's last batch
         self._lock = threading.Lock()
@@ -93,10 +94,11 @@ class DaskExecutor(Executor):
 
     # ------------------------------------------------------------------ the Executor interface
 
-    def start(self, specs: Sequence[WorkerSpec]) -> None:
-        """Start a method worker of each distinct spec on the cluster: one that cannot start
+    def start(self, specs: Sequence[WorkerSpec], later: Sequence[WorkerSpec] = ()) -> None:
+        """Start a method worker of each distinct spec on the cluster, ``later`` ones too (where a
+        batch lands is the cluster's choice, so none is started lazily): one that cannot start
         raises WorkerStartError here, before any fit."""
-        wanted = list(dict.fromkeys(specs))
+        wanted = list(dict.fromkeys([*specs, *later]))
         futures = [self.client.submit(start_check, spec, self.settings, pure=False) for spec in wanted]
         for spec, future in zip(wanted, futures):
             try:

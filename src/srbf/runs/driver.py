@@ -1,12 +1,14 @@
 """The driver: run a config from plan to stored results, resumable and interruptible.
 
 ``run_config(config)`` opens the results store, plans the config (skipping every fit already
-stored), starts one worker per method configuration (a method that cannot start stops the run
-here, before any fit or record), starts a campaign per variant, and records the fits as they
-arrive: fits finished within ``COMMIT_WINDOW_SECONDS`` (50 ms) of each other share one commit, so
+stored), starts the workers of the method that runs first (one that cannot start stops the run
+here, before any fit or record; every other method's workers start when its first fit is due, and
+one that cannot start then stops the run before its first fit), starts a campaign per variant, and
+records the fits as they arrive: fits finished within ``COMMIT_WINDOW_SECONDS`` (50 ms) of each other share one commit, so
 a crash, a ``kill -9`` or a power cut loses at most the fits in flight and those of the last
 50 ms, and running the same config again resumes where it stopped. A progress bar
-(``tqdm``, on stderr when it is a terminal) shows fits done, failures and the time left.
+(``tqdm``, on stderr when it is a terminal) shows fits done, failures and the time left, from
+before the first worker starts, with a line for each method whose workers are starting.
 
 One run at a time writes a store (``runlock``): a second ``srbf run`` on the same results refuses,
 naming the first one's pid. Each method receives a seed derived from its fit's key under the
@@ -237,7 +239,7 @@ def run_config(
         whole = not config.sealed or {v.label for v in variants} == {v.label for v in config.variants()}
         if executor is None:  # local slots, or a LocalCluster's workers: they start while the plan is made
             executor = new_executor()
-            executor.prestart([worker_spec(variants[0])] * executor.workers if variants else [])  # the likely first
+            executor.prestart(first_workers([worker_spec(v) for v in variants], executor.workers))  # the likely first
         plan = make_plan(config, done=_stored_keys(store, variants), variants=variants, catalogs=load_catalogs(config))
         if freezing:
             freeze_survivors()
@@ -274,23 +276,32 @@ def run_config(
         executor.on_note = note
         summary.notes = notes
         pending = plan.pending_variants()
+        bar = progress_bar(plan.pending, config.experiment, show)
+        first, later = _workers_to_start(plan, pending, executor.workers)
+
+        def starting(spec, workers: int = 0) -> None:  # progress only: shown with the bar
+            if not bar.disable:
+                bar.write(f"srbf: {starting_line(spec, workers)}", file=sys.stderr)
+
+        for spec in dict.fromkeys(first):
+            starting(spec, first.count(spec))
+        executor.on_starting = starting
+        probed: dict = {}  # each method interpreter is asked for its stack once, while the workers start
+        stacks = {variant.label: variant_stack(variant, probed) for variant in pending}
         try:
-            executor.start(_workers_to_start(plan, pending, executor.workers))
+            executor.start(first, later)
         except WorkerStartError as exc:
-            first, _, rest = str(exc).partition("\n")
-            raise RunError(f"{first} (nothing was run)" + (f"\n{rest}" if rest else "")) from None
-        probed: dict = {}  # each method interpreter is asked for its stack once
+            raise _start_error(exc, "nothing was run") from None
         for variant in pending:
             summary.campaigns[variant.label] = store.start_campaign(
                 config.experiment,
                 _campaign_config(config, variant, {"workers": executor.workers, **({"shard": str(shard)} if shard else {})}),
                 variant.config_hash,
                 variant.method.config_provenance,
-                method_stack=variant_stack(variant, probed),
+                method_stack=stacks[variant.label],
             )
         campaign_of = {(v.name, v.config_hash): summary.campaigns[v.label] for v in pending}
         order = functools.partial(fit_order, config=config, secret=store.secret())  # the method's seed: under the secret
-        bar = progress_bar(plan.pending, config.experiment, show)
         results = executor.run(plan.fits, order, idle=COMMIT_WINDOW_SECONDS)
         held = _HeldResults(store, campaign_of, summary)
         try:
@@ -309,6 +320,10 @@ def run_config(
             summary.interrupted = True
             executor.cancel()
             held.commit()  # every finished fit is kept
+        except WorkerStartError as exc:  # a method whose workers start with its first fit
+            held.commit()
+            kept = f"{summary.recorded} fit(s) of this run are stored; run again to resume once it starts"
+            raise _start_error(exc, f"the run stopped before its first fit; {kept}") from None
         finally:
             results.close()  # stops the executor's threads if we leave early (Ctrl-C, a store error)
         return summary
@@ -341,6 +356,26 @@ def _seal_complete(store, config: RunConfig, whole: bool) -> None:
     published: its exports carry the seed from now on."""
     if config.sealed and whole:
         store.mark_sealed_complete()
+
+
+def _start_error(exc: WorkerStartError, what_happened: str) -> RunError:
+    """The run's error for a method that cannot start: its first line, what came of the run, then
+    the method's own output (its traceback) below."""
+    first, _, rest = str(exc).partition("\n")
+    return RunError(f"{first} ({what_happened})" + (f"\n{rest}" if rest else ""))
+
+
+def starting_line(spec, workers: int = 0) -> str:
+    """'starting gplearn (its environment, env:gplearn) in 2 workers...': the progress line of a
+    method's start, saying which Python it starts in (the slow part: its imports and ``setup``)."""
+    from srbf.methods.envs import is_env_spec
+
+    if not spec.python or Path(spec.python) == Path(sys.executable):
+        python = "srbf's Python"
+    else:
+        python = f"its environment, {spec.python}" if is_env_spec(spec.python) else spec.python
+    where = f" in {workers} workers" if workers > 1 else ""
+    return f"starting {spec.label} ({python}){where}..."
 
 
 def _local_executor(workers: int | None, sandbox: isolation.Sandbox | None) -> Executor:
@@ -380,12 +415,28 @@ def sandbox_for(config: RunConfig, store_path: Path, secret_file: str | Path | N
     return isolation.Sandbox(hidden=tuple(str(p) for p in hidden))
 
 
-def _workers_to_start(plan: Plan, pending: Sequence[Variant], workers: int) -> list:
-    """One worker per slot for the variant that runs first (so that every slot starts fitting at
-    once), and one for each other variant (a method that cannot start stops the run before any fit)."""
+def first_workers(specs: Sequence, workers: int, fits: Counter | None = None) -> list:
+    """The method each of ``workers`` slots begins with: the first methods in plan order, one per
+    slot in turn (so the first results come from whichever of them starts fastest, and their
+    starts do not queue behind each other), no method in more slots than it has ``fits`` (when
+    counted); the k-th spec listed is slot k's."""
+    left = Counter(fits) if fits is not None else Counter({spec: workers for spec in specs})
+    chosen: list = []
+    while len(chosen) < workers and any(left[spec] > 0 for spec in specs):
+        for spec in specs:
+            if left[spec] > 0 and len(chosen) < workers:
+                chosen.append(spec)
+                left[spec] -= 1
+    return chosen
+
+
+def _workers_to_start(plan: Plan, pending: Sequence[Variant], workers: int) -> tuple[list, list]:
+    """The workers to start before any fit, one per slot (``first_workers``: every slot starts
+    fitting at once), and the other methods, whose workers start when their first fit is due
+    (starting them all first kept the first result waiting for the slowest)."""
     specs = [worker_spec(v) for v in pending]
-    first = sum(1 for fit in plan.fits if fit.spec == specs[0])
-    return specs[:1] * max(1, min(workers, first)) + specs[1:]
+    first = first_workers(specs, workers, Counter(fit.spec for fit in plan.fits))
+    return first, [spec for spec in specs if spec not in first]
 
 
 class _HeldResults:

@@ -2,9 +2,11 @@
 
 An executor has a small interface, so that where fits run can change without touching the driver:
 
-- ``start(specs)``: start one worker per method configuration before any fit, so that a method
-  file that cannot be imported (or whose ``setup`` raises) stops the run with ``WorkerStartError``
-  before anything is fitted or written;
+- ``start(specs, later=...)``: start the workers of ``specs`` (those of the method that runs
+  first) before any fit, so that a first method whose file cannot be imported (or whose ``setup``
+  raises) stops the run with ``WorkerStartError`` before anything is fitted or written; the other
+  methods' workers (``later``) start when their first fit is due, so the first result does not
+  wait for every method's start (an executor that cannot start them then checks them here);
 - ``run(fits, order, idle=...)``: an iterator of batches of ``Completed`` (the planned fit, its
   ``FitResult``, the hash of the points it saw): each batch is every result that has arrived
   since the last one, so a consumer can record a batch at once; an empty batch when nothing
@@ -13,6 +15,8 @@ An executor has a small interface, so that where fits run can change without tou
   entry, sampling settings and method seed; ``problems.fit_order``); the points are drawn where
   the fit runs, in a slot next to the method's worker (``slot``), never in the method's process;
   a draw that sampling gives up on comes back as a ``placeholder`` result without running anything;
+  a method none of whose workers has started in this run and whose first start fails raises
+  ``WorkerStartError`` (naming it) from the iterator: the run stops, as it would have at ``start``;
 - ``cancel()``: from any thread, stop: fits in flight are killed and their results dropped;
 - ``close()``: stop and release every worker process.
 
@@ -101,10 +105,13 @@ class Executor(ABC):
 
     workers: int
     on_note: Callable[[str], None]
+    on_starting: Callable[[WorkerSpec], None]  # called when a ``later`` method starts (``start``)
 
     @abstractmethod
-    def start(self, specs: Sequence[WorkerSpec]) -> None:
-        """Start a worker for each spec; raise WorkerStartError (naming the method) if one cannot start."""
+    def start(self, specs: Sequence[WorkerSpec], later: Sequence[WorkerSpec] = ()) -> None:
+        """Start a worker for each of ``specs``; raise WorkerStartError (naming the method) if one
+        cannot start. ``later`` start when their first fit is due (``on_starting(spec)`` is called
+        then, in the thread that iterates ``run``), or are checked here by an executor that cannot."""
 
     @abstractmethod
     def run(self, fits: Sequence[PlannedFit], order: Order, *, idle: float = IDLE_SECONDS) -> Iterator[list[Completed]]:

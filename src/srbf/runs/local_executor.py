@@ -21,7 +21,7 @@ import queue
 import threading
 import time
 from collections import OrderedDict, deque
-from concurrent.futures import ThreadPoolExecutor
+from multiprocessing.connection import wait as connection_wait
 from typing import Callable, Iterator, Sequence
 
 from srbf.core import FitResult
@@ -40,11 +40,13 @@ BATCH_SECONDS = 0.25  # what a batch should take, judged by the method's last on
 
 
 class _Message:
-    """A note (``text``) or a thread's unexpected error (``error``) on the results queue."""
+    """A note (``text``), a method whose workers start now (``starting``) or a thread's error
+    (``error``: a method that cannot start, or a bug) on the results queue."""
 
-    def __init__(self, text: str = "", error: BaseException | None = None):
+    def __init__(self, text: str = "", error: BaseException | None = None, starting: WorkerSpec | None = None):
         self.text = text
         self.error = error
+        self.starting = starting
 
 
 class LocalExecutor(Executor):
@@ -52,7 +54,8 @@ class LocalExecutor(Executor):
 
     ``max_restarts``: restarts in a row one slot tolerates for a method; the next abnormal end
     stops it running that method. ``start_timeout`` bounds a worker's import and setup;
-    ``tail_bytes`` is the output kept from a worker for failed fits. ``on_note(text)`` receives notes about stopped workers, in
+    ``tail_bytes`` is the output kept from a worker for failed fits. ``on_note(text)`` receives notes about stopped workers, and
+    ``on_starting(spec)`` each method whose workers start with its first fit (not in ``start``), in
     the thread that iterates ``run``. ``sandbox`` runs every worker under bubblewrap.
     """
 
@@ -74,6 +77,10 @@ class LocalExecutor(Executor):
         self.max_restarts = int(max_restarts)
         self.settings = SlotSettings(start_timeout, int(tail_bytes), self.max_restarts, sandbox, self.workers)
         self.on_note = on_note or (lambda text: None)
+        self.on_starting: Callable[[WorkerSpec], None] = lambda spec: None
+        self._started: set[WorkerSpec] = set()  # methods whose workers have started in this executor
+        self._announced: set[WorkerSpec] = set()  # methods whose first start was announced (or done in ``start``)
+        self._first: dict[int, WorkerSpec] = {}  # the method each slot begins with (``start``)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._slots: list[SlotProcess | None] = [None] * self.workers
@@ -95,49 +102,43 @@ class LocalExecutor(Executor):
         return process
 
     def prestart(self, specs: Sequence[WorkerSpec] = ()) -> None:
-        """Spawn every slot process now and ask it to start the workers of ``specs`` (the k-th
-        in slot k mod N), without waiting: imports and method start-up overlap the driver's
-        planning; ``start`` then collects the replies. A slot never used is killed at ``close``."""
+        """Spawn every slot process now and ask slot k to start the worker of the k-th spec, without
+        waiting: imports and method start-up overlap the driver's planning; ``start`` then reads
+        the replies. A slot never used is killed at ``close``."""
         for slot in range(self.workers):
             process = self._slot_process(slot)
-            for spec in specs[slot :: self.workers]:
-                process.start_early(spec)
+            if slot < len(specs):
+                process.start_early(specs[slot])
 
-    def start(self, specs: Sequence[WorkerSpec]) -> None:
-        """Start the slot processes and, in them, the workers of ``specs``, in parallel, before any
-        fit: a method that cannot start stops the run here. The k-th spec listed starts in slot
-        k mod N (the driver lists the method it runs first once per slot, then each other method
-        once, to check that it starts); a slot keeps the workers of two methods."""
-        wanted = list(specs)
+    def start(self, specs: Sequence[WorkerSpec], later: Sequence[WorkerSpec] = ()) -> None:
+        """Start the slot processes and, in slot k, the worker of the k-th spec (one per slot at
+        most), all at once; return when the first of them is ready, so a slot can fit while the
+        others start. Slot k begins with the fits of its spec. A first reply that is a failure
+        stops the run here, before any fit; a worker that fails after that fails again at its
+        slot's first fit (``run``: the run stops). The workers of ``later`` start in a slot when
+        it is first handed their fits; a slot keeps the workers of two methods."""
+        wanted = list(specs)[: self.workers]
         if not wanted:
             return
-        errors: list[tuple[int, WorkerSpec, BaseException]] = []
-
-        def launch(slot: int) -> None:
-            for index in range(slot, len(wanted), self.workers):
-                if self._stop.is_set():
-                    return
-                try:
-                    self._slot_process(slot).request("start", wanted[index])
-                except BaseException as exc:  # noqa: BLE001 - reported below, in spec order
-                    errors.append((index, wanted[index], exc))
-                    return
-
-        slots = min(self.workers, len(wanted))
+        self._announced.update(wanted)
+        self._first = dict(enumerate(wanted))
         try:
-            for slot in range(slots):  # made in this thread, which outlives them (``SlotProcess``)
-                self._slot_process(slot)
-            with ThreadPoolExecutor(max_workers=slots, thread_name_prefix="srbf-start") as pool:
-                list(pool.map(launch, range(slots)))
+            waiting = {}
+            for slot, spec in enumerate(wanted):
+                process = self._slot_process(slot)
+                if not process.starting(spec):  # not asked by ``prestart``
+                    process.start_early(spec)
+                waiting[process.connection] = (process, spec)
+            ready = set(connection_wait(list(waiting)))
+            process, spec = next(waiting[c] for c in waiting if c in ready)  # in spec order when several are
+            try:
+                process.request("start", spec)
+            except WorkerStartError as exc:
+                raise WorkerStartError(f"{spec.label}: {exc}") from None
+            self._started.add(spec)
         except BaseException:
             self.close()
             raise
-        if errors:
-            self.close()
-            index, spec, exc = min(errors, key=lambda e: e[0])
-            if isinstance(exc, WorkerStartError):
-                raise WorkerStartError(f"{spec.label}: {exc}") from None
-            raise exc
 
     # ------------------------------------------------------------------ the queue of fits
 
@@ -189,8 +190,9 @@ class LocalExecutor(Executor):
     # ------------------------------------------------------------------ one thread per slot
 
     def _serve(self, slot: int, order: Order) -> None:
-        """Hand slot ``slot`` batches of orders and queue the results as they come back."""
-        current: WorkerSpec | None = None
+        """Hand slot ``slot`` batches of orders and queue the results as they come back, beginning
+        with the method whose worker ``start`` started there."""
+        current: WorkerSpec | None = self._first.get(slot)
         try:
             while not self._stop.is_set():
                 taken = self._take(slot, current)
@@ -205,7 +207,7 @@ class LocalExecutor(Executor):
             if not self._stop.is_set():  # not the cancel's doing: a bug, or the system killed it
                 self._stop.set()
                 self._results.put(_Message(error=RuntimeError(f"srbf bug: slot {slot + 1}: the slot process ended")))
-        except BaseException as exc:  # a bug in srbf: stop everything, let the consumer raise it
+        except BaseException as exc:  # a method that cannot start, or a bug in srbf: stop, let the consumer raise it
             self._stop.set()
             self._results.put(_Message(error=exc))
         finally:
@@ -219,12 +221,16 @@ class LocalExecutor(Executor):
         """Run ``fits`` (of one method) in the slot and queue each result as it arrives. Fits
         the slot did not run (its worker could not start, or the method was stopped there) go
         back to the queue, in plan order. Returns the method's abnormal ends in a row in this
-        slot, and the last one."""
+        slot, and the last one. A method that has not started anywhere yet and cannot start
+        raises WorkerStartError (naming it): the run stops, as it would have in ``start``."""
         spec = fits[0].spec
         abnormal, last_error, done = 0, "", 0
         started = time.monotonic()
         with self._lock:
             self._busy.add(slot)
+            if spec not in self._announced:  # its workers start with this batch
+                self._announced.add(spec)
+                self._results.put(_Message(starting=spec))
         try:
             for outcome in self._slot_process(slot).fits([order(fit) for fit in fits]):
                 if self._stop.is_set():
@@ -235,10 +241,16 @@ class LocalExecutor(Executor):
                         self._last_error[spec] = last_error
                 self._results.put(Completed(fits[done], outcome.result, outcome.data_hash, outcome.inputs_hash))
                 done += 1
+                if done == 1:
+                    with self._lock:
+                        self._started.add(spec)
         except WorkerStartError as exc:
             abnormal, last_error = exc.abnormal, exc.last_error
             with self._lock:
                 self._last_error[spec] = last_error
+                never = spec not in self._started
+            if never and not self._stop.is_set():
+                raise WorkerStartError(f"{spec.label}: {exc}") from None
         finally:
             with self._lock:
                 self._busy.discard(slot)
@@ -310,7 +322,10 @@ class LocalExecutor(Executor):
                     if isinstance(item, _Message):
                         if item.error is not None:
                             raise item.error
-                        self.on_note(item.text)
+                        if item.starting is not None:
+                            self.on_starting(item.starting)
+                        else:
+                            self.on_note(item.text)
                     else:
                         batch.append(item)
                 if batch:

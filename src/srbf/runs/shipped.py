@@ -3,12 +3,16 @@
 ``srbf run -c quickstart`` (or ``-c methods/linear``) reads a shipped config by name, so the
 examples work after ``pip install srbf`` as well as in a source checkout; a path to a file of
 one's own always wins. Roster methods need no shipped run config: a config says ``method: NAME``
-and gets the settings of ``srbf/methods/NAME/method.yaml``.
+and gets the settings of ``srbf/methods/NAME/method.yaml``. A built-in named bare (``- linear``)
+gets those of its shipped config ``methods/NAME.yaml`` the same way (``builtin_defaults``).
 """
 
 from __future__ import annotations
 
+import copy
+import functools
 from pathlib import Path
+from typing import Any
 
 CONFIGS_DIR = Path(__file__).resolve().parents[1] / "configs"
 
@@ -26,3 +30,23 @@ def config_path(ref: str | Path) -> str | Path:
     if Path(ref).expanduser().is_file() or name not in shipped_configs():
         return ref
     return CONFIGS_DIR / f"{name}.yaml"
+
+
+def builtin_defaults(name: str) -> dict[str, Any]:
+    """The keys a config's method entry naming the built-in ``name`` without an adapter gets (its
+    own keys override them): the method entry of its shipped config ``methods/NAME.yaml`` (options,
+    time limit, provenance, budget knob) and that config's ladder as the method's ``budgets``.
+    {} for a built-in without a shipped config."""
+    return copy.deepcopy(_builtin_defaults(name))
+
+
+@functools.lru_cache(maxsize=None)
+def _builtin_defaults(name: str) -> dict[str, Any]:
+    import yaml
+
+    path = CONFIGS_DIR / "methods" / f"{name}.yaml"
+    if not path.is_file():
+        return {}
+    document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    method = {key: value for key, value in document["method"].items() if key not in ("name", "adapter")}
+    return {**method, "budgets": document["budgets"]}

@@ -312,6 +312,15 @@ class SlotProcess:
         self._send(("start", spec))
         self._early.append(spec)
 
+    def starting(self, spec: WorkerSpec) -> bool:
+        """Whether a start of ``spec`` was asked ahead (``start_early``) and its reply not yet taken."""
+        return spec in self._early or spec in self._started
+
+    @property
+    def connection(self):
+        """The pipe to the process, readable when a reply (or its end) has come (``connection.wait``)."""
+        return self._conn
+
     def _settle(self) -> None:
         """Read the replies of the early starts (before any other request's reply)."""
         while self._early:
