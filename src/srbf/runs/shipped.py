@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from srbf.core import DEFAULT_RESULTS, SrbfError
+
 CONFIGS_DIR = Path(__file__).resolve().parents[1] / "configs"
 
 
@@ -26,3 +28,23 @@ def config_path(ref: str | Path) -> str | Path:
     if Path(ref).expanduser().is_file() or name not in shipped_configs():
         return ref
     return CONFIGS_DIR / f"{name}.yaml"
+
+
+class ConfigResultsError(SrbfError, ValueError):
+    """A config whose ``results:`` cannot be read; the message names the file and the value."""
+
+
+def results_of(config: str | Path, named: str | None = None) -> str:
+    """The ``results:`` of the config file (or shipped config) ``config``, else the default: the
+    store ``srbf analyze -c CONFIG`` and ``srbf.open(CONFIG)`` read. Only that key is read (the
+    rest need not validate: a method file it names may have moved since the run)."""
+    from srbf.runs.config_yaml import read_config_file
+
+    path = config_path(config)
+    data = read_config_file(path)
+    if not isinstance(data, dict):
+        raise ConfigResultsError(f"{named or config}: {path} is not a mapping of config keys")
+    results = data.get("results", DEFAULT_RESULTS)
+    if not isinstance(results, str) or not results.strip():
+        raise ConfigResultsError(f"{path}: results: must be a directory name, got {results!r}")
+    return results
