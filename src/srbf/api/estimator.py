@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import sys
 from pathlib import Path
 from typing import Any, Callable
 
@@ -87,18 +88,41 @@ def _fresh(estimator: Any) -> Any:
         return estimator
 
 
+def _own_modules(estimator: Any, formula: Callable | None) -> list:
+    """The modules of the user's own code the estimator and formula come from (a script, a test,
+    a package not installed): the worker starts in a clean environment that cannot import them,
+    so cloudpickle sends them by value, as it does ``__main__``."""
+    import sysconfig
+
+    installed = [Path(sysconfig.get_paths()[k]).resolve() for k in ("purelib", "platlib", "stdlib", "platstdlib")]
+    names = {c.__module__ for c in type(estimator).__mro__} | {getattr(formula, "__module__", None)}
+    own = []
+    for name in sorted(n for n in names if n and n != "__main__" and n.split(".")[0] != "srbf"):
+        module = sys.modules.get(name)
+        file = getattr(module, "__file__", None)
+        if file and not any(Path(file).resolve().is_relative_to(p) for p in installed):
+            own.append(module)
+    return own
+
+
 def _pickled(estimator: Any, formula: Callable | None) -> bytes:
     import pickle
 
     import cloudpickle
 
+    own = _own_modules(estimator, formula)
     try:
+        for module in own:
+            cloudpickle.register_pickle_by_value(module)
         data = cloudpickle.dumps((estimator, formula))
         pickle.loads(data)  # what the worker will do: a class that pickles but does not load fails here
     except Exception as error:
         what = f"{type(estimator).__name__}" + ("" if formula is None else " (with its formula=)")
         raise EstimatorError(f"srbf.evaluate: estimator {what} cannot be sent to a worker process, it does not "
                              f"pickle: {type(error).__name__}: {str(error)[:300]}") from None
+    finally:
+        for module in own:
+            cloudpickle.unregister_pickle_by_value(module)
     return data
 
 
