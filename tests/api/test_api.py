@@ -131,3 +131,30 @@ def test_import_srbf_is_light_and_ships_type_hints():
     assert "srbf.api" not in out.stderr and "pandas" not in out.stderr
     assert (Path(srbf.__file__).parent / "py.typed").is_file()
     assert srbf.open is srbf.api.open_results and "evaluate" in dir(srbf)
+
+
+def test_ranks_report_and_site_are_the_commands(evaluated, tmp_path):
+    root, res = evaluated
+    done = cli("ranks", "--results", str(root), "--json")
+    assert done.returncode == 0, done.stderr
+    marks = json.loads(done.stdout)["marks"]
+    ranks = res.ranks()
+    assert list(ranks["mean_rank"]) == [m["mean_rank"] for mark in marks for m in mark["methods"]]
+    assert list(ranks["method"]) == [m["method"] for mark in marks for m in mark["methods"]]
+    report = res.report(tmp_path / "report", at_budget="max")
+    assert report.index.is_file() and (tmp_path / "report" / "tables" / "leaderboard.csv").is_file()
+    write_csv(res.leaderboard(at_budget="max"), tmp_path / "board.csv")
+    assert (tmp_path / "board.csv").read_text() == (tmp_path / "report" / "tables" / "leaderboard.csv").read_text()
+    site = res.where(method=["ols", "linear"]).site(tmp_path / "site")
+    assert site.index.is_file()
+
+
+def test_open_reads_the_store_a_config_names(evaluated, tmp_path):
+    root, _ = evaluated
+    config = tmp_path / "c.yaml"
+    config.write_text(f"results: {root}\n")
+    assert srbf.open(config).root == str(root)
+    with pytest.raises(ValueError, match="no results store at"):
+        srbf.open(tmp_path / "nothing")
+    fits = srbf.open(root).where(configs="all").fits()
+    assert len(fits) == 9 and set(fits["status"]) == {"ok"}  # 3 problems x (ols twice, linear)

@@ -2,7 +2,7 @@
 benchmarks a scikit-learn regressor. Both call the code the commands run (docs/python.md)."""
 
 from srbf.api.estimator import EstimatorError
-from srbf.api.evaluate import evaluate
+from srbf.api.evaluate import evaluate, evaluation_config
 from srbf.api.results import Results, open_results
 
-__all__ = ["EstimatorError", "Results", "evaluate", "open_results"]
+__all__ = ["EstimatorError", "Results", "evaluate", "evaluation_config", "open_results"]

@@ -100,8 +100,10 @@ def evaluate(estimator: Any, *, sets: Sequence[str] = ("feynman",), limit: int |
                              n_support=n_support, noise=noise, seed=seed, experiment=experiment)
     config = config_from_dict(data, source="srbf.evaluate")
     summary = run_config(config, progress=progress)
+    if progress:
+        print(summary.text())
     if summary.interrupted:
-        raise KeyboardInterrupt
+        raise KeyboardInterrupt("srbf.evaluate: interrupted; the finished fits are stored, the same call resumes")
     if score:
         from srbf.judge.scoring_pass import score_store
 

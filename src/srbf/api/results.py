@@ -34,6 +34,13 @@ def _names(value: str | Sequence[str] | None) -> tuple[str, ...] | None:
     return None if value is None else ((value,) if isinstance(value, str) else tuple(value))
 
 
+def _times(at_seconds: float | Sequence[float] | None) -> list[float] | None:
+    """Time marks as the commands' ``--at-seconds`` gives them: None, or a list of seconds."""
+    if at_seconds is None:
+        return None
+    return [float(at_seconds)] if isinstance(at_seconds, (int, float)) else [float(t) for t in at_seconds]
+
+
 def _say(lines) -> None:
     for line in lines:
         print(f"srbf: note: {line}", file=sys.stderr)
@@ -130,8 +137,7 @@ class Results:
     def _reading(self, frame, timing, at_seconds, at_budget):
         from srbf.report.readings import reading_of
 
-        chosen = reading_of(frame, times=_names(at_seconds) and [float(t) for t in _names(at_seconds)],
-                            at_budget=at_budget, time_axis=None if timing is None else timing.frame)
+        chosen = reading_of(frame, times=_times(at_seconds), at_budget=at_budget, time_axis=None if timing is None else timing.frame)
         print(f"srbf: {chosen.line}", file=sys.stderr)
         return chosen
 
@@ -145,7 +151,7 @@ class Results:
 
         frame, timing = self._analysed()
         chosen = self._reading(frame, timing, at_seconds, at_budget)
-        times = None if at_seconds is None else [float(t) for t in _names(at_seconds)]
+        times = _times(at_seconds)
         return leaderboard_table(frame, choose_metrics(frame, metrics), times=times, statistic=statistic,
                                  reading=chosen, time_axis=None if timing is None else timing.frame)
 
@@ -160,7 +166,7 @@ class Results:
 
         frame, timing = self._analysed()
         chosen = self._reading(frame, timing, at_seconds, at_budget)
-        times = None if at_seconds is None else [float(t) for t in _names(at_seconds)]
+        times = _times(at_seconds)
         records = compare(frame, a, b, metrics=metrics, times=times, statistic=statistic, confirmatory=confirmatory,
                           reading=chosen, time_axis=None if timing is None else timing.frame)
         return pd.DataFrame(records, columns=list(COMPARE_FIELDS))
@@ -174,33 +180,40 @@ class Results:
         from srbf.report.terminal import ranks
 
         frame, _ = self._analysed()
-        times = None if at_seconds is None else [float(t) for t in _names(at_seconds)]
+        times = _times(at_seconds)
         result = ranks(frame, metric, times=times, budget=budget, statistic=statistic)
         rows = [{"metric": result["metric"], **{k: v for k, v in mark.items() if k not in ("methods", "groups")},
                  "rank": i + 1, **entry}
                 for mark in result["marks"] for i, entry in enumerate(mark["methods"])]
         return pd.DataFrame(rows)
 
-    def report(self, out: str | Path = "report", **options: Any):
-        """Write the report ``srbf analyze`` writes into ``out`` (``build_report``'s options:
-        ``metrics``, ``times``, ``at_budget``, ``statistic``, ``confirmatory``, ...); returns its
+    def report(self, out: str | Path = "report", *, at_seconds: float | Sequence[float] | None = None,
+               at_budget: str | None = None, **options: Any):
+        """Write the report ``srbf analyze`` writes into ``out``; ``options`` are ``build_report``'s
+        (``metrics``, ``statistic``, ``confirmatory``, ``show_incomplete``, ...). Returns the
         ``Report`` (``.index``: index.md)."""
         from srbf.report.build import build_report
+        from srbf.store.configurations import select_configurations
 
         frame, timing = self._analysed()
-        chosen = self._reading(frame, timing, options.get("times"), options.pop("at_budget", None))
-        with _open(self.root) as store:
-            stack = store.stack_frame(condition=self.condition) if self.condition else store.stack_frame()
-        return build_report(frame, out, source=self.root, stack=stack, timing=timing, reading=chosen, **options)
+        chosen = self._reading(frame, timing, at_seconds, at_budget)
+        with _open(self.root) as store:  # the stack behind the configurations read, as srbf analyze shows it
+            kept = select_configurations(store.configurations(), self.configs).kept
+            stack = store.stack_frame(condition=self.condition, config_hash=sorted({h for _, h in kept}))
+        return build_report(frame, out, times=_times(at_seconds), source=self.root, stack=stack, timing=timing,
+                            reading=chosen, **options)
 
-    def site(self, out: str | Path = "site", **options: Any):
+    def site(self, out: str | Path = "site", *, at_seconds: float | Sequence[float] | None = None,
+             at_budget: str | None = None, **options: Any):
         """Build the results explorer ``srbf site build`` builds into ``out`` (every condition,
-        unless ``where(condition=)`` chose one); returns its ``Site`` (``.index``: index.html)."""
+        unless ``where(condition=)`` chose one); ``options`` are ``build_site``'s (``metrics``,
+        ``statistic``, ``confirmatory``, ``per_set``). Returns the ``Site`` (``.index``: index.html)."""
         from srbf.site.build import build_site
         from srbf.stats.timing_readout import stored_readout
 
         frame = self.metrics()
-        return build_site(frame, out, source=self.root, timing=stored_readout(self.root),
+        return build_site(frame, out, times=_times(at_seconds), at_budget=at_budget, source=self.root,
+                          timing=stored_readout(self.root),
                           on_reading=lambda chosen: print(f"srbf: {chosen.line}", file=sys.stderr), **options)
 
     # --- in Jupyter -----------------------------------------------------------------------------
@@ -224,7 +237,10 @@ class Results:
         import pandas as pd
 
         info = self.summary()
-        table = pd.DataFrame(info["configurations"]).fillna(0).to_html(index=False)
+        rows = pd.DataFrame(info["configurations"])
+        counts = [c for c in rows.columns if c not in ("method", "config_hash", "read")]  # fits, then by status
+        rows[counts] = rows[counts].fillna(0).astype(int)
+        table = rows.to_html(index=False)
         narrowed = ", ".join(f"{k}={v!r}" for k, v in (("method", self.methods), ("catalog", self.catalogs),
                                                         ("condition", self.condition)) if v)
         return (f"<div><b>srbf results</b> at <code>{html.escape(str(info['root']))}</code>"
@@ -251,9 +267,10 @@ def open_results(results: str | Path = DEFAULT_RESULTS) -> Results:
     shipped config's name) whose ``results:`` names it, by the rule the commands follow."""
     from srbf.store import resolve_path
 
+    from srbf.runs.shipped import config_path, results_of
+
     text = str(results)
-    if text.endswith((".yaml", ".yml")) or (not Path(text).exists() and "/" not in text and "." not in text):
-        from srbf.runs.shipped import results_of
+    if text.endswith((".yaml", ".yml")) or str(config_path(text)) != text:  # a config file, or a shipped config's name
 
         text = results_of(text)
     if not Path(resolve_path(text)).is_file():
