@@ -87,7 +87,8 @@ def test_latest_reading_equals_the_commands_default(evaluated, tmp_path):
     done = cli("analyze", "--results", str(root), "-o", str(tmp_path / "report"))
     assert done.returncode == 0, done.stderr
     write_csv(latest.leaderboard(), tmp_path / "leaderboard.csv")  # as the report writes its tables
-    assert (tmp_path / "leaderboard.csv").read_text() == (tmp_path / "report" / "tables" / "leaderboard.csv").read_text()
+    written = (tmp_path / "report" / "tables" / "leaderboard.csv").read_text()
+    assert (tmp_path / "leaderboard.csv").read_text() == written
     done = cli("compare", "ols", "linear", "--results", str(root), "--json")
     assert done.returncode == 0, done.stderr
     records = pd.DataFrame(json.loads(done.stdout))
@@ -158,3 +159,15 @@ def test_open_reads_the_store_a_config_names(evaluated, tmp_path):
         srbf.open(tmp_path / "nothing")
     fits = srbf.open(root).where(configs="all").fits()
     assert len(fits) == 9 and set(fits["status"]) == {"ok"}  # 3 problems x (ols twice, linear)
+
+
+def test_a_store_of_two_conditions_is_analysed_one_at_a_time(tmp_path):
+    one = {**RUN, "limit": 2, "results": tmp_path / "r", "name": "ols", "formula": linear_formula}
+    srbf.evaluate(LinearRegression(), noise=0.0, **one)
+    res = srbf.evaluate(LinearRegression(), noise=0.01, **one)
+    assert len(res.metrics()) == 4 and res.metrics()["condition"].nunique() == 2
+    with pytest.raises(ValueError, match=r"2 data conditions .*choose one with \.where\(condition=\.\.\.\)"):
+        res.leaderboard()
+    board = res.where(condition="n_support=512;noise=0.01").leaderboard()
+    assert set(board["method"]) == {"ols"}
+    assert len(res.where(condition="n_support=512;noise=0").fits()) == 2

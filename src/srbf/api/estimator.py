@@ -26,7 +26,7 @@ __all__ = ["EstimatorError", "formula_source", "write_method_folder"]
 
 FOLDER = "estimators"  # under the results root: <results>/estimators/<name>-<hash>/regressor.py
 
-_REGRESSOR = '''"""{name}: an estimator handed to srbf.evaluate, run as an SRBench method folder (written by srbf.api)."""
+_REGRESSOR = '''"""{name}: an estimator handed to srbf.evaluate, as an SRBench method folder (by srbf.api)."""
 
 _PICKLED = {pickled!r}  # (estimator, formula) by cloudpickle, base64: the configuration hash reads this file
 

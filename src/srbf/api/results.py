@@ -108,7 +108,6 @@ class Results:
     def fits(self) -> pd.DataFrame:
         """One row per stored fit, scored or not, failed ones included (``FIT_COLUMNS``: the key,
         ``status``, ``expression``, ``error``, the times measured by srbf, peak memory)."""
-        from srbf.store import ResultsStore
         from srbf.store.configurations import select_configurations
 
         filters = {} if self.condition is None else {"condition": self.condition}
@@ -137,7 +136,8 @@ class Results:
     def _reading(self, frame, timing, at_seconds, at_budget):
         from srbf.report.readings import reading_of
 
-        chosen = reading_of(frame, times=_times(at_seconds), at_budget=at_budget, time_axis=None if timing is None else timing.frame)
+        chosen = reading_of(frame, times=_times(at_seconds), at_budget=at_budget,
+                            time_axis=None if timing is None else timing.frame)
         print(f"srbf: {chosen.line}", file=sys.stderr)
         return chosen
 
