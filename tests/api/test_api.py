@@ -28,7 +28,7 @@ TIME_COLUMNS = {"seconds", "wall_seconds", "cpu_seconds", "method_seconds", "pre
 
 def linear_formula(est):
     """LinearRegression's fitted formula, every coefficient in full."""
-    terms = [f"{c!r}*{name}" for c, name in zip(est.coef_, est.feature_names_in_)]
+    terms = [f"({float(c)!r})*{name}" for c, name in zip(est.coef_, est.feature_names_in_)]
     return " + ".join([repr(float(est.intercept_)), *terms])
 
 
@@ -62,7 +62,7 @@ def test_evaluate_stores_what_srbf_run_of_an_srbench_folder_stores(evaluated, tm
 
 
         def model(est, X=None):
-            terms = [f"{c!r}*{name}" for c, name in zip(est.coef_, est.feature_names_in_)]
+            terms = [f"({float(c)!r})*{name}" for c, name in zip(est.coef_, est.feature_names_in_)]
             return " + ".join([repr(float(est.intercept_)), *terms])
     '''))
     config = tmp_path / "run.yaml"
@@ -76,6 +76,7 @@ def test_evaluate_stores_what_srbf_run_of_an_srbench_folder_stores(evaluated, tm
     via_api = res.where(method="ols").metrics()
     assert len(via_api) == 3 and (via_api["status"] == "ok").all()
     assert via_api["expression"].str.contains(r"\*").all()  # the formula of the fit, not a constant
+    assert (via_api["success"] == 1).all() and via_api["log10_fvu_validation"].notna().all()  # parsed and judged
     pd.testing.assert_frame_equal(_scored(via_api), _scored(via_run), check_dtype=False, check_exact=True)
 
 
