@@ -108,4 +108,4 @@ def evaluate(estimator: Any, *, sets: Sequence[str] = ("feynman",), limit: int |
         from srbf.judge.scoring_pass import score_store
 
         score_store(str(results), progress=progress)
-    return Results(results)
+    return Results(str(results))
