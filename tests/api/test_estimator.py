@@ -63,3 +63,15 @@ def test_what_cannot_run_is_refused_before_anything_is_written(tmp_path):
     with pytest.raises(EstimatorError, match="formula= must be a callable"):
         write_method_folder(Sloped(), tmp_path, "s", formula="x")
     assert not (tmp_path / "estimators").exists()
+
+
+def test_what_pickles_but_cannot_load_in_a_worker_is_refused(tmp_path, monkeypatch):
+    helper = tmp_path / "helper_module_of_mine.py"  # a module of one's own, importable here only
+    helper.write_text("SCALE = 2.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import helper_module_of_mine
+
+    estimator = Sloped(scale=helper_module_of_mine)  # a module object: pickled by reference to its name
+    with pytest.raises(EstimatorError, match="a worker process cannot load it: ModuleNotFoundError: No module named "
+                                             "'helper_module_of_mine'"):
+        write_method_folder(estimator, tmp_path, "s")

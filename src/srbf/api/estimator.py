@@ -105,24 +105,45 @@ def _own_modules(estimator: Any, formula: Callable | None) -> list:
     return own
 
 
-def _pickled(estimator: Any, formula: Callable | None) -> bytes:
-    import pickle
+def _received(data: bytes) -> str | None:
+    """None when a fresh interpreter, started as a worker is (clean environment, its own temporary
+    directory as cwd), loads ``data``; else the last line of its error."""
+    import shutil
+    import subprocess
+    import tempfile
 
+    from srbf.methods.isolation import clean_environment
+
+    private = Path(tempfile.mkdtemp(prefix="srbf-receive-"))
+    try:
+        done = subprocess.run([sys.executable, "-c", "import pickle, sys; pickle.loads(sys.stdin.buffer.read())"],
+                              input=data, capture_output=True, cwd=private, env=clean_environment({}, private),
+                              timeout=120)
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
+    lines = done.stderr.decode(errors="replace").strip().splitlines()
+    return None if done.returncode == 0 else (lines[-1] if lines else f"exit status {done.returncode}")
+
+
+def _pickled(estimator: Any, formula: Callable | None) -> bytes:
     import cloudpickle
 
+    what = f"{type(estimator).__name__}" + ("" if formula is None else " (with its formula=)")
     own = _own_modules(estimator, formula)
     try:
         for module in own:
             cloudpickle.register_pickle_by_value(module)
         data = cloudpickle.dumps((estimator, formula))
-        pickle.loads(data)  # what the worker will do: a class that pickles but does not load fails here
     except Exception as error:
-        what = f"{type(estimator).__name__}" + ("" if formula is None else " (with its formula=)")
         raise EstimatorError(f"srbf.evaluate: estimator {what} cannot be sent to a worker process, it does not "
                              f"pickle: {type(error).__name__}: {str(error)[:300]}") from None
     finally:
         for module in own:
             cloudpickle.unregister_pickle_by_value(module)
+    problem = _received(data)  # what the worker will do: something that pickles but does not load there fails here
+    if problem is not None:
+        raise EstimatorError(f"srbf.evaluate: estimator {what} pickles, but a worker process cannot load it: "
+                             f"{problem[:300]} (define what it needs in the notebook, or install its package)")
     return data
 
 
