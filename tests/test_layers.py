@@ -1,9 +1,11 @@
 """The import graph between srbf's packages runs one way: core -> expr -> catalogs -> protocol -> methods ->
-store -> runs -> judge -> stats -> arena -> distill -> report -> site -> cli (README, "Layout").
+store -> runs -> judge -> stats -> arena -> distill -> report -> site -> api -> cli (README, "Layout").
 
 Every module under src/srbf is read with ``ast`` (nothing is imported), and every import in it
 counts: module level and inside functions, absolute and relative. A package may import itself and
 the packages before it; an import of a later package, or a cycle between packages, fails.
+``srbf/__init__.py`` hands on the API's names (``srbf.open``, ``srbf.evaluate``) by ``importlib`` on
+first use (PEP 562): the package's front door, not a dependency of ``core``, so not counted here.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 LAYERS = ("core", "expr", "catalogs", "protocol", "methods", "store", "runs", "judge", "stats", "arena", "distill",
-          "report", "site", "cli")
+          "report", "site", "api", "cli")
 RANK = {name: i for i, name in enumerate(LAYERS)}
 
 

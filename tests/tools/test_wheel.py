@@ -75,3 +75,11 @@ def test_the_installed_wheel_ships_the_explorers_page(installed, tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     shipped = run(str(installed / "python"), "-c", code, cwd=tmp_path, env=env)
     assert shipped.stdout.split() == ["True", "True"], shipped.stdout + shipped.stderr
+
+
+def test_the_installed_wheel_ships_type_hints_and_the_api(installed, tmp_path):
+    code = ("from importlib import resources; import srbf; "
+            "print(resources.files('srbf').joinpath('py.typed').is_file(), srbf.open.__module__)")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    shipped = run(str(installed / "python"), "-c", code, cwd=tmp_path, env=env)
+    assert shipped.stdout.split() == ["True", "srbf.api.results"], shipped.stdout + shipped.stderr

@@ -91,13 +91,9 @@ def _stack(args: argparse.Namespace):
 def _timing(args: argparse.Namespace):
     """The time axis of a timing readout: of ``--timing DIR``, or of a subset frozen into
     ``<results>/timing`` once its run has recorded fits (``srbf.stats.timing_readout``); else None."""
-    from srbf.stats.timing_readout import find_subset, readout_time_axis
-    from srbf.store import resolve_path
+    from srbf.stats.timing_readout import readout_time_axis, stored_readout
 
-    folder = args.timing or find_subset(results_root(args))
-    if folder is None or (not args.timing and not resolve_path(folder / "results").is_file()):
-        return None
-    return readout_time_axis(folder)
+    return readout_time_axis(args.timing) if args.timing else stored_readout(results_root(args))
 
 
 def reading_options(p: argparse.ArgumentParser, what: str = "values, verdicts and ranks") -> None:

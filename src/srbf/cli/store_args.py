@@ -53,18 +53,14 @@ def results_root(args: argparse.Namespace) -> str:
 
 
 def config_results(config: str | Path) -> str:
-    """The ``results:`` of the config file (or shipped config) ``config``, else the default."""
-    from srbf.runs.config_yaml import read_config_file
-    from srbf.runs.shipped import config_path
+    """The ``results:`` of the config file (or shipped config) ``config``, else the default
+    (``srbf.runs.shipped.results_of``, the rule ``srbf.open`` follows too)."""
+    from srbf.runs.shipped import ConfigResultsError, results_of
 
-    path = config_path(config)
-    data = read_config_file(path)
-    if not isinstance(data, dict):
-        raise UserError(f"-c {config}: {path} is not a mapping of config keys")
-    results = data.get("results", DEFAULT_RESULTS)
-    if not isinstance(results, str) or not results.strip():
-        raise UserError(f"{path}: results: must be a directory name, got {results!r}")
-    return results
+    try:
+        return results_of(config, f"-c {config}")
+    except ConfigResultsError as error:
+        raise UserError(str(error)) from None
 
 
 def configs_choice(args: argparse.Namespace) -> tuple[str, ...]:

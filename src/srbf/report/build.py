@@ -23,7 +23,7 @@ from srbf.report.escape import md
 from srbf.report.figure_files import FigureFiles
 from srbf.report.figure_jobs import cd_job, cd_panels, curve_job, verdict_job
 from srbf.report.marks import collapse_repeated
-from srbf.report.readings import analysis_at_marks, choose_metrics, comparable, ranked, reading_of
+from srbf.report.readings import analysis_at_marks, choose_metrics, comparable, leaderboard_table, ranked, reading_of
 from srbf.report.stack import stack_markdown
 from srbf.stats import Analysis, display_name
 from srbf.stats.reading import Reading
@@ -103,8 +103,7 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=No
             stack = stack()
         methods = sorted(frame["method"].astype(str).unique())
 
-        boards = [T.leaderboard(analysis.aggregates, metrics, mark, provenance) for mark in marks]
-        board = pd.concat(boards, ignore_index=True) if boards else pd.DataFrame()
+        board = leaderboard_table(frame, metrics, analysis=analysis, marks=marks)
         sets = T.per_set(analysis, metrics)
         verdicts = T.verdicts(analysis.comparisons, [m for m in metrics if comparable(m)], marks)
         ranks = analysis.ranks

@@ -9,7 +9,8 @@ from __future__ import annotations
 import pandas as pd
 
 from srbf.report import markdown_tables as T
-from srbf.report.data import ReportInputError, check_metrics, confirmatory_pairs, metric_columns, same_adapter_pairs
+from srbf.report.data import (ReportInputError, check_metrics, confirmatory_pairs, metric_columns, provenance_labels,
+                              same_adapter_pairs)
 from srbf.report.marks import at_largest_budgets
 from srbf.stats import DECLARED_TIMES, Analysis, analyze, rule_for
 from srbf.stats.reading import Reading, choose_reading
@@ -52,6 +53,18 @@ def run_analysis(frame: pd.DataFrame, metrics, *, times=None, statistic: str = "
                                         seed=seed, n_resamples=n_resamples, at_budget=at_budget, time_axis=time_axis,
                                         reading=reading, aggregated=aggregated)
     return analysis, marks, T.headline_mark(analysis.aggregates, marks)
+
+
+def leaderboard_table(frame: pd.DataFrame, metrics, *, analysis: Analysis | None = None, marks=None,
+                      **options) -> pd.DataFrame:
+    """The leaderboard (tables/leaderboard.csv): each method's value of each metric at each mark of
+    the reading; of ``analysis`` at ``marks`` when given, else of :func:`analysis_at_marks` with
+    ``options``."""
+    if analysis is None:
+        analysis, marks = analysis_at_marks(frame, metrics, **options)
+    provenance = provenance_labels(frame)
+    boards = [T.leaderboard(analysis.aggregates, metrics, mark, provenance) for mark in marks]
+    return pd.concat(boards, ignore_index=True) if boards else pd.DataFrame()
 
 
 def reading_of(frame: pd.DataFrame, *, times=None, at_budget: str | None = None,

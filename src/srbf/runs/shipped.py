@@ -14,6 +14,8 @@ import functools
 from pathlib import Path
 from typing import Any
 
+from srbf.core import DEFAULT_RESULTS, SrbfError
+
 CONFIGS_DIR = Path(__file__).resolve().parents[1] / "configs"
 
 
@@ -50,3 +52,23 @@ def _builtin_defaults(name: str) -> dict[str, Any]:
     document = yaml.safe_load(path.read_text(encoding="utf-8"))
     method = {key: value for key, value in document["method"].items() if key not in ("name", "adapter")}
     return {**method, "budgets": document["budgets"]}
+
+
+class ConfigResultsError(SrbfError, ValueError):
+    """A config whose ``results:`` cannot be read; the message names the file and the value."""
+
+
+def results_of(config: str | Path, named: str | None = None) -> str:
+    """The ``results:`` of the config file (or shipped config) ``config``, else the default: the
+    store ``srbf analyze -c CONFIG`` and ``srbf.open(CONFIG)`` read. Only that key is read (the
+    rest need not validate: a method file it names may have moved since the run)."""
+    from srbf.runs.config_yaml import read_config_file
+
+    path = config_path(config)
+    data = read_config_file(path)
+    if not isinstance(data, dict):
+        raise ConfigResultsError(f"{named or config}: {path} is not a mapping of config keys")
+    results = data.get("results", DEFAULT_RESULTS)
+    if not isinstance(results, str) or not results.strip():
+        raise ConfigResultsError(f"{path}: results: must be a directory name, got {results!r}")
+    return results

@@ -122,10 +122,14 @@ def _plural(status: str) -> str:
 
 
 def progress_bar(total: int, experiment: str, show: bool):
-    """A tqdm bar on stderr: fits done of ``total``, rate, time left; ``show=False`` disables it."""
+    """A tqdm bar on stderr: fits done of ``total``, rate, time left; ``show=False`` disables it.
+    In Jupyter it is ``tqdm.auto``'s widget when ipywidgets is installed, else the same text bar."""
     import shutil
+    import warnings
 
-    from tqdm import tqdm
+    with warnings.catch_warnings():  # tqdm.auto in a kernel without ipywidgets: it says so, and falls back to text
+        warnings.simplefilter("ignore")
+        from tqdm.auto import tqdm
 
     try:
         size = os.get_terminal_size(sys.stderr.fileno())

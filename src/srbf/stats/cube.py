@@ -102,7 +102,8 @@ def build_cube(frame: pd.DataFrame, columns) -> Cube:
         key = {c: row[c] for c in KEY_COLUMNS}
         raise ValueError(
             f"two rows share the key {key}: one row per method, catalog, problem, draw and budget "
-            "(filter the frame to one configuration and condition first)"
+            "(filter the frame to one configuration and condition first: srbf.open(RESULTS)"
+            ".where(condition=...).metrics() reads the newest configuration of each method, docs/python.md)"
         )
     present = (counts > 0).reshape(shape)
     # draws outermost in memory (one contiguous block per draw), viewed as (M, B, P, D)

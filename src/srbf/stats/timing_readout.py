@@ -182,6 +182,17 @@ def find_subset(results: str | Path | None) -> Path | None:
     return folder if (folder / MANIFEST).is_file() else None
 
 
+def stored_readout(results: str | Path | None) -> TimeAxisSource | None:
+    """The time axis of the subset frozen into ``<results>/timing`` once its run has recorded fits,
+    else None: what ``srbf analyze`` and ``srbf.open(...).leaderboard()`` place methods by."""
+    from srbf.store import resolve_path
+
+    folder = find_subset(results)
+    if folder is None or not resolve_path(folder / "results").is_file():
+        return None
+    return readout_time_axis(folder)
+
+
 def readout_time_axis(subset_dir: str | Path) -> TimeAxisSource:
     """The readout's time axis and its note, for ``srbf analyze`` and ``srbf site build``."""
     readout = read_timing(subset_dir)
