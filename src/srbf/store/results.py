@@ -100,7 +100,50 @@ class ResultsStore:
 
     ``ResultsStore(root)`` opens it for writing, creating the directory, the file and the tables
     as needed; ``ResultsStore.open_readonly(root)`` opens an existing store for reading only.
-    Use it as a context manager, or call ``close()``. Problems with the file raise ``StoreError``.
+    Use it as a context manager, or call ``close()``. It is read through frames
+    (``predictions_frame``, ``metrics_frame``, ``trajectories_frame``, ``campaigns_frame``) and
+    written out with ``export`` (Parquet or CSV).
+
+    Parameters
+    ----------
+    root_or_file : str or Path, optional
+        The results root or its ``srbf.sqlite`` file (default: ``./srbf-results``).
+    readonly : bool, default False
+        Open an existing store for reading only (what ``open_readonly`` does).
+
+    Raises
+    ------
+    StoreError
+        The file cannot be opened, read or written, or a read-only store does not exist; the
+        message names the file and what was being done.
+
+    Notes
+    -----
+    One SQLite file in write-ahead-log mode, so readers (``srbf status``, a report) read while a
+    run writes; only the driver writes, and a stored result is never overwritten (docs/store.md).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from srbf.runs.config import config_from_dict
+    >>> from srbf.runs.driver import run_config
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> config = config_from_dict({
+    ...     "experiment": "tiny", "catalogs": "nguyen", "limit": 2, "workers": 1, "results": folder.name,
+    ...     "sampling": {"draws": 1, "n_support": 64, "n_validation": 64},
+    ...     "methods": [{"name": "linear", "budgets": [1]}]})
+    >>> _ = run_config(config, progress=False, log=lambda note: None)
+    >>> with ResultsStore.open_readonly(folder.name) as store:
+    ...     frame = store.predictions_frame(method="linear")
+    ...     written = store.export(f"{folder.name}/predictions.csv")
+    >>> frame[["method", "problem_id", "budget", "status"]].values.tolist()
+    [['linear', 'Nguyen-1', 1.0, 'ok'], ['linear', 'Nguyen-2', 1.0, 'ok']]
+    >>> written.name
+    'predictions.csv'
+    >>> ResultsStore.open_readonly(f"{folder.name}/nothing")
+    Traceback (most recent call last):
+    srbf.store.errors.StoreError: results store .../nothing/srbf.sqlite: no such file (nothing recorded there yet?)
+    >>> folder.cleanup()
     """
 
     def __init__(self, root_or_file: str | Path | None = None, *, readonly: bool = False) -> None:
