@@ -27,7 +27,9 @@ PUBLIC = [
     ("srbf.expr.parser", "parse"),
     ("srbf.expr.canonical", "canonical"),
 ]
-MODULES = sorted({module for module, _ in PUBLIC})
+SLOW = {"srbf.runs.driver", "srbf.store.results", "srbf.stats.analysis"}  # their examples run a run or a full analysis
+MODULES = [pytest.param(module, marks=[pytest.mark.slow] if module in SLOW else [])
+           for module in sorted({module for module, _ in PUBLIC})]
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 
