@@ -466,8 +466,33 @@ class ResultsStore:
             raise translate(exc, self.path, "reading the stored keys") from exc
 
     def predictions_frame(self, *, decode_json: bool = True, **filters: Any) -> pd.DataFrame:
-        """Predictions as a DataFrame, oldest first; filters such as ``method=``, ``catalog=``,
-        ``campaign_id=``, ``status=`` take a value or a list of values."""
+        """Predictions as a DataFrame, oldest first.
+
+        Parameters
+        ----------
+        decode_json : bool, default True
+            Decode the JSON columns (a fit's internals, its options) into Python objects.
+        **filters
+            Columns such as ``method=``, ``catalog=``, ``campaign_id=``, ``status=``, each a value
+            or a list of values.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per stored fit: its key (method, configuration hash, catalog, problem, draw,
+            budget, condition, seed, repeat), status, prediction and timings.
+
+        Raises
+        ------
+        StoreError
+            The file cannot be read.
+        ValueError
+            A filter that names no filterable column (the message lists them).
+
+        Examples
+        --------
+        See :class:`ResultsStore`.
+        """
         return self._frames("reading predictions", "predictions", filters, decode_json=decode_json)
 
     def unscored_predictions(self, judge_version: str, **filters: Any) -> pd.DataFrame:
@@ -489,7 +514,27 @@ class ResultsStore:
     def metrics_frame(
         self, judge_version: str | None = None, *, expand: bool = True, **filters: Any
     ) -> pd.DataFrame:
-        """Metrics with their prediction's key, one column per metric (all judges if ``None``)."""
+        """Metrics with their prediction's key, one column per metric.
+
+        Parameters
+        ----------
+        judge_version : str, optional
+            Only the metrics of this judge version (default: all judges').
+        expand : bool, default True
+            One column per metric; False keeps each row's metrics as one JSON text.
+        **filters
+            As for :meth:`predictions_frame`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per scored prediction and judge version (empty before ``srbf score``).
+
+        Raises
+        ------
+        StoreError
+            The file cannot be read.
+        """
         version = None if judge_version is None else str(judge_version)
         return self._frames("reading metrics", "metrics", version, filters, expand=expand)
 
@@ -510,10 +555,42 @@ class ResultsStore:
 
     def export(self, path: str | Path, format: str | None = None, *, metrics: str | None = None,
                configs: Any = None, **filters: Any) -> Path:  # fmt: skip
-        """Write predictions to Parquet or CSV (format from the suffix unless given); return the path.
-        ``metrics``: a judge version, whose metrics each row then carries (one column per metric);
-        ``configs``: a ``configurations.Selection``, whose configurations alone are written. The
-        seed column of a sealed run is empty until the run is complete."""
+        """Write predictions to Parquet or CSV and return the path.
+
+        Parameters
+        ----------
+        path : str or Path
+            The file to write.
+        format : {"parquet", "csv"}, optional
+            Default: from the suffix of ``path``.
+        metrics : str, optional
+            A judge version, whose metrics each row then carries (one column per metric).
+        configs : configurations.Selection, optional
+            Write only these configurations.
+        **filters
+            As for :meth:`predictions_frame`.
+
+        Returns
+        -------
+        Path
+            ``path``, written.
+
+        Raises
+        ------
+        StoreError
+            The store cannot be read or the file cannot be written.
+        ValueError
+            A format that is neither given nor told by the suffix, or not "parquet" or "csv".
+
+        Notes
+        -----
+        The seed column of a sealed run is empty until the run is complete: the seeds are
+        published with the run, not before.
+
+        Examples
+        --------
+        See :class:`ResultsStore`.
+        """
         sealed = self.sealed()
         withhold = sealed is not None and not sealed.complete  # published with the run, not before
         return self._frames("exporting predictions", "export_predictions", Path(path), format, filters, metrics,
