@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 LOCK := requirements.lock
 MATRIX := 3.11 3.12 3.13
 
-.PHONY: demo test test-latest test-matrix lock lock-methods lock-check bench catalogs clean
+.PHONY: demo test test-fast test-latest test-matrix lock lock-methods lock-check bench catalogs clean
 
 $(STAMP): pyproject.toml $(LOCK)
 	@start=$$(date +%s); \
@@ -23,6 +23,10 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# The edit-test loop: everything but the tests marked slow (`make test` still runs them all).
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow"
 
 # The newest versions pyproject.toml allows instead of the lock: finds drift on purpose.
 test-latest:

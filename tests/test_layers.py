@@ -103,11 +103,13 @@ def cycles(edges) -> list[list[str]]:
     return found
 
 
+@pytest.mark.slow
 def test_no_package_imports_a_later_one():
     bad = upward(package_edges())
     assert not bad, "\n".join(f"{a} -> {b}: {'; '.join(w)}" for (a, b), w in sorted(bad.items()))
 
 
+@pytest.mark.slow
 def test_no_cycle_between_packages():
     assert cycles(package_edges()) == []
 

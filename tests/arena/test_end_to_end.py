@@ -39,6 +39,7 @@ def _run(tmp_path, repeats: str = "") -> tuple:
     return results, out
 
 
+@pytest.mark.slow
 def test_arena_score_on_a_real_run(tmp_path, capsys):
     _, out = _run(tmp_path)
     printed = capsys.readouterr()
@@ -83,6 +84,7 @@ def test_arena_score_without_a_store_is_one_line(tmp_path, capsys):
 
 
 @pytest.mark.skipif(not HAS_REPEATS, reason="needs repeats (TaskKey.repeat): the run side of #17")
+@pytest.mark.slow
 def test_arena_score_with_repeats_measures_stab(tmp_path):
     _, out = _run(tmp_path, repeats="repeats: 2")
     profile = pd.read_csv(out / "profile.csv").set_index(["method", "condition"])
@@ -96,6 +98,7 @@ def test_arena_score_with_repeats_measures_stab(tmp_path):
     assert len(pairs) == len(stability) and pairs["reason"].notna().all()
 
 
+@pytest.mark.slow
 def test_the_axes_are_metrics_of_srbf_analyze(tmp_path):
     """run, score, analyze --metric arena_id: the leaderboard's value is the stored axes' mean;
     a run without out-of-range points has no OOD value in the report (undefined, not 0)."""

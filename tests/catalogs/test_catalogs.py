@@ -67,6 +67,7 @@ def test_shipped_versions_and_content_hashes_are_pinned(shipped):
     assert found == SHIPPED_HASHES
 
 
+@pytest.mark.slow
 def test_every_shipped_formula_parses_round_trips_and_uses_declared_names(shipped):
     for catalog in shipped.values():
         ids = [e.id for e in catalog.entries]
@@ -80,6 +81,7 @@ def test_every_shipped_formula_parses_round_trips_and_uses_declared_names(shippe
             assert entry.target not in names
 
 
+@pytest.mark.slow
 def test_every_shipped_formula_evaluates(shipped):
     for catalog in shipped.values():
         report = admission_report(catalog)
@@ -232,6 +234,7 @@ def test_shipped_content_hash_is_pinned():
     assert catalog.content_hash == NGUYEN_HASH
 
 
+@pytest.mark.slow
 def test_recorded_hashes_are_those_of_the_shipped_files():
     # tools/build_catalogs.py writes the record; each file is read, checked and hashed in full here
     assert (DATA_DIR / HASHES_FILE).read_text(encoding="utf-8") == recorded_hashes_text()

@@ -92,6 +92,7 @@ def test_sample_bad_arguments(capsys, tmp_path):
     assert code == 2 and "unknown catalog" in err
 
 
+@pytest.mark.slow
 def test_help_everywhere():
     for argv in (["--help"], ["catalogs", "--help"], ["catalogs", "list", "--help"], ["sample", "--help"]):
         result = subprocess.run([sys.executable, "-m", "srbf.cli", *argv], capture_output=True, text=True)

@@ -80,6 +80,7 @@ def rows(path: Path) -> list[dict[str, str]]:
         return [{k: unescape_cell(v) for k, v in row.items()} for row in csv.DictReader(handle)]
 
 
+@pytest.mark.slow
 def test_findings_show_the_reports_values_verdicts_and_ranks(tables):
     text = demo.findings(tables)
     lines = text.splitlines()
@@ -100,6 +101,7 @@ def test_findings_show_the_reports_values_verdicts_and_ranks(tables):
     assert f"CD = {float(ranked[0]['cd']):.2f}" in text
 
 
+@pytest.mark.slow
 def test_a_steps_cpu_seconds_include_the_processes_it_ran():
     burn = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.3: pass"
     code, [(_, wall, cpu)] = demo.run_steps([("child", lambda: subprocess.run([sys.executable, "-c", burn]).returncode)])

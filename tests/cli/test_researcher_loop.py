@@ -22,6 +22,8 @@ import yaml
 from srbf.cli import main as srbf
 from srbf.store import ResultsStore
 
+pytestmark = pytest.mark.slow
+
 SET_ASIDE = "set aside 1 older one(s): my_poly@"
 
 

@@ -10,6 +10,8 @@ import yaml
 from srbf.catalogs.loader import load_catalog
 from srbf.cli import main
 
+pytestmark = pytest.mark.slow
+
 CONFIG = """
 experiment: distill-e2e
 seed: 0

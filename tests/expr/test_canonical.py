@@ -69,6 +69,7 @@ def P(text):
 
 @settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(any_trees)
+@pytest.mark.slow
 def test_canonical_form_is_idempotent_and_complete(tree):
     form = canonicalize(tree)
     assert form.complete
@@ -78,6 +79,7 @@ def test_canonical_form_is_idempotent_and_complete(tree):
 
 @settings(max_examples=400, deadline=None)
 @given(any_trees)
+@pytest.mark.slow
 def test_canonical_trees_use_only_canonical_operators(tree):
     expr = canonical(tree)
     for node in walk(expr):
@@ -131,6 +133,7 @@ POINTS = np.vstack([POINTS, np.abs(POINTS) + 0.05])
 @settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value_trees)
 @example(parse("acos(x1 * (1 / x1))", NAMES))
+@pytest.mark.slow
 def test_canonical_form_preserves_values_where_both_are_finite(tree):
     expr = canonical(tree)
     original = compile_expr(tree, NAMES)(POINTS)
@@ -154,6 +157,7 @@ POSITIVE_POINTS[:, [0, 2]] = np.abs(POSITIVE_POINTS[:, [0, 2]])
 
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value_trees)
+@pytest.mark.slow
 def test_rules_for_positive_variables_are_idempotent_and_preserve_values(tree):
     form = canonicalize(tree, positive=POSITIVE)
     assert form.complete
@@ -184,6 +188,7 @@ def _renumber(tree, choices):
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_trees, st.lists(st.sampled_from([1.0, 2.0, 0.5, -1.0]), min_size=1, max_size=6))
+@pytest.mark.slow
 def test_masking_levels_are_monotone(tree, choices):
     other = _renumber(tree, choices)
     same = {level: mask(tree, level) == mask(other, level) for level in LEVELS}
@@ -195,6 +200,7 @@ def test_masking_levels_are_monotone(tree, choices):
 
 @settings(max_examples=400, deadline=None)
 @given(small_trees)
+@pytest.mark.slow
 def test_masked_trees_keep_only_exponents_and_signs(tree):
     def signs(masked):
         return {id(n.args[0]) for n in walk(masked) if isinstance(n, Call) and n.op == "mul" and n.args[0] == Num(-1.0)}
@@ -213,6 +219,7 @@ def test_masked_trees_keep_only_exponents_and_signs(tree):
 
 @settings(max_examples=300, deadline=None)
 @given(any_trees)
+@pytest.mark.slow
 def test_raw_skeleton_masks_numbers_and_keeps_the_shape(tree):
     skeleton = raw_skeleton(tree)
     written = drop_zeros(tree)
@@ -238,6 +245,7 @@ def _with_parents(tree):
 
 @settings(max_examples=300, deadline=None)
 @given(any_trees)
+@pytest.mark.slow
 def test_raw_skeletons_are_both_levels_from_one_walk(tree):
     assert raw_skeletons(tree) == (raw_skeleton(tree, "structure"), raw_skeleton(tree, "exponents"))
 
@@ -436,6 +444,7 @@ def _huge_formula(n_factors=300, n_terms=20):
     return product
 
 
+@pytest.mark.slow
 def test_time_limit_is_respected_on_a_huge_formula():
     """The limit is the thread's CPU time, so it is measured the same way here; the partial run is
     held to a share of the full one measured beside it, so a loaded machine slows both alike."""
@@ -494,6 +503,7 @@ def test_finished_forms_are_cached():
     assert cache_info()["hits"] == 1
 
 
+@pytest.mark.slow
 def test_canonical_form_does_not_depend_on_the_hash_seed():
     script = (
         "from srbf.expr import parse, canonical, to_prefix\n"

@@ -82,6 +82,7 @@ def test_n_ary_sums_and_products_print_and_evaluate():
     assert got.tolist() == [3 + 24 + 1]
 
 
+@pytest.mark.slow
 def test_a_20000_term_sum_parses_prints_compares_and_evaluates():
     from srbf.expr import to_infix, to_latex
 

@@ -182,6 +182,7 @@ def test_never_evaluates_the_string():
             parse(hostile, X)
 
 
+@pytest.mark.slow
 def test_deep_nesting_is_read_without_recursion():
     assert parse("(" * 20000 + "x0" + ")" * 20000, X) == x0
     deep = parse("sin(" * 20000 + "x0" + ")" * 20000, X)

@@ -2,6 +2,7 @@
 
 import math
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -26,12 +27,14 @@ trees = st.recursive(leaves, _extend, max_leaves=25)
 
 @settings(max_examples=600, deadline=None)
 @given(trees)
+@pytest.mark.slow
 def test_infix_round_trip_is_identity(tree):
     assert parse(to_infix(tree), NAMES) == tree
 
 
 @settings(max_examples=300, deadline=None)
 @given(trees)
+@pytest.mark.slow
 def test_prefix_round_trip_is_identity(tree):
     tokens = to_prefix(tree)
     assert parse(tokens, NAMES) == tree

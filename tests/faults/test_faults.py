@@ -15,6 +15,8 @@ from fault_run import faulty_method, problem_of, srbf, stored, write_config
 from fault_table import FAULTS, POISON_STORED, PROMPT, SANITIZED
 from leftovers import case_env, left_after, marked
 
+pytestmark = pytest.mark.slow
+
 TIME_LIMIT = 3.0
 ORDER = list(FAULTS)
 

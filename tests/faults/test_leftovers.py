@@ -16,6 +16,8 @@ from leftovers import case_env, left_after, marked
 
 from srbf.methods.isolation import sandbox_problem
 
+pytestmark = pytest.mark.slow
+
 SESSION_SLEEPER = """
 import subprocess, sys, time
 

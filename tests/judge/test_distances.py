@@ -36,6 +36,7 @@ def test_levenshtein_hand_values(a, b, expected):
     assert levenshtein(b, a) == expected
 
 
+@pytest.mark.slow
 def test_levenshtein_equals_the_full_programme_on_random_sequences():
     """Dropping a common prefix and suffix first changes no distance (checked against the full table)."""
     import random

@@ -63,6 +63,7 @@ def scored_three_ways(tmp_path_factory):
     return corpus, ids, stored, tmp_path_factory.mktemp("npz")
 
 
+@pytest.mark.slow
 def test_srbf_judge_srbf_score_and_the_library_agree(scored_three_ways, capsys):
     corpus, ids, stored, folder = scored_three_ways
     compared = 0

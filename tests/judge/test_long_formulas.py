@@ -50,6 +50,7 @@ def test_a_600_term_sum_equal_to_the_truth_is_recovered(data, capsys, npz):
         assert metrics["numeric_equivalence"] == 1
 
 
+@pytest.mark.slow
 def test_a_20000_term_sum_is_scored(data, capsys, npz):
     text = "(" + " + ".join(["x0"] * 16384) + ")/16384 + " + " + ".join(["x1"] * 3615) + " - 3614*x1"  # 20,000 terms
     metrics = cli_json(capsys, text, npz)
@@ -61,6 +62,7 @@ def test_a_20000_term_sum_is_scored(data, capsys, npz):
     assert numeric["success"] == 1 and numeric["fvu_support"] < 1e-12
 
 
+@pytest.mark.slow
 def test_a_formula_nested_20000_deep_is_scored(data):
     brackets = Judge(TRUTH, data).score("(" * 20000 + "x0" + ")" * 20000 + " + x1")
     assert brackets["success"] == 1 and brackets["failure_reason"] is None and brackets["srr_structure"] == 1
@@ -76,6 +78,7 @@ def test_a_text_beyond_the_length_limit_is_a_failure_with_its_reason(data):
     assert "longer than the judge reads" in metrics["failure_reason"]
 
 
+@pytest.mark.slow
 def test_a_deep_tree_is_scored(data):
     deep = Var("x0")
     for _ in range(5000):

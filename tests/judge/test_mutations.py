@@ -40,12 +40,14 @@ def corpus():
     return out
 
 
+@pytest.mark.slow
 def test_the_slice_makes_every_kind(corpus):
     made = {m.kind for _, _, m in corpus}
     assert made == set(KINDS)
     assert len(corpus) > 1500
 
 
+@pytest.mark.slow
 def test_equal_mutants_match_at_every_level_and_unequal_ones_never_where_they_differ(corpus):
     wrong = []
     for name, problem_id, m in corpus:
@@ -59,6 +61,7 @@ def test_equal_mutants_match_at_every_level_and_unequal_ones_never_where_they_di
     assert not wrong, "\n".join(wrong[:20])
 
 
+@pytest.mark.slow
 def test_a_flipped_sign_matches_in_neither_route(corpus):
     """Each route on its own: the masked canonical forms differ at "structure", and so do the
     written forms (a sign written as a literal -1 or 1 included)."""

@@ -74,6 +74,7 @@ def _scored(path, ids) -> dict[str, dict]:
     return {name: by_id[pid] for name, pid in ids.items()}
 
 
+@pytest.mark.slow
 def test_stored_axes_with_ood_points(tmp_path):
     ids, problem = _store(tmp_path / "r", ood=True)
     m = _scored(tmp_path / "r", ids)
@@ -109,6 +110,7 @@ def test_stored_axes_with_ood_points(tmp_path):
     assert timeout["arena_eff"] == pytest.approx(3 / 4)  # 0, q_x, q_x, q_x over q* = q_x
 
 
+@pytest.mark.slow
 def test_undefined_axes_without_ood_points_or_a_grid(tmp_path):
     ids, problem = _store(tmp_path / "plain", ood=False)
     m = _scored(tmp_path / "plain", ids)
@@ -121,6 +123,7 @@ def test_undefined_axes_without_ood_points_or_a_grid(tmp_path):
     assert all(m[name]["arena_eff"] is None for name in m) and m["exact"]["arena_id"] == 1.0
 
 
+@pytest.mark.slow
 def test_the_arena_reads_the_same_values(tmp_path):
     ids, _ = _store(tmp_path / "r", ood=True)
     stored = _scored(tmp_path / "r", ids)

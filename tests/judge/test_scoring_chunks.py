@@ -1,5 +1,7 @@
 """``scoring_plan.chunks``: whole problems, in order, in chunks that shrink towards the end."""
 
+import pytest
+
 from srbf.judge.problem_scoring import DrawnProblem, StoredPrediction
 from srbf.judge.scoring_plan import MIN_CHUNK, chunks
 
@@ -9,6 +11,7 @@ def _problem(index: int, predictions: int) -> DrawnProblem:
     return DrawnProblem("c", None, "c", 1, f"p{index}", 0, 0, "n=8", 8, 0.0, 8, False, predictions=preds)
 
 
+@pytest.mark.slow
 def test_chunks_keep_every_problem_in_order_and_shrink_towards_the_end():
     works = [_problem(i, 1 + i % 3) for i in range(3000)]
     total = sum(len(w.predictions) for w in works)

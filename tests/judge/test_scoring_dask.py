@@ -28,6 +28,7 @@ def metrics(root) -> list[tuple]:
         conn.close()
 
 
+@pytest.mark.slow
 def test_dask_scores_what_the_local_pass_scores(tmp_path, capsys):
     fits = []
     for problem_id, truth in (("Nguyen-1", "x1**3 + x1**2 + x1"), ("Nguyen-5", "sin(x1**2) * cos(x1) - 1"),
@@ -48,6 +49,7 @@ def test_dask_scores_what_the_local_pass_scores(tmp_path, capsys):
     assert len(metrics(dask)) == 18 and metrics(dask) == metrics(local)
 
 
+@pytest.mark.slow
 def test_chunks_go_out_as_planned_and_local_workers_freeze_what_each_leaves(tmp_path):
     write_store(tmp_path / "r", [(method, problem_id, 0, FitResult("ok", "x1 + 1")) for method in ("a", "b")
                                  for problem_id in ("Nguyen-1", "Nguyen-2", "Nguyen-3")])  # fmt: skip

@@ -23,6 +23,8 @@ from srbf.judge.scoring_pass import ScoringError, score_store
 from srbf.core import FitResult, TaskKey
 from srbf.store import STORE_FILENAME, ResultsStore, metrics_long_frame
 
+pytestmark = pytest.mark.slow
+
 CONDITION = "n_support=64;noise=0"
 SAMPLING = {"n_support": [64], "n_validation": 32, "draws": 2, "noise": [0.0], "ood": False}
 

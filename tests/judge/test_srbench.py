@@ -7,6 +7,8 @@ from srbf.expr import compile_expr, parse
 from srbf.judge import Judge
 from srbf.judge.srbench import SymbolicPool, symbolic_solution, to_sympy
 
+pytestmark = pytest.mark.slow
+
 V = ["x1", "x2"]
 
 

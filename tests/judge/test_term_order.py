@@ -21,6 +21,7 @@ import os
 import random
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -89,6 +90,7 @@ def _check(truth, positive, seed: int) -> None:
 
 @settings(max_examples=CASES, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(st.integers(0, len(ENTRIES) - 1), st.integers(0, 2**31))
+@pytest.mark.slow
 def test_term_order_never_changes_a_catalog_formulas_comparisons(index, seed):
     _, entry = ENTRIES[index]
     _check(parse_entry(entry), frozenset(positive_variables(entry.variables)), seed)
@@ -96,12 +98,14 @@ def test_term_order_never_changes_a_catalog_formulas_comparisons(index, seed):
 
 @settings(max_examples=CASES, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(random_formulas(), st.integers(0, 2**31), st.sampled_from([frozenset(), frozenset({"x0", "x1"})]))
+@pytest.mark.slow
 def test_term_order_never_changes_a_random_formulas_comparisons(truth, seed, positive):
     _check(truth, positive, seed)
 
 
 @settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(st.integers(0, len(ENTRIES) - 1), st.integers(0, 2**31))
+@pytest.mark.slow
 def test_every_srr_metric_of_the_whole_judge_ignores_term_order(index, seed):
     """On points: the truth, a renumbered copy and 1.01 * the truth, each shuffled, scored by one
     Judge: every rate metric but srr_raw is the same for the shuffled prediction."""

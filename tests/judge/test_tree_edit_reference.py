@@ -13,6 +13,8 @@ from srbf.expr.tree import Call, Var
 from srbf.judge import distances
 from srbf.judge.distances import PreparedTree, label_distance, tree_edit_cells, tree_edit_distance
 
+pytestmark = pytest.mark.slow
+
 LABELS = ["+", "*", "**", "sin", "exp", "log", "neg", "x_0", "x_1", "x1", "<constant>", "-1", "0.5", "2", "3"]
 
 

@@ -120,6 +120,7 @@ def shipped_sample(step=23):
                 yield name, entry, positive, entry_key(entry.formula, entry.variable_names, positive)
 
 
+@pytest.mark.slow
 def test_the_shipped_facts_are_what_the_judge_computes():
     """Fails when the canonical form, masking or lengths change: run python tools/truth_facts.py."""
     checked = 0
@@ -132,6 +133,7 @@ def test_the_shipped_facts_are_what_the_judge_computes():
     assert checked > 250
 
 
+@pytest.mark.slow
 def test_the_shipped_trees_are_the_formulas_as_parsed():
     """The sampler compiles the shipped tree in the scoring pass: every shipped one, not a sample."""
     checked = 0

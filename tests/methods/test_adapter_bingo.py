@@ -77,6 +77,7 @@ needs_env = pytest.mark.skipif(PYTHON is None, reason="no bingo environment ($SR
 
 
 @needs_env
+@pytest.mark.slow
 def test_real_fits_through_the_worker_are_reproducible():
     X, y = toy(0, n=48)
     problems = [(X, y, ("u", "v"), 10, 0), (X, y, ("u", "v"), 10, 0)]

@@ -78,6 +78,7 @@ needs_env = pytest.mark.skipif(PYTHON is None, reason="no DEAP environment ($SRB
 
 
 @needs_env
+@pytest.mark.slow
 def test_real_fits_through_the_worker():
     X, y = toy(0)
     problems = [(X, y, ("u", "v"), 10, 3), (X, y, ("u", "v"), 10, 3), (X, y, ("u", "v"), 0, 3)]

@@ -67,6 +67,7 @@ needs_env = pytest.mark.skipif(PYTHON is None, reason="no FFX environment ($SRBF
 
 
 @needs_env
+@pytest.mark.slow
 def test_real_fit_through_the_worker():
     X, y = toy(0, n=48)
     (result,) = worker_fits(NAME, PYTHON, [(X, y, ("u", "v"), 1, 0)])

@@ -101,6 +101,7 @@ needs_env = pytest.mark.skipif(PYTHON is None, reason="no gplearn environment ($
 
 
 @needs_env
+@pytest.mark.slow
 def test_real_fits_through_the_worker():
     X, y = toy(0)
     options = {"params": {"population_size": 300}}  # smaller than the default, to keep the test short

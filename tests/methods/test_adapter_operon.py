@@ -124,6 +124,7 @@ needs_env = pytest.mark.skipif(PYTHON is None, reason="no Operon environment ($S
 
 
 @needs_env
+@pytest.mark.slow
 def test_real_fits_through_the_worker():
     X, y = toy(0)
     problems = [(X, y, ("u", "v"), 10, 5), (X, y, ("u", "v"), 10, 5)]
@@ -141,6 +142,7 @@ def test_real_fits_through_the_worker():
 
 
 @needs_env
+@pytest.mark.slow
 def test_real_min_and_max_mean_what_they_say():
     X, y = toy(1)
     y = np.maximum(X[:, 0], X[:, 1])  # max(u, v), which only a max node writes exactly

@@ -200,6 +200,7 @@ class FakeRegressor:
         return self.equations_.iloc[ps.select_best(ps.read_hall_of_fame(HALL))]
 
 
+@pytest.mark.slow
 def test_fit_glue_with_a_stand_in_for_pysr(monkeypatch):
     import types
 

@@ -47,6 +47,7 @@ def test_every_string_of_a_value_is_cleaned_keys_included():
     assert notes == ["internals: 3 lone surrogate(s) replaced by U+FFFD"]
 
 
+@pytest.mark.slow
 def test_nesting_is_refused_past_the_maximum_without_exhausting_the_stack():
     assert clean_value({"t": nested(MAX_DEPTH)}, [], "internals") == {"t": nested(MAX_DEPTH)}
     with pytest.raises(BadMessage, match=f"nested deeper than {MAX_DEPTH} levels"):

@@ -107,6 +107,7 @@ def test_oracle_exponent_rules_and_missing_truth():
 # --- prior -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_prior_finds_a_good_fit_deterministically_and_reports_improvements():
     X = points()
     y = X[:, 0] * X[:, 0] + X[:, 1]
@@ -147,6 +148,7 @@ def _nodes(tree):
 
 
 @pytest.mark.parametrize("truth, unary", [("x0*x1", []), ("x0 + x1", ["exp"])])
+@pytest.mark.slow
 def test_enumeration_finds_small_formulas_exactly(truth, unary):
     X = points()
     y = compile_expr(parse(truth, list(V)), list(V))(X)
@@ -220,6 +222,7 @@ def test_each_builtin_runs_from_its_file_and_returns_json(name):
         builtin.path_of("nope")
 
 
+@pytest.mark.slow
 def test_a_linear_worker_starts_without_scipy_optimize_or_the_parent_side():
     """Worker start-up is paid once per worker and per restart: ``linear`` needs NumPy and
     srbf.expr, not SciPy's optimiser (half a second) nor the parent's worker machinery."""

@@ -71,6 +71,7 @@ def test_recorded_methods_without_a_live_trajectory_report_the_answer_or_nothing
 
 
 @pytest.mark.parametrize("name", [n for n in sorted(RUNS) if n in DURING_SEARCH])
+@pytest.mark.slow
 def test_a_fresh_fit_reports_timed_incumbents(name):
     python = method_python(name)
     if python is None:

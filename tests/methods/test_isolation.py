@@ -91,6 +91,7 @@ def fit(X, y, *, budget, seed, variables, options, report):
 """
 
 
+@pytest.mark.slow
 def test_clean_environment_private_directory_and_only_the_channel_open(tmp_path, monkeypatch):
     monkeypatch.setenv("SRBF_PARENT_SECRET", "do not pass")
     monkeypatch.setenv("LC_TIME", "C")
@@ -128,6 +129,7 @@ def test_each_repeat_gets_its_own_seed_and_repeat_0_keeps_the_seed_of_a_key_with
     assert repeats[2] == _hmac_seed(secret, old_fields + [2])
 
 
+@pytest.mark.slow
 def test_the_method_receives_the_task_s_method_seed(tmp_path):
     with Worker(method(tmp_path, PROBE)) as worker:
         assert worker.fit(task(seed=123456)).internals["seed"] == 123456
@@ -169,6 +171,7 @@ def escaped_pids(folder: Path) -> list[int]:
 
 
 @pytest.mark.parametrize("ending", ["close", "timeout", "cancel"])
+@pytest.mark.slow
 def test_processes_in_their_own_session_end_with_the_worker(tmp_path, ending):
     folder = tmp_path / "pids"
     folder.mkdir()
@@ -196,6 +199,7 @@ needs_bwrap = pytest.mark.skipif(sandbox_problem() is not None, reason=f"no sand
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_sandbox_hides_paths_blocks_network_and_writes_and_has_its_own_pids(tmp_path):
     secret_dir = tmp_path / "results"
     secret_dir.mkdir()
@@ -243,6 +247,7 @@ def test_sandbox_hides_paths_blocks_network_and_writes_and_has_its_own_pids(tmp_
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_sandboxed_worker_and_its_processes_end_with_it(tmp_path):
     path = method(tmp_path, ESCAPER)  # it cannot write its pids out: the host's /proc tells
     seen: list[int] = []

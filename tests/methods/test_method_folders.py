@@ -55,6 +55,7 @@ def test_the_folder_holds_its_adapter_method_file_and_locks(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
+@pytest.mark.slow
 def test_the_adapter_imports_only_the_standard_library_numpy_and_its_package(name):
     check_imports(name, roster.get(name).import_name.split(".")[0], *ALSO_IMPORTS.get(name, ()))
 

@@ -70,6 +70,7 @@ def test_a_builtin_under_srbfs_interpreter_is_answered_here():
     }
 
 
+@pytest.mark.slow
 def test_srbfs_own_lock_copy_gives_the_builtins_lock_hash(tmp_path, monkeypatch):
     """tools/install_from_lock.sh leaves requirements.lock in srbf's environment; a built-in's
     stack carries its sha256, and None where srbf was installed some other way."""
@@ -85,6 +86,7 @@ def test_srbfs_own_lock_copy_gives_the_builtins_lock_hash(tmp_path, monkeypatch)
     assert method_stack("builtin", "linear", sys.executable)["method_lock_hash"] == expected
 
 
+@pytest.mark.slow
 def test_another_interpreter_reports_its_own_packages(other_env, tmp_path):
     adapter = tmp_path / "gp.py"
     stack = method_stack("file", str(ROSTER["gplearn"].adapter_path), str(other_env))
@@ -97,6 +99,7 @@ def test_another_interpreter_reports_its_own_packages(other_env, tmp_path):
     assert method_stack("file", str(adapter), str(other_env))["method_package"] is None
 
 
+@pytest.mark.slow
 def test_a_roster_environment_gives_its_lock_hash_from_the_manifest(tmp_path, monkeypatch):
     monkeypatch.setenv("SRBF_HOME", str(tmp_path / "home"))
     python, site = make_venv(tmp_path / "home" / "envs" / "gplearn")

@@ -213,6 +213,7 @@ def test_install_refuses_without_licence_before_touching_anything(home):
     assert not home.exists()
 
 
+@pytest.mark.slow
 def test_install_writes_the_manifest_last(home, tmp_path, monkeypatch, unlocked_pip):
     spec = roster.get("ffx")
     monkeypatch.setattr(install, "install_steps", lambda spec, python, **kw: [
@@ -238,6 +239,7 @@ def test_install_writes_the_manifest_last(home, tmp_path, monkeypatch, unlocked_
     assert "already installed" in again[0]
 
 
+@pytest.mark.slow
 def test_latest_with_pip_diffs_the_installed_versions_against_the_lock(home, tmp_path, monkeypatch, unlocked_pip):
     """Without uv, --latest lets pip resolve and compares what it installed with the committed lock."""
     import numpy
@@ -256,6 +258,7 @@ def test_latest_with_pip_diffs_the_installed_versions_against_the_lock(home, tmp
     assert f"~ numpy 0.0.1 -> {numpy.__version__}" in manifest["lock_diff"]
 
 
+@pytest.mark.slow
 def test_failed_install_names_step_and_package_and_leaves_no_manifest(home, tmp_path, monkeypatch, unlocked_pip):
     spec = roster.get("gplearn")
     failing = "import sys; print('Collecting gplearn'); [print('line', i) for i in range(40)]; " \
@@ -318,6 +321,7 @@ def test_doctor_pysr_without_julia_says_so_in_one_line(home, tmp_path, monkeypat
     assert julia[0].startswith("pysr needs Julia: `julia` is not on PATH")
 
 
+@pytest.mark.slow
 def test_doctor_fits_the_toy_problem_through_the_worker(home, tmp_path, monkeypatch):
     adapters = tmp_path / "adapters"
     adapters.mkdir()

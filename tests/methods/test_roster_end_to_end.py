@@ -16,6 +16,8 @@ import pytest
 from recorded.adapter_checks import installed
 from srbf.cli import main
 
+pytestmark = pytest.mark.slow
+
 
 def run_store_and_score(tmp_path, capsys, methods_yaml: str):
     """Run three nguyen problems with ``methods_yaml`` (the config's ``methods:`` list), score the

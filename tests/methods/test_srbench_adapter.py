@@ -113,6 +113,7 @@ def check_formula(result, variables=("a", "b")):
     np.testing.assert_allclose(got, 0.5 * X[:, 0] + 2.1 * X[:, 1] - 1.0, atol=1e-9)
 
 
+@pytest.mark.slow
 def test_srbench_folder_runs_through_the_worker(shared):
     folder, worker = shared
     options = srbench.worker_options(folder, {"budget_param": "n_iter"})
@@ -151,6 +152,7 @@ def test_hyper_params_test_params_params_and_pre_train_switch(shared):
     assert result.status == "failed" and "must be an index from 0 to 2, got 3" in result.error
 
 
+@pytest.mark.slow
 def test_generic_column_names_are_rewritten_to_the_problems_variables(folder):
     (folder / "regressor.py").write_text(REGRESSOR + GENERIC_MODEL)
     with srbench.srbench_worker(folder) as worker:
@@ -160,6 +162,7 @@ def test_generic_column_names_are_rewritten_to_the_problems_variables(folder):
     check_formula(result, ("theta", "omega"))
 
 
+@pytest.mark.slow
 def test_a_folder_without_est_does_not_start(folder):
     (folder / "regressor.py").write_text("def model(est, X=None):\n    return 'x0'\n")
     assert srbench.check_method_dir(folder) == [
@@ -250,6 +253,7 @@ def test_grid_combination():
         generic.grid_combination([], 0)
 
 
+@pytest.mark.slow
 def test_srbench_main_is_standalone():
     source = (srbench.SRBENCH_MAIN).read_text()
     assert "import srbf" not in source and "from srbf" not in source

@@ -118,6 +118,7 @@ def points(d, low=-2.0, high=2.0, n=64, seed=0):
     return np.random.default_rng(seed).uniform(low, high, size=(n, d))
 
 
+@pytest.mark.slow
 def test_gplearn_protected_operators_are_read_with_gplearns_semantics(tmp_path):
     path = folder(tmp_path, "gplearn", GPLEARN_LIKE)
     X = points(2)
@@ -132,6 +133,7 @@ def test_gplearn_protected_operators_are_read_with_gplearns_semantics(tmp_path):
     assert "model_string_mismatch" not in result.internals  # no point within 0.001 of a guard
 
 
+@pytest.mark.slow
 def test_the_same_printout_in_an_unknown_folder_is_read_as_srbfs_operators(tmp_path):
     path = folder(tmp_path, "someone_else", GPLEARN_LIKE)
     X = points(2)
@@ -142,6 +144,7 @@ def test_the_same_printout_in_an_unknown_folder_is_read_as_srbfs_operators(tmp_p
     assert mismatch["points"] == expected_bad and mismatch["of"] == len(X)
 
 
+@pytest.mark.slow
 def test_operon_one_based_names_on_a_problem_whose_last_variable_is_unused(tmp_path):
     path = folder(tmp_path, "operon", OPERON_LIKE)
     X = points(3)
@@ -152,6 +155,7 @@ def test_operon_one_based_names_on_a_problem_whose_last_variable_is_unused(tmp_p
     assert "model_string_mismatch" not in result.internals
 
 
+@pytest.mark.slow
 def test_one_based_names_from_an_undeclared_array_fit_are_refused(tmp_path):
     path = folder(tmp_path, "mine", OPERON_LIKE)
     X = points(3)
@@ -160,6 +164,7 @@ def test_one_based_names_from_an_undeclared_array_fit_are_refused(tmp_path):
     assert "names X1" in result.error and "set options.index_base to 0 or 1" in result.error
 
 
+@pytest.mark.slow
 def test_a_wrong_declared_base_is_recorded_never_silent(tmp_path):
     path = folder(tmp_path, "mine", OPERON_LIKE)
     X = points(3)
@@ -168,6 +173,7 @@ def test_a_wrong_declared_base_is_recorded_never_silent(tmp_path):
     assert result.internals["model_string_mismatch"]["points"] == len(X)
 
 
+@pytest.mark.slow
 def test_a_folder_without_a_model_string_fails_each_fit_and_keeps_the_worker(tmp_path):
     path = folder(tmp_path, "nomodel", NO_MODEL)
     options = srbench.worker_options(path)
@@ -179,6 +185,7 @@ def test_a_folder_without_a_model_string_fails_each_fit_and_keeps_the_worker(tmp
 
 
 @pytest.mark.skipif(not envs.env_python("gplearn").exists(), reason="gplearn's environment is not installed")
+@pytest.mark.slow
 def test_real_gplearn_printout_scores_as_gplearn_predicts(tmp_path):
     """SRBench's way of running gplearn (str(est._program)), written here; constants are off so
     that the printout is exact and any difference would come from the operators' reading."""
@@ -252,6 +259,7 @@ def model(est, X=None):
 '''
 
 
+@pytest.mark.slow
 def test_a_run_records_mismatches_and_unsupported_folders_and_shows_them(tmp_path, capsys, monkeypatch):
     from srbf.cli import main
 

@@ -108,6 +108,7 @@ def run(worker, action, **options):
     return worker.fit(make_task(options={"action": action, **options}))
 
 
+@pytest.mark.slow
 def test_trivial_method_returns_its_expression(swiss):
     result = run(swiss, "return")
     assert result.status == "ok", result.error
@@ -133,6 +134,7 @@ def test_task_arguments_arrive(swiss):
     assert fractional.internals["budget"] == 0.5
 
 
+@pytest.mark.slow
 def test_fit_receives_only_the_support_points_and_its_arguments(tmp_path):
     assert not {f.name for f in dataclasses.fields(FitTask)} & {"y_validation", "X_validation", "truth", "expression"}
     path = method(tmp_path, """
@@ -148,6 +150,7 @@ def test_fit_receives_only_the_support_points_and_its_arguments(tmp_path):
     assert result.internals["srbf_imported"] is False
 
 
+@pytest.mark.slow
 def test_worker_never_imports_srbf(tmp_path):
     poison = tmp_path / "poison" / "srbf"
     poison.mkdir(parents=True)
@@ -167,6 +170,7 @@ def test_setup_runs_once_per_process_with_its_options(swiss):
     assert swiss.info["setup_seconds"] >= 0
 
 
+@pytest.mark.slow
 def test_megabytes_of_output_neither_corrupt_nor_hang(tmp_path):
     path = method(tmp_path, SWISS)
     with Worker(path, tail_bytes=4096) as worker:
@@ -233,6 +237,7 @@ def test_report_records_a_trajectory_with_increasing_times(swiss):
     assert times[-1] >= 0.02  # when it reached srbf: sent after two sleeps of 10 ms, it cannot have come sooner
 
 
+@pytest.mark.slow
 def test_timeout_kills_the_group_keeps_the_trajectory_and_recovers(tmp_path):
     path = method(tmp_path, SWISS)
     pid_file = tmp_path / "grandchild.pid"
@@ -255,6 +260,7 @@ def test_timeout_kills_the_group_keeps_the_trajectory_and_recovers(tmp_path):
 
 
 @pytest.mark.parametrize("action, how", [("exit", "exited with code 3"), ("sigkill", "SIGKILL")])
+@pytest.mark.slow
 def test_crash_is_reported_and_the_worker_recovers(tmp_path, action, how):
     path = method(tmp_path, SWISS)
     with Worker(path) as worker:
@@ -268,6 +274,7 @@ def test_crash_is_reported_and_the_worker_recovers(tmp_path, action, how):
         assert worker.restarts == 1
 
 
+@pytest.mark.slow
 def test_interrupted_fit_leaves_no_worker_running(tmp_path):
     class Interrupted(Exception):
         pass
@@ -291,6 +298,7 @@ def test_interrupted_fit_leaves_no_worker_running(tmp_path):
         assert run(worker, "return").status == "ok"
 
 
+@pytest.mark.slow
 def test_worker_that_died_between_fits_is_restarted(tmp_path):
     path = method(tmp_path, SWISS)
     with Worker(path) as worker:
@@ -300,6 +308,7 @@ def test_worker_that_died_between_fits_is_restarted(tmp_path):
         assert worker.restarts == 1
 
 
+@pytest.mark.slow
 def test_start_errors_name_the_file_and_the_error(tmp_path):
     with pytest.raises(WorkerStartError, match="does not exist"):
         start_worker(tmp_path / "nowhere.py")
@@ -325,6 +334,7 @@ def test_start_errors_name_the_file_and_the_error(tmp_path):
         start_worker(method(tmp_path, SWISS), python="no-such-python-srbf")
 
 
+@pytest.mark.slow
 def test_runs_under_another_interpreter(tmp_path):
     """A fresh venv (another sys.prefix, no srbf) that sees NumPy through a .pth file."""
     venv = tmp_path / "venv"
@@ -346,6 +356,7 @@ def test_runs_under_another_interpreter(tmp_path):
     assert Path(result.internals["prefix"]) == venv
 
 
+@pytest.mark.slow
 def test_close_ends_the_process(tmp_path):
     worker = start_worker(method(tmp_path, SWISS))
     pid = worker.pid

@@ -6,10 +6,13 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from srbf.expr import compile_expr, parse
 from srbf.methods import Worker
 from srbf.core import FitTask, TaskKey
+
+pytestmark = pytest.mark.slow
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "adapters.md"
 

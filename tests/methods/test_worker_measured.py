@@ -13,7 +13,7 @@ import pytest
 from srbf.core import FitTask, TaskKey
 from srbf.methods import Worker
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the process tree is read from /proc")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the process tree is read from /proc")]
 
 KEY = TaskKey("m", "h", "c", 1, "p", 0, 1.0, "n_support=16;noise=0", 0)
 MIB = 2**20

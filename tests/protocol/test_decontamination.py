@@ -32,6 +32,7 @@ def run(capsys, *argv):
     return code, out, err
 
 
+@pytest.mark.slow
 def test_five_rewritten_feynman_formulas_are_exactly_the_missed(tmp_path, capsys):
     training = catalog_file(tmp_path, list(REWRITTEN.values()) + ["sin(x) * cos(y) * tan(z) * tanh(w)"])
     report = tmp_path / "report.json"

@@ -42,6 +42,7 @@ def test_variables_are_renamed_by_position_not_by_name():
     assert sk("exp(zeta) + b").text == sk("exp(a) + zz").text == "v1 + exp(v2)"
 
 
+@pytest.mark.slow
 def test_too_many_tied_orders_fall_back_to_the_shape():
     """I.9.18's nine variables have 4,320 tied orders: the text is not exhaustive, the shape is
     still the same for a copy with its pairs in another order and other names."""
@@ -53,6 +54,7 @@ def test_too_many_tied_orders_fall_back_to_the_shape():
 
 
 @pytest.mark.parametrize("name", ["feynman", "fastsrb"])
+@pytest.mark.slow
 def test_every_shipped_formula_survives_renaming(name):
     """Each formula of the set, its variables renamed at random and its decimals redrawn, keeps
     its skeleton (its text when exhaustive, else its shape)."""

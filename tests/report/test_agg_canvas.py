@@ -1,8 +1,12 @@
 """Figures of one size share an Agg renderer in a process: the same bytes as with a fresh one."""
 
+import pytest
+
 from srbf.report.agg_canvas import ReusingCanvas, warm_up
 from srbf.report.figures import curves_figure
 from srbf.stats import analyze
+
+pytestmark = pytest.mark.slow
 
 
 def test_a_figure_drawn_on_a_kept_renderer_has_the_bytes_of_a_fresh_one(tmp_path, frame):

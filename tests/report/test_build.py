@@ -14,6 +14,8 @@ from srbf.report.data import ReportInputError, label_note, provenance_labels, re
 from srbf.report.rounding import format_with
 from srbf.stats import analyze
 
+pytestmark = pytest.mark.slow
+
 METRICS = ["nrr_validation", "log10_fvu_validation"]
 
 

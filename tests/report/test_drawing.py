@@ -17,6 +17,8 @@ from srbf.report.figures import curves_figure
 from srbf.report.markdown_tables import time_marks
 from srbf.stats import analyze
 
+pytestmark = pytest.mark.slow
+
 METRICS = ["nrr_validation", "log10_fvu_validation"]
 
 

@@ -12,6 +12,8 @@ from srbf.report import build_report, read_table
 from srbf.report.figure_files import figure_files
 from srbf.stats import analyze, display_name
 
+pytestmark = pytest.mark.slow
+
 METRICS = ["nrr_validation", "log10_fvu_validation"]
 
 

@@ -42,6 +42,7 @@ def cases(frame):
     ]
 
 
+@pytest.mark.slow
 def test_figures_drawn_on_kept_figures_are_the_bytes_of_new_ones(tmp_path, cases):
     files = figure_files("png,pdf")
     kept_figure._kept.clear()

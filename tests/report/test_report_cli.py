@@ -30,6 +30,7 @@ def reference_row(metric, t, a, b):
     return comparisons[(comparisons["time"] == t) & pair].iloc[0]
 
 
+@pytest.mark.slow
 def test_compare_json_matches_analyze(scored, capsys):
     marks = [arg for t in (1, 10, 100, 1000) for arg in ("--at-seconds", str(t))]
     code, out, _ = run(capsys, "compare", "A", "B", "--metric", "nrr_validation", "--json", *marks)
@@ -59,6 +60,7 @@ def test_compare_is_oriented_from_the_first_method(scored, capsys):
     assert (record["status_a"], record["status_b"]) == (row["status_b"], row["status_a"])
 
 
+@pytest.mark.slow
 def test_compare_table(scored, capsys):
     code, out, _ = run(capsys, "compare", "A", "B", "--at-seconds", "1", "--at-seconds", "10")
     assert code == 0
@@ -107,6 +109,7 @@ def test_ranks_table(scored, capsys):
     assert "Note: differently labelled configurations are compared here." in out
 
 
+@pytest.mark.slow
 def test_analyze_writes_the_report(scored, capsys, tmp_path):
     out_dir = tmp_path / "rep"
     code, out, _ = run(capsys, "analyze", "-o", str(out_dir), "--metric", "srr_structure", "--at-seconds", "10")
@@ -144,6 +147,7 @@ def test_ranks_at_a_budget_only_some_methods_have_exits_2(monkeypatch, capsys):
 
 
 @pytest.mark.parametrize("command", [["analyze", "-o", "unused"], ["compare", "A", "B"], ["ranks"]])
+@pytest.mark.slow
 def test_empty_store(capsys, tmp_path, command):
     from srbf.store import ResultsStore
 
@@ -179,6 +183,7 @@ def scored_store(root, frame):
             store.record_metrics(pid, JUDGE_VERSION, {m: getattr(row, m) for m in metrics})
 
 
+@pytest.mark.slow
 def test_end_to_end_from_a_scored_store(capsys, tmp_path):
     small = long_frame()
     small = small[small["problem_id"].isin(["p00", "p01", "p02", "p03"]) & (small["budget"] != 4.0)]
@@ -196,6 +201,7 @@ def test_end_to_end_from_a_scored_store(capsys, tmp_path):
                                                       "token_count_mismatch", "success"}
 
 
+@pytest.mark.slow
 def test_store_with_predictions_but_no_metrics(capsys, tmp_path):
     from srbf.core import FitResult, TaskKey
     from srbf.store import ResultsStore

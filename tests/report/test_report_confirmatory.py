@@ -57,6 +57,7 @@ def test_pairs_are_checked_and_deduplicated():
     (["analyze", "-o", "unused", "--confirmatory", "B:B"],
      "srbf: error: a confirmatory comparison needs two different methods, got 'B' twice"),
 ])
+@pytest.mark.slow
 def test_bad_declarations_are_one_line_errors(scored, capsys, tmp_path, monkeypatch, argv, message):
     monkeypatch.chdir(tmp_path)
     code, out, err = run(capsys, *argv)
@@ -65,6 +66,7 @@ def test_bad_declarations_are_one_line_errors(scored, capsys, tmp_path, monkeypa
     assert not (tmp_path / "unused").exists()
 
 
+@pytest.mark.slow
 def test_declared_pair_is_holm_the_rest_bh_in_the_report(scored, capsys, tmp_path):
     out_dir = tmp_path / "rep"
     code, _, err = run(capsys, "analyze", "-o", str(out_dir), "--metric", "nrr_validation",
@@ -93,6 +95,7 @@ def test_declared_pair_is_holm_the_rest_bh_in_the_report(scored, capsys, tmp_pat
     assert all("(BH)" in line for line in details if line.startswith("| B | C |"))
 
 
+@pytest.mark.slow
 def test_undeclared_report_says_every_comparison_is_exploratory(scored, capsys, tmp_path):
     out_dir = tmp_path / "rep"
     code, _, err = run(capsys, "analyze", "-o", str(out_dir), "--metric", "nrr_validation", "--at-seconds", "10")
@@ -103,6 +106,7 @@ def test_undeclared_report_says_every_comparison_is_exploratory(scored, capsys, 
     assert (read_table(out_dir / "tables" / "comparisons.csv")["correction"] == "benjamini-hochberg").all()
 
 
+@pytest.mark.slow
 def test_compare_against_a_baseline(scored, capsys):
     code, out, err = run(capsys, "compare", "C", "A", "--metric", "nrr_validation", "--confirmatory-vs", "A",
                          "--json", *[a for t in (1, 10, 100, 1000) for a in ("--at-seconds", str(t))])

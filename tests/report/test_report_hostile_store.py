@@ -13,6 +13,8 @@ import pytest
 import yaml
 from report_helpers import run_cli
 
+pytestmark = pytest.mark.slow
+
 HOSTILE = "<script>alert(1)</script>|$\\frac{$"
 CATALOG = {
     "srbf_catalog": 1,

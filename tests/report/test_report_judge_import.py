@@ -9,6 +9,10 @@ import json
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.slow
+
 PROBE = """
 import json, sys
 from srbf.report.data import load_long_frame

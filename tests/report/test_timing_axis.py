@@ -3,11 +3,14 @@
 import math
 
 import pandas as pd
+import pytest
 
 from report_helpers import BUDGETS
 from srbf.report.build import build_report
 from srbf.site.analysis import scope_data
 from srbf.stats.timing_readout import TimeAxisSource
+
+pytestmark = pytest.mark.slow
 
 # A readout that timed A and B (B's largest budget incomplete, so not placed) but not C.
 AXIS = pd.DataFrame({"method": ["A", "A", "A", "B", "B"], "budget": [1.0, 4.0, 16.0, 1.0, 4.0],

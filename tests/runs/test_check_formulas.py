@@ -8,6 +8,8 @@ import pytest
 from driver_helpers import write_catalog, write_config
 from srbf.cli import main
 
+pytestmark = pytest.mark.slow
+
 # sqrt(x - t), with t chosen so that exactly options["bad"] support points have x < t (NaN there)
 HOLES = '''
 import numpy as np

@@ -30,6 +30,7 @@ def test_excluded_problems_leave_the_plan_and_are_listed(tmp_path):
     assert config.to_dict()["exclude"] == [str(training)]
 
 
+@pytest.mark.slow
 def test_a_run_logs_what_it_dropped(tmp_path):
     training = training_file(tmp_path, ["sqrt(z)"])
     config_file = tmp_path / "run.yaml"

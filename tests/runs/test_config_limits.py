@@ -151,6 +151,7 @@ def test_the_grid_limit_counts_every_method_and_allow_large_lifts_it():
     assert len(config_from_dict(two, allow_large=True).methods) == 2
 
 
+@pytest.mark.slow
 def test_run_check_and_status_refuse_a_large_grid_and_take_allow_large(tmp_path, capsys):
     path = write(tmp_path, HEAD + "method:\n  name: prior\n  sweeps:\n"
                  "    - {option: a, values: [" + ", ".join(map(str, range(101))) + "]}\n"

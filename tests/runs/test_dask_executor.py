@@ -13,6 +13,8 @@ import warnings
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 distributed = pytest.importorskip(
     "distributed", reason="dask/distributed are not installed (the srbf[cluster] extra; refresh the lock with make lock)"
 )

@@ -77,6 +77,7 @@ def test_tasks_carry_support_points_only_and_the_truth_only_for_the_oracle(tmp_p
     assert not any(isinstance(value, np.ndarray) for value in vars(fit_order(a, config)).values())
 
 
+@pytest.mark.slow
 def test_a_small_run_records_every_fit_and_resumes(tmp_path):
     config = small_config(tmp_path, limit=2, sampling={"n_support": 64, "n_validation": 32, "draws": 1}, workers=1)
     summary = run_config(config, progress=False)
@@ -115,6 +116,7 @@ def test_a_small_run_records_every_fit_and_resumes(tmp_path):
     assert exists and sum(r.planned for r in status) == 6 and all(r.pending == 0 for r in status)
 
 
+@pytest.mark.slow
 def test_a_larger_config_reuses_stored_fits(tmp_path):
     path = swiss_config(tmp_path, n=3, draws=1, budgets=(1, 2))
     first = run_config(load_config(path), progress=False)
@@ -127,6 +129,7 @@ def test_a_larger_config_reuses_stored_fits(tmp_path):
     assert len(stored) == 16 and len({r[2:5] for r in stored}) == 16
 
 
+@pytest.mark.slow
 def test_placeholders_are_recorded_without_running_the_method(tmp_path):
     catalog = tmp_path / "holes.yaml"
     catalog.write_text(
@@ -182,6 +185,7 @@ def test_overrides_and_sweep_filter(tmp_path):
         filter_variants(swept.variants(), ["depth=3"])
 
 
+@pytest.mark.slow
 def test_executor_yields_one_result_per_fit_with_one_worker(tmp_path):
     config = load_config(swiss_config(tmp_path, n=5, workers=1, budgets=(1, 2)))
     plan = make_plan(config)
@@ -195,6 +199,7 @@ def test_executor_yields_one_result_per_fit_with_one_worker(tmp_path):
     assert not isinstance(source.prepare(fit_order(plan.fits[0], config)), Placeholder)
 
 
+@pytest.mark.slow
 def test_progress_bar_is_off_without_a_terminal(tmp_path, capsys):
     config = load_config(swiss_config(tmp_path, n=2))
     run_config(config)  # progress=None: stderr is not a terminal under pytest
@@ -225,6 +230,7 @@ def test_each_slot_begins_with_one_of_the_first_methods_and_the_others_start_lat
     assert first_workers([], 2) == []
 
 
+@pytest.mark.slow
 def test_the_parent_draws_no_points_the_slot_processes_do(tmp_path, monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("the parent drew points")

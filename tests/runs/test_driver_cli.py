@@ -43,6 +43,7 @@ def test_config_errors_are_one_line_and_exit_2(tmp_path, capsys, text, message):
     assert code == 1 and "FAILED  load config" in out and message in out
 
 
+@pytest.mark.slow
 def test_run_status_export_and_a_sweep_filter(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     path = swiss_config(tmp_path, n=3, sweeps=[{"option": "mode", "values": ["ok", "raise"]}])
@@ -67,6 +68,7 @@ def test_run_status_export_and_a_sweep_filter(tmp_path, capsys, monkeypatch):
     assert code == 2 and "no results store" in err
 
 
+@pytest.mark.slow
 def test_status_reads_while_a_run_writes(tmp_path, capsys):
     path = swiss_config(tmp_path, n=12, options={"mode": "slow", "seconds": 0.1})
     proc = subprocess.Popen(srbf_command("run", "-c", str(path), "--quiet"), cwd=REPO, env=child_env(),
@@ -85,6 +87,7 @@ def test_status_reads_while_a_run_writes(tmp_path, capsys):
     assert proc.returncode == 0 and "12 of 12 fit(s) recorded" in out, err
 
 
+@pytest.mark.slow
 def test_check_names_the_broken_step_and_exits_1(tmp_path, capsys):
     good = swiss_config(tmp_path, n=2, name="good.yaml")
     code, out, err = run_cli(capsys, "check", "-c", str(good))
@@ -104,6 +107,7 @@ def test_check_names_the_broken_step_and_exits_1(tmp_path, capsys):
     assert code == 1 and "FAILED  start worker" in out and "setup exploded" in out
 
 
+@pytest.mark.slow
 def test_new_writes_a_method_whose_test_and_run_pass(tmp_path, capsys):
     code, out, err = run_cli(capsys, "new", "my_method", "--dir", str(tmp_path / "m"), "--python", sys.executable)
     assert code == 0, err
@@ -143,6 +147,7 @@ def _make_writable(paths):
         p.chmod(0o755 if p.is_dir() else 0o644)
 
 
+@pytest.mark.slow
 def test_a_read_only_store_is_a_clear_error_and_nothing_is_written(tmp_path, capsys):
     path = swiss_config(tmp_path, n=2)
     results = tmp_path / "results"
@@ -162,6 +167,7 @@ def test_a_read_only_store_is_a_clear_error_and_nothing_is_written(tmp_path, cap
     assert rows(results) == before_rows and campaigns(results) == before_campaigns
 
 
+@pytest.mark.slow
 def test_status_and_check_as_json(tmp_path, capsys, monkeypatch):
     import json
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from driver_helpers import rows, swiss_config
 from srbf.runs.config import load_config
 from srbf.runs.driver import COMMIT_WINDOW_SECONDS, _HeldResults, run_config
@@ -49,6 +51,7 @@ def test_held_fits_are_committed_together_once_the_window_has_passed(tmp_path, m
     assert summary.recorded == 4 and len(rows(Path(config.results))) == 4
 
 
+@pytest.mark.slow
 def test_a_run_of_slow_fits_commits_each_soon_after_it_arrives(tmp_path):
     """With fits slower than the window, every commit holds one fit: a reader sees each fit while
     the run goes on, not at its end."""

@@ -12,6 +12,7 @@ from srbf.runs.driver import RunError, run_config
 from srbf.runs.local_executor import DEFAULT_MAX_RESTARTS, LocalExecutor
 
 
+@pytest.mark.slow
 def test_every_kind_of_fit_failure_gets_one_row_with_its_status(tmp_path):
     modes = ["raise", "no_expression", "garbage", "unparseable", "megabytes", "sleep", "suicide", "ok"]
     path = swiss_config(tmp_path, n=2, time_limit=2, sweeps=[{"option": "mode", "values": modes}])
@@ -36,6 +37,7 @@ def test_every_kind_of_fit_failure_gets_one_row_with_its_status(tmp_path):
     assert summary.statuses == {"ok": 11, "failed": 3, "timeout": 1, "crashed": 1}
 
 
+@pytest.mark.slow
 def test_crashing_every_third_and_hanging_every_fifth(tmp_path):
     path = swiss_config(tmp_path, n=15, time_limit=1, options={"mode": "crash3_hang5"})
     summary = run_config(load_config(path), progress=False)
@@ -50,6 +52,7 @@ def test_crashing_every_third_and_hanging_every_fifth(tmp_path):
     assert not summary.notes  # never more than a few abnormal ends in a row: no worker was stopped
 
 
+@pytest.mark.slow
 def test_a_worker_that_keeps_dying_is_stopped_and_its_fits_are_recorded_as_crashed(tmp_path):
     path = swiss_config(tmp_path, n=8, options={"mode": "always_crash"})
     notes = []
@@ -63,6 +66,7 @@ def test_a_worker_that_keeps_dying_is_stopped_and_its_fits_are_recorded_as_crash
     assert len(summary.notes) == 2 and all("stopped running swiss" in n for n in summary.notes)
 
 
+@pytest.mark.slow
 def test_by_default_a_worker_is_stopped_after_the_documented_five_abnormal_ends(tmp_path):
     documented = re.search(r"after (\d+) abnormal ends in a row", (REPO / "docs" / "running.md").read_text())
     assert documented and int(documented.group(1)) == DEFAULT_MAX_RESTARTS + 1 == 5
@@ -74,6 +78,7 @@ def test_by_default_a_worker_is_stopped_after_the_documented_five_abnormal_ends(
     assert summary.notes and "after 5 abnormal ends in a row" in summary.notes[0]
 
 
+@pytest.mark.slow
 def test_a_worker_that_cannot_restart_gives_its_fits_back_then_they_are_crashed(tmp_path):
     marker = tmp_path / "started-once"
     path = swiss_config(tmp_path, n=3, workers=1, options={"mode": "crash_then_no_restart",
@@ -87,6 +92,7 @@ def test_a_worker_that_cannot_restart_gives_its_fits_back_then_they_are_crashed(
     assert summary.crashed == 3 and summary.notes
 
 
+@pytest.mark.slow
 def test_a_method_that_raises_on_import_stops_the_run_before_any_fit(tmp_path):
     write_catalog(tmp_path, 2)
     bad = write_method(tmp_path, "import numpy\nraise ImportError('no module named magic')\n", name="bad.py")
@@ -97,6 +103,7 @@ def test_a_method_that_raises_on_import_stops_the_run_before_any_fit(tmp_path):
     assert rows(tmp_path / "results") == [] and campaigns(tmp_path / "results") == []
 
 
+@pytest.mark.slow
 def test_a_setup_that_raises_and_a_method_file_that_vanished(tmp_path):
     path = swiss_config(tmp_path, n=2, options={"setup": "raise"})
     with pytest.raises(RunError, match="setup exploded"):
@@ -123,6 +130,7 @@ def test_a_method_environment_that_is_not_installed_stops_the_run_before_any_fit
 
 
 @pytest.mark.parametrize("user_error", [True, False])
+@pytest.mark.slow
 def test_a_setup_error_marked_as_the_users_is_one_line_without_a_traceback(tmp_path, user_error):
     write_catalog(tmp_path, 1)
     source = (

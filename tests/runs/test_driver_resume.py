@@ -6,7 +6,11 @@ import signal
 import subprocess
 import time
 
+import pytest
+
 from driver_helpers import REPO, child_env, rows, srbf_command, swiss_config
+
+pytestmark = pytest.mark.slow
 
 N_PROBLEMS, DRAWS = 20, 2
 TOTAL = N_PROBLEMS * DRAWS

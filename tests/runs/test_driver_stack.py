@@ -23,6 +23,8 @@ from srbf.judge import JUDGE_VERSION
 from srbf.methods.stack import lock_hash as own_lock_hash
 from srbf.store import ResultsStore
 
+pytestmark = pytest.mark.slow
+
 SHADOW_NUMPY = "0.0.1"  # the NumPy version the other environment's metadata records
 
 

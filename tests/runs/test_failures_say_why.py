@@ -29,6 +29,7 @@ needs_gplearn = pytest.mark.skipif(not env_python("gplearn").exists(), reason="n
 
 
 @needs_gplearn
+@pytest.mark.slow
 def test_a_misspelt_params_key_fails_check_and_run_in_one_line_before_any_store(tmp_path):
     config = tmp_path / "gp.yaml"
     config.write_text(yaml.safe_dump({
@@ -49,12 +50,14 @@ def test_a_misspelt_params_key_fails_check_and_run_in_one_line_before_any_store(
 
 
 @needs_gplearn
+@pytest.mark.slow
 def test_a_params_key_the_estimator_takes_passes():
     python = str(env_python("gplearn"))
     constraints = {"params": {"type": "mapping", "signature": "gplearn.genetic:SymbolicRegressor"}}
     assert param_problems("gplearn", constraints, {"params": {"population_size": 5, "tournament_size": 3}}, python) == []
 
 
+@pytest.mark.slow
 def test_the_signature_is_read_in_the_interpreter_given():
     constraints = {"params": {"type": "mapping", "signature": "argparse:ArgumentParser"}}
     [line] = param_problems("m", constraints, {"params": {"prog": "x", "descriptoin": "y"}}, sys.executable)
@@ -78,6 +81,7 @@ def test_failure_groups_count_by_method_status_and_first_line_of_the_reason():
     ]
 
 
+@pytest.mark.slow
 def test_a_run_ends_with_its_failures_grouped_and_status_shows_them(tmp_path):
     config = swiss_config(tmp_path, n=3, options={"mode": "raise"}, draws=2, workers=1)  # one order of arrival
     code, out, _ = call("run", "-c", config, "--quiet")
@@ -90,6 +94,7 @@ def test_a_run_ends_with_its_failures_grouped_and_status_shows_them(tmp_path):
         assert code == 0 and line in out.splitlines(), argv
 
 
+@pytest.mark.slow
 def test_every_declared_estimator_reads_in_its_installed_environment():
     from srbf.methods.param_names import accepted_parameters
     from srbf.methods.roster import ROSTER

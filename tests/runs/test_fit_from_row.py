@@ -18,6 +18,8 @@ from srbf.runs.driver import run_config
 from srbf.runs.replay import DETERMINISTIC, Rows, replay
 from srbf.store import ResultsStore, row_key
 
+pytestmark = pytest.mark.slow
+
 ECHO = '''
 def fit(X, y, *, budget, seed, variables, options, report):
     return {"expression": variables[0], "seed_seen": seed, "budget_seen": repr(budget)}

@@ -57,6 +57,7 @@ def test_the_modules_named_are_where_the_dask_tasks_live():
 
 
 @pytest.mark.skipif(not (FORKSERVER and sys.platform.startswith("linux")), reason="reads /proc; needs a fork server")
+@pytest.mark.slow
 def test_local_starts_the_fork_server_with_the_workers_modules_and_imports_nothing_heavy_here():
     seen = _probe({"local": 2}, DASK_MODULES)
     servers = [c for c in seen["commands"] if "multiprocessing.forkserver" in c]
@@ -67,5 +68,6 @@ def test_local_starts_the_fork_server_with_the_workers_modules_and_imports_nothi
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize("cluster", [None, {"scheduler": "tcp://127.0.0.1:8786"}])
+@pytest.mark.slow
 def test_no_fork_server_without_a_local_cluster(cluster):
     assert _probe(cluster, SLOT_MODULES)["commands"] == []  # no process started at all

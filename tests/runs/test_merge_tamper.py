@@ -14,6 +14,8 @@ import yaml
 
 from srbf.cli import main
 
+pytestmark = pytest.mark.slow
+
 DETERMINISTIC_FITS = 3 * 3 * 2  # problems x draws x (linear, enumeration)
 
 

@@ -44,6 +44,7 @@ def seeded_config(folder: Path, repeats: int | None, name: str = "run.yaml", **e
                         sampling={"n_support": 16, "n_validation": 16, "draws": 1}, **fields, **extra)  # fmt: skip
 
 
+@pytest.mark.slow
 def test_repeats_of_a_stochastic_method_get_their_own_seeds_on_identical_points_and_resume(tmp_path):
     config = load_config(seeded_config(tmp_path, 2))
     summary = run_config(config, progress=False)
@@ -70,6 +71,7 @@ def test_repeats_of_a_stochastic_method_get_their_own_seeds_on_identical_points_
     assert more.skipped == 4 and more.recorded == 2  # a third repeat adds only the repeat-2 fits
 
 
+@pytest.mark.slow
 def test_repeat_0_is_the_fit_a_run_without_repeats_makes(tmp_path):
     """Adding ``repeats`` to a config keeps its hashes and keys: the fits it has stay done."""
     without = load_config(seeded_config(tmp_path, None))
@@ -80,6 +82,7 @@ def test_repeat_0_is_the_fit_a_run_without_repeats_makes(tmp_path):
     assert summary.skipped == 2 and summary.recorded == 2
 
 
+@pytest.mark.slow
 def test_plan_puts_repeats_innermost_and_status_counts_them(tmp_path, capsys):
     path = seeded_config(tmp_path, 3)
     plan = make_plan(load_config(path))
@@ -99,6 +102,7 @@ def test_plan_puts_repeats_innermost_and_status_counts_them(tmp_path, capsys):
     assert sorted(pd.read_csv(tmp_path / "out.csv")["repeat"]) == [0, 1, 2]
 
 
+@pytest.mark.slow
 def test_shards_of_a_run_with_repeats_merge_with_every_repeat(tmp_path, capsys):
     path = seeded_config(tmp_path, 2)
     for k in (1, 2):
@@ -111,6 +115,7 @@ def test_shards_of_a_run_with_repeats_merge_with_every_repeat(tmp_path, capsys):
     assert frame.groupby("problem_id")["internals"].apply(lambda s: len({i["seed"] for i in s})).tolist() == [2, 2]
 
 
+@pytest.mark.slow
 def test_a_store_written_before_keys_had_a_repeat_opens_and_resumes(tmp_path):
     """``main_schema3.sqlite`` was written by srbf at commit 0ceece3 (store schema 3) running
     ``main_schema3.yaml``, then scored: four fits, each with a trajectory step and metrics."""
@@ -146,6 +151,7 @@ def test_bad_repeats_and_checkpoints_are_one_line_naming_the_key(key, value, mes
     assert str(error.value) == f"c.yaml: {message}"
 
 
+@pytest.mark.slow
 def test_repeats_and_the_checkpoint_grid_are_stored_with_the_run(tmp_path):
     config = load_config(seeded_config(tmp_path, 2, checkpoints=12))
     assert (config.repeats, config.checkpoints) == (2, 12)

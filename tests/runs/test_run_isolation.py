@@ -70,6 +70,7 @@ def fit(X, y, *, budget, seed, variables, options, report):
 """
 
 
+@pytest.mark.slow
 def test_a_method_cannot_regenerate_its_points_from_the_seed_it_receives(tmp_path):
     catalog = write_catalog(tmp_path, 5)
     options = {"catalog": str(catalog), "draws": SAMPLING["draws"], "n_validation": SAMPLING["n_validation"]}
@@ -121,6 +122,7 @@ def tampered_rows(folder: Path, sandbox: bool) -> tuple[int, list]:
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_under_the_sandbox_a_method_cannot_change_the_store(tmp_path):
     changed, reports = tampered_rows(tmp_path / "plain", sandbox=False)
     assert changed == 4 and reports[0]["changed"] == 4  # without the sandbox it can: the probe works
@@ -155,6 +157,7 @@ def fit(X, y, *, budget, seed, variables, options, report):
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_under_the_sandbox_a_method_finds_neither_the_config_nor_the_store(tmp_path):
     write_catalog(tmp_path, 1)
     config = tmp_path / "spy.yaml"
@@ -229,6 +232,7 @@ def escaper_config(folder: Path, n: int, **options) -> Path:
     return config
 
 
+@pytest.mark.slow
 def test_processes_in_their_own_session_end_at_a_normal_end_and_at_a_timeout(tmp_path):
     done = srbf_run(escaper_config(tmp_path, 3))  # problem 2 hangs past its 2 s limit
     assert done.returncode == 0, done.stderr
@@ -238,6 +242,7 @@ def test_processes_in_their_own_session_end_at_a_normal_end_and_at_a_timeout(tmp
 
 
 @pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL], ids=lambda s: s.name)
+@pytest.mark.slow
 def test_processes_in_their_own_session_end_when_srbf_is_stopped_or_killed(tmp_path, how):
     config = escaper_config(tmp_path, 1, hang=True)
     document = yaml.safe_load(config.read_text())
@@ -288,6 +293,7 @@ def fit(X, y, *, budget, seed, variables, options, report):
 """
 
 
+@pytest.mark.slow
 def test_a_second_run_on_the_same_results_refuses_with_the_first_ones_pid(tmp_path):
     write_catalog(tmp_path, 1)
     gate = tmp_path / "gate"
@@ -361,6 +367,7 @@ def fit(X, y, *, budget, seed, variables, options, report):
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_under_the_sandbox_srbfs_sampler_is_out_of_reach_so_the_public_seed_recovers_nothing(tmp_path):
     options = {"catalog": "nguyen", "draws": SAMPLING["draws"], "n_validation": SAMPLING["n_validation"]}
     config = method_config(tmp_path, "cheat", PUBLIC_SEED_CHEAT, options, top={"limit": 3})
@@ -376,6 +383,7 @@ def test_under_the_sandbox_srbfs_sampler_is_out_of_reach_so_the_public_seed_reco
     assert all("No module named 'srbf.catalogs'" in i["why"] for i in found)
 
 
+@pytest.mark.slow
 def test_the_sandbox_shows_a_worker_every_part_of_srbf_a_built_in_imports():
     from srbf.methods.isolation import SRBF_SHOWN
 
@@ -408,6 +416,7 @@ def checkout_in_tmp(tmp_path: Path) -> Path:
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_the_sandbox_runs_built_ins_from_a_checkout_inside_the_temporary_folder(tmp_path):
     python = checkout_in_tmp(tmp_path)  # bubblewrap gives the sandbox an empty /tmp of its own
     where = subprocess.run([str(python), "-c", "import srbf; print(srbf.__file__)"], capture_output=True, text=True,
@@ -449,6 +458,7 @@ def model(est, X=None):
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_the_sandbox_shows_an_srbench_method_its_folder_under_the_temporary_folder(tmp_path):
     folder = tmp_path / "shift"  # under /tmp, which the sandbox empties
     folder.mkdir()

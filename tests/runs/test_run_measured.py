@@ -14,6 +14,8 @@ from driver_helpers import REPO, child_env, srbf_command, write_catalog, write_c
 
 from srbf.methods.isolation import sandbox_problem
 
+pytestmark = pytest.mark.slow
+
 SLEEP = 2.0
 MIB = 2**20
 

@@ -69,6 +69,7 @@ def test_a_sealed_config_is_planned_only_with_its_store_s_seed():
     assert not public.sealed and public.seed == 0 and public.to_dict()["seed"] == 0
 
 
+@pytest.mark.slow
 def test_a_public_seed_is_recovered_by_the_cheat_and_a_sealed_one_is_not(tmp_path, capsys):
     public = tmp_path / "public"
     public.mkdir()
@@ -95,6 +96,7 @@ def test_a_public_seed_is_recovered_by_the_cheat_and_a_sealed_one_is_not(tmp_pat
     assert "run seed: 0 (public: the config's)" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_exports_carry_the_sealed_seed_only_once_the_run_is_complete(tmp_path, capsys):
     path = config_file(tmp_path, seed="sealed")
     assert main(["run", "-c", str(path), "--sweep-filter", "method=linear", "--quiet"]) == 0  # half the run
@@ -112,6 +114,7 @@ def test_exports_carry_the_sealed_seed_only_once_the_run_is_complete(tmp_path, c
     assert list(pd.read_csv(tmp_path / "all.csv")["seed"]) == [seed] * 12
 
 
+@pytest.mark.slow
 def test_one_store_holds_one_kind_of_run(tmp_path, capsys):
     path = config_file(tmp_path, seed=0, methods=[{"name": "linear", "budgets": [1]}])
     assert main(["run", "-c", str(path), "--quiet"]) == 0
@@ -127,6 +130,7 @@ def test_one_store_holds_one_kind_of_run(tmp_path, capsys):
         store.claim_sealed(store.sealed().seed + 1)
 
 
+@pytest.mark.slow
 def test_the_shards_of_a_sealed_run_share_its_seed_and_merge(tmp_path, capsys):
     path = config_file(tmp_path, seed="sealed", methods=[{"name": "linear", "budgets": [1]}])
     for k in (1, 2):

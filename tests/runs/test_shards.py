@@ -49,6 +49,7 @@ def run_shards(capsys, config, n, which=None, *extra):
         assert code == 0, err
 
 
+@pytest.mark.slow
 def test_a_clean_three_way_split_merges_into_the_unsharded_runs_keys(tmp_path, capsys, config):
     results = tmp_path / "results"
     code, out, err = cli(capsys, "run", "-c", str(config), "--results", str(tmp_path / "whole"), "--quiet")
@@ -93,6 +94,7 @@ def test_a_clean_three_way_split_merges_into_the_unsharded_runs_keys(tmp_path, c
     assert code == 0 and '"pending": 0' in out, err
 
 
+@pytest.mark.slow
 def test_a_missing_shard_is_refused_unless_partial(tmp_path, capsys, config):
     run_shards(capsys, config, 3, [1, 3])
     stores = [str(tmp_path / "results" / f"shard-{k}-of-3") for k in (1, 3)]
@@ -105,6 +107,7 @@ def test_a_missing_shard_is_refused_unless_partial(tmp_path, capsys, config):
     assert "19 of 28 fits stored (67.9%), 9 pending" in out
 
 
+@pytest.mark.slow
 def test_a_duplicate_shard_is_refused(tmp_path, capsys, config):
     run_shards(capsys, config, 2)
     first = tmp_path / "results" / "shard-1-of-2"
@@ -114,6 +117,7 @@ def test_a_duplicate_shard_is_refused(tmp_path, capsys, config):
     assert code == 2 and "shard 1/2 given twice" in err and not (tmp_path / "merged").exists()
 
 
+@pytest.mark.slow
 def test_shards_of_different_configs_or_secrets_are_refused(tmp_path, capsys, config):
     run_shards(capsys, config, 2, [1])
     other = swiss_config(tmp_path, n=N_PROBLEMS, draws=DRAWS, budgets=BUDGETS, workers=1, options={"mode": "slow", "seconds": 0},
@@ -138,6 +142,7 @@ def test_shards_of_different_configs_or_secrets_are_refused(tmp_path, capsys, co
     assert code == 2 and "split in 3 and 2 shards" in err, err
 
 
+@pytest.mark.slow
 def test_a_fit_stored_in_two_shards_is_refused(tmp_path, capsys, config):
     """A shard store tampered into claiming another shard's number still cannot merge its fits twice."""
     run_shards(capsys, config, 2, [1])
@@ -153,6 +158,7 @@ def test_a_fit_stored_in_two_shards_is_refused(tmp_path, capsys, config):
     assert not (tmp_path / "merged").exists() and not list(tmp_path.glob("merged*"))
 
 
+@pytest.mark.slow
 def test_a_store_belongs_to_one_shard(tmp_path, capsys, config):
     run_shards(capsys, config, 2, [1])
     shard_store = str(tmp_path / "results" / "shard-1-of-2")

@@ -29,6 +29,7 @@ def slot():
     process.close()
 
 
+@pytest.mark.slow
 def test_a_fit_that_kills_its_worker_or_hangs_in_a_batch_leaves_the_other_fits_alone(tmp_path, slot):
     batch = orders(tmp_path, 5, mode="crash3_hang5")[1:]  # p02..p05: p03 kills its worker, p05 hangs
     outcomes = list(slot.fits(batch))
@@ -39,6 +40,7 @@ def test_a_fit_that_kills_its_worker_or_hangs_in_a_batch_leaves_the_other_fits_a
     assert all(o.data_hash for o in outcomes)
 
 
+@pytest.mark.slow
 def test_a_batch_stops_after_the_method_is_past_its_restarts_and_the_rest_is_not_run(tmp_path, slot):
     batch = orders(tmp_path, 4, mode="always_crash")
     outcomes = list(slot.fits(batch))  # max_restarts 1: the second abnormal end in a row stops it
@@ -47,6 +49,7 @@ def test_a_batch_stops_after_the_method_is_past_its_restarts_and_the_rest_is_not
     assert [o.result.status for o in slot.fits(batch[2:3])] == ["crashed"]  # the slot still answers
 
 
+@pytest.mark.slow
 def test_a_worker_that_cannot_restart_in_a_batch_raises_after_the_fits_it_ran(tmp_path, slot):
     marker = tmp_path / "started-once"
     batch = orders(tmp_path, 3, mode="crash_then_no_restart", no_restart_after=str(marker))
@@ -58,6 +61,7 @@ def test_a_worker_that_cannot_restart_in_a_batch_raises_after_the_fits_it_ran(tm
     assert caught.value.abnormal == 2
 
 
+@pytest.mark.slow
 def test_cancelling_a_batch_in_flight_ends_the_slot_process(tmp_path, slot):
     batch = orders(tmp_path, 6, mode="slow", seconds=5)
     timer = threading.Timer(1.0, slot.cancel)
@@ -69,6 +73,7 @@ def test_cancelling_a_batch_in_flight_ends_the_slot_process(tmp_path, slot):
     assert not slot.alive
 
 
+@pytest.mark.slow
 def test_batches_follow_the_methods_pace_and_leave_a_share_for_every_slot(tmp_path):
     from collections import deque
 
@@ -101,6 +106,7 @@ def test_a_slot_process_never_sent_anything_is_killed_at_close_without_waiting_f
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads the process tree from /proc")
+@pytest.mark.slow
 def test_a_stopped_slot_process_ends_its_workers_and_then_exits_with_code_0(tmp_path, slot):
     assert [o.result.status for o in slot.fits(orders(tmp_path, 2))] == ["ok", "ok"]
     pid = slot.process.pid
@@ -112,6 +118,7 @@ def test_a_stopped_slot_process_ends_its_workers_and_then_exits_with_code_0(tmp_
     assert not any(Path(f"/proc/{worker}").exists() for worker in workers)
 
 
+@pytest.mark.slow
 def test_a_worker_started_early_gives_its_reply_to_the_first_start_request(tmp_path, slot):
     good = orders(tmp_path, 2)
     (tmp_path / "bad").mkdir()
@@ -124,6 +131,7 @@ def test_a_worker_started_early_gives_its_reply_to_the_first_start_request(tmp_p
     assert [o.result.status for o in slot.fits(good)] == ["ok", "ok"]
 
 
+@pytest.mark.slow
 def test_the_outcomes_of_quick_fits_travel_together_and_in_order(tmp_path, monkeypatch):
     import multiprocessing
 

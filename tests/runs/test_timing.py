@@ -18,6 +18,8 @@ from srbf.runs.timing_subset import TimingError, allocate, freeze_subset, load_s
 from srbf.stats.timing_readout import read_timing
 from srbf.store import ResultsStore
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def timed(tmp_path_factory):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from srbf.runs.executor import ONE_THREAD, new_worker, worker_env
 from srbf.runs.plan import WorkerSpec
@@ -38,6 +39,7 @@ def test_one_thread_by_default_and_the_config_or_the_user_can_change_it(tmp_path
     assert "OPENBLAS_NUM_THREADS" not in worker_env(_spec(tmp_path))
 
 
+@pytest.mark.slow
 def test_the_worker_process_sees_it(tmp_path, monkeypatch):
     _clear(monkeypatch)
     worker = new_worker(_spec(tmp_path, [("OMP_NUM_THREADS", "3")]), start_timeout=60, tail_bytes=1024)

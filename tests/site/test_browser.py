@@ -7,7 +7,11 @@ import json
 import shutil
 import urllib.parse
 
+import pytest
+
 from site_helpers import HOSTILE, VIEWS, Page, run_cli
+
+pytestmark = pytest.mark.slow
 
 DEEP_LINKS = {
     "curves": "view=curves&metric=log10_fvu_validation&x=budget",

@@ -12,6 +12,8 @@ from srbf.site.build import read_data
 from srbf.site.problems import readable
 from srbf.site.serve import SiteError, make_server
 
+pytestmark = pytest.mark.slow
+
 
 def test_build_refuses_a_missing_store_in_one_line(tmp_path):
     code, out, err = run_cli("site", "build", "--results", str(tmp_path / "nothing"), "-o", str(tmp_path / "site"))

@@ -18,6 +18,8 @@ from site_helpers import VIEWS, Page
 
 from srbf.site.build import build_site, read_data
 
+pytestmark = pytest.mark.slow
+
 # Rank patterns (ranks of A, B, C on one problem) and how many problems follow each: mean ranks
 # 1.6, 2.0 and 2.4 on 30 problems, so with CD = 0.605 (Nemenyi, k = 3, N = 30) A and C differ and
 # B is within one CD of both: groups a / ab / b, two bars that overlap at B.

@@ -19,6 +19,8 @@ from site_helpers import run_cli
 from srbf.report import read_table
 from srbf.site.build import read_data
 
+pytestmark = pytest.mark.slow
+
 # Least squares on the first `budget` inputs, its coefficients scaled by the option `scale` (the
 # ablation), taking budget * 40 ms so that its ladder spans time marks and `linear` (instant) is max tested there.
 SLOW_SCALED = """

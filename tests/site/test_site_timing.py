@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from site_helpers import Page
 from srbf.site.build import build_site, read_data
 from srbf.site.load import load_results
 from srbf.stats.timing_readout import TimeAxisSource
+
+pytestmark = pytest.mark.slow
 
 NOTE = "the time axis is the timing readout of DIR (262 problems in 29 sets)"
 

@@ -216,6 +216,7 @@ def test_bootstrap_alternative_and_budget_comparisons():
     assert set(out.comparisons.budget) == set(BUDGETS) and set(out.ranks.budget) == set(BUDGETS)
 
 
+@pytest.mark.slow
 def test_repeats_are_runs_averaged_per_formula_like_draws(analysis):
     """Two repeats on one draw analyse exactly as two draws; a repeat column of zeros changes nothing."""
     repeats = FRAME.assign(repeat=FRAME["draw"], draw=0)

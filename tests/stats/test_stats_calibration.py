@@ -77,6 +77,7 @@ def simulated_aa(replicates, problems, sets, draws, seed, shared_point_noise):
 
 @pytest.mark.parametrize("draws", [2, 4])
 @pytest.mark.parametrize("shared_point_noise", [False, True])
+@pytest.mark.slow
 def test_aa_false_verdicts_and_p_values_stay_within_their_stated_rates(draws, shared_point_noise):
     replicates, problems, sets = 400, 60, 4
     (mean_a, noise_a), (mean_b, noise_b), codes = simulated_aa(replicates, problems, sets, draws, 7 + draws,
@@ -92,6 +93,7 @@ def test_aa_false_verdicts_and_p_values_stay_within_their_stated_rates(draws, sh
     assert stats.binomtest(significant, replicates, 0.05).pvalue > 0.01
 
 
+@pytest.mark.slow
 def test_a_shift_beyond_mde80_is_called_at_least_80_percent_of_the_time():
     replicates, problems, sets = 300, 60, 4
     (mean_a, noise_a), (mean_b, noise_b), codes = simulated_aa(replicates, problems, sets, 2, 11, True)

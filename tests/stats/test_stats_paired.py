@@ -57,6 +57,7 @@ def test_different_catalog_versions_are_refused():
     paired_comparison(a, b, versions=({"s0": 1}, {"s0": 1, "s9": 3}))  # fine
 
 
+@pytest.mark.slow
 def test_margin_is_the_95th_percentile_of_sign_flipped_split_half_differences():
     a, b = two_methods(3, n=2000, sets=1)
     out = paired_comparison(a, b, n_resamples=4000)
@@ -91,6 +92,7 @@ def test_verdicts_for_equal_clearly_better_and_clearly_worse():
     assert paired_comparison(a, b, higher_is_better=False)["verdict"] == "worse"
 
 
+@pytest.mark.slow
 def test_equal_methods_are_called_equivalent_about_95_percent_of_the_time():
     calls = [paired_comparison(*two_methods(100 + r, n=150), seed=r)["verdict"] for r in range(60)]
     assert calls.count("equivalent") >= 50 and calls.count("better") + calls.count("worse") == 0

@@ -55,6 +55,7 @@ def test_wilcoxon_exact_without_ties_matches_scipy(seed, n):
 
 @pytest.mark.parametrize("d", [[0.0, 1.0, 1.0, 2.0, -1.0, 3.0, 0.0, 2.0],
                                [0.5, 0.5, -0.5, 1.0, 1.0, 1.0, 0.0, 2.0, 2.0, -2.0, 0.5, 3.0, 0.0]])
+@pytest.mark.slow
 def test_wilcoxon_small_with_ties_or_zeros_enumerates_like_scipy(d):
     ours = wilcoxon_pratt(d)
     assert ours["method"] == "enumerate"

@@ -67,6 +67,7 @@ def test_hostile_column_names_are_escaped_too(tmp_path):
     assert read_csv(tmp_path / "t.csv").to_dict("list") == {"=name": ["=x"], "ok": [-1.0]}
 
 
+@pytest.mark.slow
 def test_every_csv_srbf_writes_goes_through_write_csv():
     """No module but csv_cells writes a CSV itself (``.to_csv(`` or a ``csv.writer``)."""
     offenders = []

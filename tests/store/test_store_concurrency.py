@@ -13,7 +13,7 @@ import pytest
 
 from srbf.store import ResultsStore
 
-pytestmark = pytest.mark.skipif(os.name != "posix", reason="uses POSIX processes and signals")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(os.name != "posix", reason="uses POSIX processes and signals")]
 
 
 def test_reader_process_reads_while_writer_commits(tmp_path, child, make_key, make_result):

@@ -80,6 +80,7 @@ def test_every_table_and_its_columns_are_covered():
 
 
 @pytest.mark.parametrize("table, column, classes", COLUMNS, ids=[f"{t}.{c}" for t, c, _ in COLUMNS])
+@pytest.mark.slow
 def test_a_wrong_cell_is_named_by_every_reader(tmp_path, table, column, classes):
     source = full_store(tmp_path / "source")
     rowid = corrupt(source, tmp_path / "damaged", table, column, wrong_value(classes))
@@ -120,6 +121,7 @@ COMMANDS = {
 @pytest.mark.parametrize("table, column, value", [("predictions", "draw", "abc"), ("metrics", "prediction_id", "x"),
                                                   ("campaigns", "cpu_count", "many"), ("trajectories", "seconds", "s")])
 @pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.slow
 def test_every_reading_command_names_the_cell_in_one_line(scored_run, tmp_path, capsys, command, table, column, value):
     if table == "trajectories":
         conn = sqlite3.connect(scored_run / "results" / "srbf.sqlite")

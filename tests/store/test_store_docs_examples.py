@@ -15,6 +15,8 @@ from srbf.cli import main
 from srbf.judge import JUDGE_VERSION
 from srbf.store import ResultsStore
 
+pytestmark = pytest.mark.slow
+
 DOC = Path(__file__).resolve().parents[2] / "docs" / "store.md"
 CONFIG = """experiment: docs
 catalogs: [nguyen]

@@ -68,6 +68,7 @@ def filled(tmp_path, make_key, make_result):
     return tmp_path / "results"
 
 
+@pytest.mark.slow
 def test_read_only_directory_without_a_store(tmp_path, child, restore_permissions):
     directory = tmp_path / "results"
     directory.mkdir()
@@ -77,6 +78,7 @@ def test_read_only_directory_without_a_store(tmp_path, child, restore_permission
     assert "read-only" in out
 
 
+@pytest.mark.slow
 def test_directory_that_cannot_be_created(tmp_path, child, restore_permissions):
     _read_only(tmp_path)
     out = _run(child, "write", tmp_path / "new" / "results")
@@ -84,6 +86,7 @@ def test_directory_that_cannot_be_created(tmp_path, child, restore_permissions):
     assert "directory" in out
 
 
+@pytest.mark.slow
 def test_read_only_directory_and_file(filled, child, restore_permissions):
     path = filled / "srbf.sqlite"
     _read_only(path, filled)
@@ -92,6 +95,7 @@ def test_read_only_directory_and_file(filled, child, restore_permissions):
     assert _run(child, "read", filled) == "ok 3"  # readers still can
 
 
+@pytest.mark.slow
 def test_read_only_file_in_writable_directory(filled, child, restore_permissions):
     path = filled / "srbf.sqlite"
     _read_only(path)

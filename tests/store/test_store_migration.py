@@ -6,6 +6,7 @@ import dataclasses
 import sqlite3
 
 import pandas as pd
+import pytest
 
 from srbf.store import SCHEMA_VERSION, STORE_FILENAME, ResultsStore
 from srbf.store.schema import APPLICATION_ID, METHOD_STACK_COLUMNS, MIGRATIONS, TABLES
@@ -201,6 +202,7 @@ def test_a_schema_3_store_read_only_reads_every_key_as_repeat_0(tmp_path, make_k
     assert _columns(path)[1] == 3  # not migrated
 
 
+@pytest.mark.slow
 def test_a_schema_4_store_gains_memory_limit_and_peak_memory_and_keeps_every_row(tmp_path, make_key, make_result):
     path = _schema_3_store_with_a_scored_fit(tmp_path / "old", version=4)
     with ResultsStore(tmp_path / "old") as store:

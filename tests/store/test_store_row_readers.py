@@ -54,6 +54,7 @@ def test_trajectory_campaign_metric_and_stack_rows(store, campaign, make_key, ma
     assert store.metric_stack_rows("0.9") == []
 
 
+@pytest.mark.slow
 def test_reading_rows_imports_no_pandas(store, campaign, make_key, make_result):
     store.record(make_key(0), make_result(0), campaign_id=campaign, data_hash="h")
     script = (

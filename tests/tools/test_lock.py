@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = ROOT / "tools" / "lock.py"
 
@@ -14,6 +16,7 @@ def check(pyproject: Path, lock: Path) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True)
 
 
+@pytest.mark.slow
 def test_the_committed_lock_matches_pyproject():
     result = check(ROOT / "pyproject.toml", ROOT / "requirements.lock")
     assert result.returncode == 0, result.stderr
@@ -28,6 +31,7 @@ def test_a_dependency_added_without_relocking_is_caught(tmp_path):
     assert "other dependencies" in result.stderr and "make lock" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_pin_outside_the_declared_bound_is_caught(tmp_path):
     lock = tmp_path / "requirements.lock"
     text = (ROOT / "requirements.lock").read_text()

@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parents[2]
 UV = shutil.which("uv") or shutil.which("uv", path=str(Path(sys.executable).parent))
 OFFLINE = ("failed to fetch", "connect", "network", "dns", "resolve", "no solution found", "offline")
 
-pytestmark = pytest.mark.skipif(UV is None, reason="needs uv (the dev extra installs it)")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(UV is None, reason="needs uv (the dev extra installs it)")]
 
 
 def run(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:

@@ -96,12 +96,47 @@ def _is_path(name_or_path: str | Path) -> bool:
 def load_catalog(name_or_path: str | Path, *, admit: bool = True, numeric: bool = False) -> Catalog:
     """A shipped catalog by name (``"feynman"``) or a catalog file by path.
 
-    With ``admit`` (the default) every entry must parse over its declared variables and use only
-    declared variables; an entry that does not raises CatalogError naming it. ``numeric`` also
-    evaluates every entry on points from its declared ranges (about 0.2 ms per entry; the shipped
-    catalogs passed it when they were built) and adds those finite on too few points to
-    ``Catalog.placeholders``. With ``admit=False`` only the file's structure is checked. A shipped
-    catalog is not parsed again with ``admit``: its build admitted it (see the module docstring).
+    Parameters
+    ----------
+    name_or_path : str or Path
+        A shipped catalog's name (``srbf catalogs list``) or the path of a catalog file
+        (.yaml, .yml or .json).
+    admit : bool, default True
+        Every entry must parse over its declared variables and use only declared variables.
+        With ``admit=False`` only the file's structure is checked.
+    numeric : bool, default False
+        Also evaluate every entry on points from its declared ranges (about 0.2 ms per entry) and
+        add those finite on too few points to ``Catalog.placeholders``.
+
+    Returns
+    -------
+    Catalog
+        Its ``name``, ``version``, ``entries`` (``CatalogEntry``: id, formula, variables with
+        their ranges, target) and ``placeholders``.
+
+    Raises
+    ------
+    CatalogError
+        An unknown name (with the closest shipped one), an unreadable file, or, with ``admit``,
+        an entry that does not parse or uses an undeclared variable (naming the entry).
+
+    Notes
+    -----
+    A shipped catalog is not parsed again with ``admit``: its build admitted it and recorded its
+    placeholders (parsing 6,660 formulas would cost a second a load), and it is cached per process.
+    The shipped catalogs passed ``numeric`` when they were built.
+
+    Examples
+    --------
+    >>> catalog = load_catalog("nguyen")
+    >>> catalog.name, catalog.version, len(catalog.entries)
+    ('nguyen', 1, 12)
+    >>> entry = catalog.entries[0]
+    >>> entry.id, entry.formula, [(v.name, v.low, v.high) for v in entry.variables]
+    ('Nguyen-1', 'x1**3 + x1**2 + x1', [('x1', -1.0, 1.0)])
+    >>> load_catalog("nguyn")
+    Traceback (most recent call last):
+    srbf.catalogs.model.CatalogError: unknown catalog 'nguyn'...
     """
     from srbf.catalogs.admission import admit_catalog, recorded_placeholders  # they use this module's records
 

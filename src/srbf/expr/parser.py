@@ -38,18 +38,59 @@ def parse(
 ) -> Expr:
     """Parse ``text`` into a tree.
 
-    ``variables`` names the input columns in order; when given, any other identifier is an error.
-    Generic column names (``x3``, ``X_3``) resolve by name first, then by 0-based index; with
-    ``by_index=True`` (0-based) or ``one_based=True`` they always resolve by index, which is what
-    a method that numbers its columns means. ``notation`` is "auto", "infix" or "prefix"; a list
-    of tokens is always prefix.
+    Parameters
+    ----------
+    text : str or sequence of str
+        An infix (``"x*(y + 1)"``) or prefix (``"add x0 1"``) formula, or a list of prefix tokens
+        (always read as prefix).
+    variables : sequence of str, optional
+        The input columns in order; when given, any other identifier is an error.
+    one_based : bool, default False
+        Generic column names (``x1``) count from 1 and always resolve by index.
+    by_index : bool, default False
+        Generic column names (``x0``, ``X_0``) always resolve by 0-based index.
+    notation : {"auto", "infix", "prefix"}, default "auto"
+        How to read a string.
+    target : str, optional
+        The problem's output name: ``target = formula`` (or ``y = formula``) is read as ``formula``.
+    hashed : bool, default False
+        Compute each infix operation's hash as it is built, for a tree that will be hashed anyway
+        (a cache key): far cheaper than the hash a call computes on first use.
 
-    An equation ``lhs = formula`` is read when ``lhs`` is ``target`` (the problem's output name)
-    or ``y``; any other left-hand side (an input variable, ``f(x)``) is a ParseError. Only the
-    ASCII digits 0-9 are digits: another script's digit (``٣``) is a ParseError, never a number.
+    Returns
+    -------
+    Expr
+        The formula's tree (``Call``, ``Var``, ``Num``, ``Const`` nodes); ``to_infix`` prints it.
 
-    ``hashed=True`` computes the hash of each infix operation as it is built, for a tree that
-    will be hashed anyway (a cache key): far cheaper than the hash a call computes on first use.
+    Raises
+    ------
+    ParseError
+        Text that is not a formula, an unknown identifier, or an equation whose left-hand side is
+        neither ``target`` nor ``y``; the message names the position.
+    ValueError
+        An unknown ``notation``.
+
+    Notes
+    -----
+    Generic column names resolve by name first, then by 0-based index, unless ``by_index`` or
+    ``one_based`` says a method numbers its columns. Only the ASCII digits 0-9 are digits: another
+    script's digit (``٣``) is a ParseError, never a number, so a prediction cannot smuggle a
+    constant past the judge.
+
+    Examples
+    --------
+    >>> from srbf.expr import to_infix
+    >>> to_infix(parse("x*(y + 1) - x", ["x", "y"]))
+    'x * (y + 1) - x'
+    >>> to_infix(parse(["add", "x0", "1"]))
+    'x0 + 1'
+    >>> to_infix(parse("x1 + x2", ["a", "b"], one_based=True))
+    'a + b'
+    >>> to_infix(parse("y = sin(x0)"))
+    'sin(x0)'
+    >>> parse("x + z", ["x", "y"])
+    Traceback (most recent call last):
+    srbf.expr.syntax.ParseError: unknown variable 'z' at position 4 (known variables: x, y)
     """
     resolver = NameResolver(variables, one_based=one_based, by_index=by_index or one_based)
     if not isinstance(text, str):

@@ -95,24 +95,64 @@ def _is_tree(value: Any) -> bool:
 class Judge:
     """Scores predictions against one truth on one data set; the truth is prepared once.
 
-    ``truth``: a formula string or tree over ``variables`` (names of the data's columns; default:
-    the data's ``variables`` entry, else ``x0..x{d-1}``). ``srbench=True`` adds SRBench's symbolic
-    solution (SymPy, in worker processes, at most ``work_limit`` Python calls per prediction, with
-    a wall-clock backstop of ``time_limit`` seconds).
-    ``numeric_only=True`` computes the fit metrics (and the SRBench accuracy solution) only.
-    ``target`` names the problem's output: a prediction ``target = formula`` (or ``y = ...``) is
-    scored as ``formula``; any other left-hand side does not parse.
-    ``positive`` names variables that are never negative on the problem's domain (a list, or one
-    comma-separated string): both forms are canonicalised under the rules that hold for them
-    (docs/canonical.md). Default (None): those of the shipped catalog entry the data names (a
-    sampled ``Problem``, an ``.npz`` from ``srbf sample``), else none; ``target`` likewise. Every
-    record says which it was scored under (``positive_variables``: the names and their source, or
-    "none given").
-    ``truth_facts``: what ``formula_facts.describe`` gives the truth with these options, when it
-    is known already (the scoring pass reads the shipped catalogs' from ``judge.truth_facts``);
-    else the truth is described on first use.
-    Raises JudgeInputError for bad data, an unreadable truth, or a ``positive`` variable that is
-    not a column or has a negative value.
+    Parameters
+    ----------
+    truth : str or Expr
+        The true formula, a string or a tree over ``variables``.
+    data : mapping, Problem, JudgeData or .npz path
+        ``X_support``, ``y_support``, ``X_validation`` and ``y_validation`` (X of shape (n, d)).
+    variables : sequence of str, optional
+        The data's column names (or one comma-separated string). Default: the data's
+        ``variables`` entry, else ``x0..x{d-1}``.
+    srbench : bool, default False
+        Add SRBench's symbolic solution (SymPy, in worker processes).
+    time_limit : float, default 60
+        Wall-clock backstop in seconds per SRBench check.
+    work_limit : int, default 1_000_000
+        Python calls each SRBench check may make (about 1 s of SymPy).
+    canonical_time_limit : float, default 1.0
+        Seconds the canonical form of one formula may take; a form cut short is flagged.
+    numeric_only : bool, default False
+        Compute only the fit metrics (and the SRBench accuracy solution).
+    pool : SymbolicPool, optional
+        The worker pool for the SRBench checks (default: one shared pool).
+    positive : iterable of str or str, optional
+        Variables never negative on the problem's domain (a list, or one comma-separated string).
+        Default (None): those of the shipped catalog entry the data names, else none.
+    target : str, optional
+        The problem's output name: a prediction ``target = formula`` (or ``y = ...``) is scored
+        as ``formula``; any other left-hand side does not parse. Default as for ``positive``.
+    truth_facts : FormulaFacts, optional
+        What ``formula_facts.describe`` gives the truth with these options, when known already.
+
+    Raises
+    ------
+    JudgeInputError
+        Bad data, an unreadable truth, or a ``positive`` variable that is not a column or has a
+        negative value. A bad prediction never raises: its record says why it failed.
+
+    See Also
+    --------
+    score : one prediction, without keeping the judge.
+
+    Notes
+    -----
+    Preparing the truth (its parse, canonical form, description and values) is most of the cost
+    of scoring one prediction, so the scoring pass keeps one judge per problem and scores every
+    method's predictions with it. Both forms are canonicalised under the rules that hold for
+    ``positive`` variables (docs/canonical.md); every record says which it was scored under
+    (``positive_variables``: the names and their source, or "none given"). The scoring pass reads
+    the shipped catalogs' ``truth_facts`` from ``judge.truth_facts``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.linspace(1, 2, 20).reshape(-1, 1)
+    >>> data = {"X_support": X, "y_support": 2 * X[:, 0] + 1,
+    ...         "X_validation": X + 1, "y_validation": 2 * X[:, 0] + 3}
+    >>> judge = Judge("2*x0 + 1", data)
+    >>> [record["fvu_validation"] for record in judge.score_many(["1 + 2*x0", "x0"])]
+    [0.0, 33.5]
     """
 
     def __init__(
@@ -421,7 +461,51 @@ def score(
     srbench: bool = False,
     **options: Any,
 ) -> dict[str, Any]:
-    """All metrics of one prediction (see :class:`Judge` for the arguments and options)."""
+    """All metrics of one prediction against one truth (docs/metrics.md defines each).
+
+    Parameters
+    ----------
+    truth : str or Expr
+        The true formula, a string or a tree over ``variables``.
+    prediction : str, Expr or None
+        The predicted formula; None (no formula) is a failed prediction.
+    data : mapping, Problem, JudgeData or .npz path
+        ``X_support``, ``y_support``, ``X_validation`` and ``y_validation`` (X of shape (n, d)).
+    variables : sequence of str, optional
+        The data's column names. Default: the data's ``variables`` entry, else ``x0..x{d-1}``.
+    srbench : bool, default False
+        Add SRBench's symbolic solution (SymPy, in a worker process).
+    **options
+        The other options of :class:`Judge` (``positive``, ``target``, ``numeric_only``, limits).
+
+    Returns
+    -------
+    dict
+        Metric name -> value, the same keys for every prediction under the same options.
+        ``failure_reason`` is None for a scored prediction, else why it failed (its rates and
+        overlaps are then 0 and every other metric None).
+
+    Raises
+    ------
+    JudgeInputError
+        Bad data or an unreadable truth; a bad prediction never raises.
+
+    See Also
+    --------
+    Judge : prepares the truth once for many predictions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.linspace(1, 2, 20).reshape(-1, 1)
+    >>> data = {"X_support": X, "y_support": 2 * X[:, 0] + 1,
+    ...         "X_validation": X + 1, "y_validation": 2 * X[:, 0] + 3}
+    >>> record = score("2*x0 + 1", "1 + 2*x0", data)
+    >>> record["fvu_validation"], record["numeric_equivalence"], record["failure_reason"]
+    (0.0, 1, None)
+    >>> score("2*x0 + 1", "x0 +", data)["failure_reason"]
+    'does not parse: formula ends too early at position 4: an operand is missing'
+    """
     return Judge(truth, data, variables=variables, srbench=srbench, **options).score(prediction)
 
 

@@ -191,18 +191,68 @@ def run_config(
 ) -> RunSummary:
     """Run ``config`` into its results store (``config.results``) and return the summary.
 
-    ``variants`` restricts the run (default: all of ``config.variants()``); ``resume=False``
-    refuses to run when some of the fits are already stored (srbf never overwrites a result).
-    ``executor`` defaults to ``make_executor(config.workers, sandbox)`` (closed at the end;
-    ``sandbox`` is None unless the config asks for it), by default a ``LocalExecutor``; it is made
-    before planning, so that its slot processes (or a Dask LocalCluster) start meanwhile. ``progress`` shows the bar (default:
-    when stderr is a terminal); ``log`` receives notes (default: stderr). Raises RunError when a
-    method cannot start, the sandbox cannot run or another run holds the store, StoreError when
-    the store cannot be written; nothing is recorded then.
+    Parameters
+    ----------
+    config : RunConfig
+        A loaded config (``srbf.runs.config.load_config`` or ``config_from_dict``).
+    variants : sequence of Variant, optional
+        Restricts the run (default: all of ``config.variants()``).
+    resume : bool, default True
+        Skip the fits already stored; False refuses to run when some are (srbf never overwrites
+        a result).
+    executor : Executor, optional
+        Runs the fits; default ``make_executor(config.workers, sandbox)``, closed at the end.
+    progress : bool, optional
+        Show the progress bar (default: when stderr is a terminal).
+    log : callable, optional
+        Receives notes (default: stderr).
+    resume_hint : str, optional
+        The command the summary suggests for resuming.
+    shard : Shard, optional
+        Run only that shard's share of the fits (``srbf.runs.shards``); its store must be new or
+        hold that shard already. Without it, a shard's store is refused.
+    secret_file : str or Path, optional
+        Where a sharded run's secret is kept (made there by the first shard).
+    make_executor : callable, optional
+        (workers, sandbox) -> Executor; by default a ``LocalExecutor`` (slot processes).
 
-    ``shard`` runs only that shard's share of the fits (``srbf.runs.shards``) under the run secret
-    kept in ``secret_file`` (made there by the first shard); its store must be new or hold that
-    shard already. Without ``shard``, a shard's store is refused.
+    Returns
+    -------
+    RunSummary
+        What was recorded: ``ok``, ``failed``, ``timeouts``, ``crashed``, ``placeholders``,
+        ``skipped`` and ``text()``, the lines ``srbf run`` prints. A method that fails a fit is a
+        failed record, never a failed run.
+
+    Raises
+    ------
+    RunError
+        A method cannot start, the sandbox cannot run, or another run holds the store; nothing is
+        recorded then.
+    StoreError
+        The store cannot be written.
+
+    Notes
+    -----
+    Every fit is committed within 50 ms of its return, so a run stopped in any way loses at most
+    the fits in flight, and the same call again runs only the rest (docs/running.md, "Resume").
+    The executor is made before planning, so that its slot processes (or a Dask LocalCluster)
+    start meanwhile; ``sandbox`` is None unless the config asks for it.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from srbf.runs.config import config_from_dict
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> config = config_from_dict({
+    ...     "experiment": "tiny", "catalogs": "nguyen", "limit": 2, "workers": 1, "results": folder.name,
+    ...     "sampling": {"draws": 1, "n_support": 64, "n_validation": 64},
+    ...     "methods": [{"name": "linear", "budgets": [1]}]})
+    >>> summary = run_config(config, progress=False, log=lambda note: None)
+    >>> summary.ok, summary.failed
+    (2, 0)
+    >>> run_config(config, progress=False, log=lambda note: None).skipped  # resumed: nothing left to run
+    2
+    >>> folder.cleanup()
     """
     from srbf.store import ResultsStore
 

@@ -173,23 +173,80 @@ def analyze(frame: pd.DataFrame, metrics: Iterable[str] | None = None, *, times:
             parts: Iterable[str] = ("aggregates", "comparisons", "ranks")) -> Analysis:
     """Aggregates, per-set values, paired comparisons and ranks from a long per-prediction frame.
 
-    metrics: the metric columns (default: every column of the frame that srbf's rules table knows).
-    times: the declared time marks in seconds (verdicts and ranks are issued there).
-    compare_at: "time" (comparisons and ranks at each time mark, each method interpolated in log
-    time) or "budget" (at each budget, the same configuration on both sides: ablations).
-    same_configuration: pairs of methods (or a function (a, b) -> bool) that are two entries of one
-    adapter (ablations, repeats): with compare_at="time" they are compared at each budget both ran
-    instead of at the time marks (seed 000: equal time would let two factors vary at once); every
-    comparison row says which it is (column ``same_configuration``).
-    confirmatory: the declared confirmatory pairs of methods (or a function (a, b) -> bool); their
-    p-values are Holm-corrected per metric, all others Benjamini-Hochberg-corrected per metric.
-    rules / overlap_failures: override the rules table (srbf.stats.rules).
-    statistic: "meta" (sets combined with Paule-Mandel weights) or "bootstrap" (000's expression
-    bootstrap, pooled over sets). low_share: the share of problems below which a value is flagged.
-    time_axis: optional frame (method, budget, seconds) replacing the median seconds of usable
-    predictions. parts: which of "aggregates" (with per_set), "comparisons" and "ranks" to compute.
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One row per prediction: ``method``, ``catalog``, ``catalog_version``, ``problem_id``,
+        ``draw``, ``budget``, ``seconds``, ``success`` and metric columns (``metrics_long_frame``
+        of a scored store gives it).
+    metrics : iterable of str, optional
+        The metric columns (default: every column of the frame that srbf's rules table knows).
+    times : iterable of float, default (1, 10, 100, 1000)
+        The declared time marks in seconds; verdicts and ranks are issued there.
+    compare_at : {"time", "budget"}, default "time"
+        "time": comparisons and ranks at each time mark, each method interpolated in log time;
+        "budget": at each budget, the same configuration on both sides (ablations).
+    confirmatory : iterable of (str, str) or callable, optional
+        The declared confirmatory pairs of methods (or a function (a, b) -> bool): their
+        p-values are Holm-corrected per metric, all others Benjamini-Hochberg-corrected.
+    same_configuration : iterable of (str, str) or callable, optional
+        Pairs of methods that are two entries of one adapter (ablations, repeats): with
+        compare_at="time" they are compared at each budget both ran instead of at the time marks.
+    rules : dict of str to MetricRule, optional
+        Overrides of the rules table (srbf.stats.rules).
+    overlap_failures : {"zero", "omit"}, default "zero"
+        What a failed prediction counts as on the overlap metrics.
+    statistic : {"meta", "bootstrap"}, default "meta"
+        Sets combined with Paule-Mandel weights, or the expression bootstrap pooled over sets.
+    alpha : float, default 0.05
+        The level of every interval and test.
+    n_resamples : int, default 1000
+        Resamples of the bootstrap and of the noise margin.
+    seed : int, default 0
+        Seeds every resampling, so the same frame gives the same tables.
+    low_share : float, default 0.9
+        The share of problems below which a value is flagged.
+    time_axis : pandas.DataFrame, optional
+        (method, budget, seconds) replacing the median seconds of usable predictions.
+    parts : iterable of str, default ("aggregates", "comparisons", "ranks")
+        Which tables to compute ("aggregates" brings ``per_set``).
+
+    Returns
+    -------
+    Analysis
+        ``aggregates`` (a value with its interval per method, metric and mark), ``per_set``,
+        ``comparisons`` (one row per pair: delta, interval, noise margin, verdict, p-values),
+        ``ranks`` (mean ranks, Friedman test, critical difference) and ``time_axis``.
+        docs/statistics.md lists every column.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``parts``, ``statistic`` or ``compare_at``, no metric column, or a frame the
+        statistics cannot pair (two versions of a catalog, missing columns).
+
+    Notes
+    -----
     Comparisons cover metrics with a direction whose primary summary is the mean; A is the method
-    first in sorted order and Delta = A - B.
+    first in sorted order and Delta = A - B; every comparison row says whether the pair is one
+    configuration (column ``same_configuration``). Two entries of one adapter are compared at
+    equal budget, not equal time (seed 000): at equal time two factors would vary at once.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame([
+    ...     {"method": method, "catalog": "nguyen", "catalog_version": 1, "problem_id": f"p{i:02d}",
+    ...      "draw": draw, "budget": 1.0, "seconds": 1.0, "success": 1.0,
+    ...      "nrr_validation": float(i < (16 if method == "good" else 4) or (i + draw) % 5 == 0)}
+    ...     for method in ("good", "poor") for i in range(20) for draw in (0, 1)])
+    >>> result = analyze(frame, ["nrr_validation"], compare_at="budget")
+    >>> result.aggregates.query("axis == 'budget'")[["method", "estimate"]].round(2).values.tolist()
+    [['good', 0.82], ['poor', 0.37]]
+    >>> result.comparisons[["method_a", "method_b", "delta"]].round(2).values.tolist()
+    [['good', 'poor', 0.45]]
+    >>> result.ranks[["method", "mean_rank"]].values.tolist()
+    [['good', 1.2], ['poor', 1.8]]
     """
     parts = set(parts)
     if parts - {"aggregates", "comparisons", "ranks"}:

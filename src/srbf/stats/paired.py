@@ -216,12 +216,59 @@ def paired_comparison(a: Mapping, b: Mapping, *, rate: bool = False, higher_is_b
                       seed: int = 0) -> dict:
     """Compare method A with method B on the problems both were run on.
 
-    ``a`` and ``b`` map a problem key to that problem's draw values (a number or a sequence; NaN =
-    no usable value, so a failure on a rate must already be 0, see srbf.stats.rules). Keys are
-    matched by equality, never by position; a key ``(set, problem_id)`` puts the problem in that
-    set, any other key puts every problem in one set. ``versions`` = (A's, B's) mapping of set ->
-    catalog version: pairing results from different versions of a catalog is refused.
-    ``rate`` chooses McNemar (True) or Wilcoxon-Pratt (False). Returns one record (a dict).
+    Parameters
+    ----------
+    a, b : mapping
+        Problem key -> that problem's draw values (a number or a sequence; NaN = no usable value,
+        so a failure on a rate must already be 0, see srbf.stats.rules). A key
+        ``(set, problem_id)`` puts the problem in that set; any other key puts every problem in
+        one set.
+    rate : bool, default False
+        The values are rates: McNemar's exact test, else Wilcoxon-Pratt.
+    higher_is_better : bool, default True
+        The metric's direction (False for errors), which the verdict reads.
+    alpha : float, default 0.05
+        The level of the interval and the test.
+    versions : (mapping, mapping), optional
+        A's and B's set -> catalog version.
+    max_tested : (bool, bool), default (False, False)
+        A side's value is a lower bound (measured at its largest budget only): a verdict it could
+        overturn by improving is withheld.
+    n_resamples : int, default 1000
+        Sign vectors drawn for the noise margin.
+    seed : int, default 0
+        Seeds the noise margin.
+
+    Returns
+    -------
+    dict
+        One record: ``delta`` (A - B) with ``ci_low``/``ci_high``, ``margin`` (the measured
+        noise margin), ``verdict`` ("better", "worse", "equivalent", "undecided" or "n/a", for
+        A) with ``verdict_note``, ``test`` and ``p_value``, ``wins_a``/``wins_b``/``ties`` (rates),
+        and the counts of paired and unpaired problems.
+
+    Raises
+    ------
+    ValueError
+        Results from different versions of one catalog, which are never paired.
+
+    Notes
+    -----
+    Keys are matched by equality, never by position, so two methods that ran different subsets
+    are paired only where both have a value. The margin is measured from each method's own draw
+    noise, never chosen, so *better* means a difference beyond what rerunning either method could
+    produce (docs/statistics.md, section 7).
+
+    Examples
+    --------
+    >>> a = {("nguyen", f"p{i}"): [1.0, 1.0] for i in range(12)}
+    >>> b = {("nguyen", f"p{i}"): [0.0, 0.0] if i < 10 else [1.0, 1.0] for i in range(12)}
+    >>> record = paired_comparison(a, b, rate=True)
+    >>> record["verdict"], record["test"], record["wins_a"], record["wins_b"], round(record["p_value"], 4)
+    ('better', 'mcnemar_exact', 10.0, 0.0, 0.002)
+    >>> paired_comparison(a, b, versions=({"nguyen": 1}, {"nguyen": 2}))
+    Traceback (most recent call last):
+    ValueError: refusing to pair results from different catalog versions: nguyen (A 1, B 2)
     """
     if versions is not None:
         va_, vb_ = versions

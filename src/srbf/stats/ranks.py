@@ -98,10 +98,40 @@ def cd_groups(mean_ranks, cd: float) -> list[list[int]]:
 def friedman_nemenyi(matrix, alpha: float = 0.05, higher_is_better: bool = True) -> dict:
     """Friedman test and Nemenyi critical difference for a problems x methods score matrix.
 
-    Scores are higher-is-better (``higher_is_better=False`` for errors); NaN is a failure and ranks
-    last on its problem. Returns {"statistic", "p_value", "mean_ranks", "cd", "groups",
-    "significant", "n_problems", "k"}: groups (lists of column indices, best first) are drawn only
-    when the Friedman p-value is below ``alpha``; otherwise the list is empty.
+    Parameters
+    ----------
+    matrix : array_like of shape (n_problems, n_methods)
+        One score per problem and method; NaN is a failure and ranks last on its problem.
+    alpha : float, default 0.05
+        The level of the test and of the critical difference.
+    higher_is_better : bool, default True
+        False for errors.
+
+    Returns
+    -------
+    dict
+        ``statistic`` and ``p_value`` (Friedman, with the tie correction), ``mean_ranks`` (1 is
+        best), ``cd`` (Nemenyi's critical difference), ``groups`` (lists of column indices, best
+        first, whose mean ranks span less than ``cd``; drawn only when the test is significant,
+        else empty), ``significant``, ``n_problems`` and ``k``.
+
+    Raises
+    ------
+    ValueError
+        A matrix that is not 2-D, or with fewer than one problem or two methods.
+
+    Notes
+    -----
+    Groups are drawn only after a significant Friedman test, the post-hoc order of Demsar (2006):
+    a diagram of methods the test cannot tell apart would suggest an order that is noise. Sharing
+    a group means no rank difference was detectable at this sample size, not equality.
+
+    Examples
+    --------
+    >>> scores = [[0.9, 0.5, 0.1], [0.8, 0.6, 0.2], [0.7, 0.4, 0.3], [0.95, 0.3, 0.2], [0.9, 0.6, 0.5]]
+    >>> result = friedman_nemenyi(scores)
+    >>> result["mean_ranks"].tolist(), round(result["p_value"], 4), result["groups"]
+    ([1.0, 2.0, 3.0], 0.0067, [[0, 1], [1, 2]])
     """
     x = np.asarray(matrix, dtype=float)
     if x.ndim != 2:

@@ -100,7 +100,50 @@ class ResultsStore:
 
     ``ResultsStore(root)`` opens it for writing, creating the directory, the file and the tables
     as needed; ``ResultsStore.open_readonly(root)`` opens an existing store for reading only.
-    Use it as a context manager, or call ``close()``. Problems with the file raise ``StoreError``.
+    Use it as a context manager, or call ``close()``. It is read through frames
+    (``predictions_frame``, ``metrics_frame``, ``trajectories_frame``, ``campaigns_frame``) and
+    written out with ``export`` (Parquet or CSV).
+
+    Parameters
+    ----------
+    root_or_file : str or Path, optional
+        The results root or its ``srbf.sqlite`` file (default: ``./srbf-results``).
+    readonly : bool, default False
+        Open an existing store for reading only (what ``open_readonly`` does).
+
+    Raises
+    ------
+    StoreError
+        The file cannot be opened, read or written, or a read-only store does not exist; the
+        message names the file and what was being done.
+
+    Notes
+    -----
+    One SQLite file in write-ahead-log mode, so readers (``srbf status``, a report) read while a
+    run writes; only the driver writes, and a stored result is never overwritten (docs/store.md).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from srbf.runs.config import config_from_dict
+    >>> from srbf.runs.driver import run_config
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> config = config_from_dict({
+    ...     "experiment": "tiny", "catalogs": "nguyen", "limit": 2, "workers": 1, "results": folder.name,
+    ...     "sampling": {"draws": 1, "n_support": 64, "n_validation": 64},
+    ...     "methods": [{"name": "linear", "budgets": [1]}]})
+    >>> _ = run_config(config, progress=False, log=lambda note: None)
+    >>> with ResultsStore.open_readonly(folder.name) as store:
+    ...     frame = store.predictions_frame(method="linear")
+    ...     written = store.export(f"{folder.name}/predictions.csv")
+    >>> frame[["method", "problem_id", "budget", "status"]].values.tolist()
+    [['linear', 'Nguyen-1', 1.0, 'ok'], ['linear', 'Nguyen-2', 1.0, 'ok']]
+    >>> written.name
+    'predictions.csv'
+    >>> ResultsStore.open_readonly(f"{folder.name}/nothing")
+    Traceback (most recent call last):
+    srbf.store.errors.StoreError: results store .../nothing/srbf.sqlite: no such file (nothing recorded there yet?)
+    >>> folder.cleanup()
     """
 
     def __init__(self, root_or_file: str | Path | None = None, *, readonly: bool = False) -> None:
@@ -423,8 +466,33 @@ class ResultsStore:
             raise translate(exc, self.path, "reading the stored keys") from exc
 
     def predictions_frame(self, *, decode_json: bool = True, **filters: Any) -> pd.DataFrame:
-        """Predictions as a DataFrame, oldest first; filters such as ``method=``, ``catalog=``,
-        ``campaign_id=``, ``status=`` take a value or a list of values."""
+        """Predictions as a DataFrame, oldest first.
+
+        Parameters
+        ----------
+        decode_json : bool, default True
+            Decode the JSON columns (a fit's internals, its options) into Python objects.
+        **filters
+            Columns such as ``method=``, ``catalog=``, ``campaign_id=``, ``status=``, each a value
+            or a list of values.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per stored fit: its key (method, configuration hash, catalog, problem, draw,
+            budget, condition, seed, repeat), status, prediction and timings.
+
+        Raises
+        ------
+        StoreError
+            The file cannot be read.
+        ValueError
+            A filter that names no filterable column (the message lists them).
+
+        Examples
+        --------
+        See :class:`ResultsStore`.
+        """
         return self._frames("reading predictions", "predictions", filters, decode_json=decode_json)
 
     def unscored_predictions(self, judge_version: str, **filters: Any) -> pd.DataFrame:
@@ -446,7 +514,27 @@ class ResultsStore:
     def metrics_frame(
         self, judge_version: str | None = None, *, expand: bool = True, **filters: Any
     ) -> pd.DataFrame:
-        """Metrics with their prediction's key, one column per metric (all judges if ``None``)."""
+        """Metrics with their prediction's key, one column per metric.
+
+        Parameters
+        ----------
+        judge_version : str, optional
+            Only the metrics of this judge version (default: all judges').
+        expand : bool, default True
+            One column per metric; False keeps each row's metrics as one JSON text.
+        **filters
+            As for :meth:`predictions_frame`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per scored prediction and judge version (empty before ``srbf score``).
+
+        Raises
+        ------
+        StoreError
+            The file cannot be read.
+        """
         version = None if judge_version is None else str(judge_version)
         return self._frames("reading metrics", "metrics", version, filters, expand=expand)
 
@@ -467,10 +555,42 @@ class ResultsStore:
 
     def export(self, path: str | Path, format: str | None = None, *, metrics: str | None = None,
                configs: Any = None, **filters: Any) -> Path:  # fmt: skip
-        """Write predictions to Parquet or CSV (format from the suffix unless given); return the path.
-        ``metrics``: a judge version, whose metrics each row then carries (one column per metric);
-        ``configs``: a ``configurations.Selection``, whose configurations alone are written. The
-        seed column of a sealed run is empty until the run is complete."""
+        """Write predictions to Parquet or CSV and return the path.
+
+        Parameters
+        ----------
+        path : str or Path
+            The file to write.
+        format : {"parquet", "csv"}, optional
+            Default: from the suffix of ``path``.
+        metrics : str, optional
+            A judge version, whose metrics each row then carries (one column per metric).
+        configs : configurations.Selection, optional
+            Write only these configurations.
+        **filters
+            As for :meth:`predictions_frame`.
+
+        Returns
+        -------
+        Path
+            ``path``, written.
+
+        Raises
+        ------
+        StoreError
+            The store cannot be read or the file cannot be written.
+        ValueError
+            A format that is neither given nor told by the suffix, or not "parquet" or "csv".
+
+        Notes
+        -----
+        The seed column of a sealed run is empty until the run is complete: the seeds are
+        published with the run, not before.
+
+        Examples
+        --------
+        See :class:`ResultsStore`.
+        """
         sealed = self.sealed()
         withhold = sealed is not None and not sealed.complete  # published with the run, not before
         return self._frames("exporting predictions", "export_predictions", Path(path), format, filters, metrics,
