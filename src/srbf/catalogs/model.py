@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from srbf.core import SrbfError
+from srbf.core import SrbfError, did_you_mean
 
 DISTRIBUTIONS = ("uniform", "log_uniform", "integer")
 SIGNS = ("range", "negative", "both")
@@ -128,8 +128,4 @@ class Catalog:
         position = self._index.get(problem_id)
         if position is not None:
             return self.entries[position]
-        import difflib
-
-        close = difflib.get_close_matches(problem_id, list(self._index), n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise KeyError(f"catalog {self.name!r} has no problem {problem_id!r}{hint}")
+        raise KeyError(f"catalog {self.name!r} has no problem {problem_id!r}{did_you_mean(problem_id, self._index)}")
