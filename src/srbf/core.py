@@ -21,6 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
+__all__ = ["DEFAULT_RESULTS", "FitResult", "FitTask", "GC_THRESHOLDS", "STATUSES", "SrbfError", "TaskKey",
+           "canonical_budget", "closest", "did_you_mean", "freeze_survivors", "key_text", "lazy_attributes",
+           "to_plain"]
+
 if TYPE_CHECKING:  # core stays importable without NumPy, so that `srbf --help` starts fast
     import numpy as np
 
@@ -179,13 +183,22 @@ def to_plain(value: Any, *, non_finite: str = "keep") -> Any:
 
 
 def lazy_attributes(package: str, exports: Mapping[str, str]):
-    """A module ``__getattr__`` that imports each name of ``exports`` (name -> module) on first use,
-    so that importing the package (and ``srbf --help``) loads no pandas or matplotlib."""
+    """A package's ``__getattr__`` that imports each name of ``exports`` (name -> module) on first
+    use, so that importing the package (and ``srbf --help``) loads no pandas or matplotlib. Every
+    package of srbf declares its public names this way (``__all__ = sorted(_EXPORTS)``).
+
+    A name that is also the name of its module (``srbf.expr.canonical``, the function in
+    ``canonical.py``) is bound at once: importing that module later would otherwise set the package
+    attribute to the module, and the name would never reach this ``__getattr__``."""
+    import importlib
+
+    module = sys.modules[package]
+    for name, source in exports.items():
+        if source == f"{package}.{name}":
+            setattr(module, name, getattr(importlib.import_module(source), name))
 
     def __getattr__(name: str) -> Any:
         if name in exports:
-            import importlib
-
             return getattr(importlib.import_module(exports[name]), name)
         raise AttributeError(f"module {package!r} has no attribute {name!r}")
 
