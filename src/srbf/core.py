@@ -1,8 +1,10 @@
 """The vocabulary every layer of srbf shares, and that no layer owns.
 
-A ``TaskKey`` identifies one fit (the key of ARCHITECTURE.md): rerunning a config skips every key
-already in the store; ``key_text`` is its one canonical encoding (budgets as ``canonical_budget``). A ``FitTask`` is what a worker needs to run it (never the truth, never the
-validation points); a ``FitResult`` is what comes back, whatever happened to the method.
+A ``TaskKey`` identifies one fit (docs/design.md maps the house; docs/glossary.md defines *fit*):
+rerunning a config skips every key already in the store; ``key_text`` is its one canonical
+encoding (budgets as ``canonical_budget``). A ``FitTask`` is what a worker needs to run it (never
+the truth, never the validation points); a ``FitResult`` is what comes back, whatever happened to
+the method.
 ``SrbfError`` is the base of every error srbf raises on purpose, so a caller (the CLI, a
 notebook) can tell a user's mistake from a bug with one ``except``; ``did_you_mean`` is the one
 way such an error suggests the name the user probably meant. ``lazy_attributes`` lets a
