@@ -16,6 +16,7 @@ _EXPORTS = {
     "check_catalog": "srbf.protocol.decontamination",
     "TrainingSource": "srbf.protocol.training",
     "read_training": "srbf.protocol.training",
+    "AuditError": "srbf.protocol.sizes",
     "SetAudit": "srbf.protocol.sizes",
     "SizeRule": "srbf.protocol.sizes",
     "audit_catalog": "srbf.protocol.sizes",
