@@ -45,3 +45,11 @@ def test_statistics_refuse_their_input_as_srbf_errors(call):
     with pytest.raises(StatsError) as caught:
         call()
     assert isinstance(caught.value, SrbfError) and isinstance(caught.value, ValueError)
+
+
+def test_an_unknown_problem_is_the_users_mistake(capsys):
+    """``Catalog.entry`` raises UnknownProblem, an SrbfError (and a KeyError): no command has to
+    catch KeyError to tell the user, so a KeyError from a bug is never mistaken for it."""
+    assert main(["catalogs", "show", "nguyen", "nguyen-12"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "srbf: error: catalog 'nguyen' has no problem 'nguyen-12'; did you mean 'Nguyen-12'?"

@@ -24,6 +24,7 @@ _EXPORTS = {
     "Catalog": "srbf.catalogs.model",
     "CatalogEntry": "srbf.catalogs.model",
     "VariableSpec": "srbf.catalogs.model",
+    "UnknownProblem": "srbf.catalogs.model",
     "AdmissionReport": "srbf.catalogs.admission",
     "validate_catalog": "srbf.catalogs.admission",
     "Problem": "srbf.catalogs.sampling",

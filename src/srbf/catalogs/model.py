@@ -20,6 +20,13 @@ class CatalogError(SrbfError, ValueError):
     """A catalog that cannot be used; the message names the file, the problem, the field and the value."""
 
 
+class UnknownProblem(SrbfError, KeyError):
+    """A problem id the catalog does not have; the message suggests the closest id."""
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
 _SCALARS = (str, int, float, bool, type(None))
 _SCALAR_TYPES = frozenset(_SCALARS)  # exact types, tested first: a catalog's meta is mostly scalars
 
@@ -124,8 +131,8 @@ class Catalog:
         return tuple(e.id for e in self.entries)
 
     def entry(self, problem_id: str) -> CatalogEntry:
-        """The entry with this id; KeyError names the catalog and suggests close ids."""
+        """The entry with this id; UnknownProblem (a KeyError) names the catalog and suggests the closest id."""
         position = self._index.get(problem_id)
         if position is not None:
             return self.entries[position]
-        raise KeyError(f"catalog {self.name!r} has no problem {problem_id!r}{did_you_mean(problem_id, self._index)}")
+        raise UnknownProblem(f"catalog {self.name!r} has no problem {problem_id!r}{did_you_mean(problem_id, self._index)}")
