@@ -194,14 +194,14 @@ def lazy_attributes(package: str, exports: Mapping[str, str]):
     attribute to the module, and the name would never reach this ``__getattr__``."""
     import importlib
 
-    module = sys.modules[package]
-    for name, source in exports.items():
-        if source == f"{package}.{name}":
-            setattr(module, name, getattr(importlib.import_module(source), name))
-
     def __getattr__(name: str) -> Any:
         if name in exports:
             return getattr(importlib.import_module(exports[name]), name)
         raise AttributeError(f"module {package!r} has no attribute {name!r}")
 
+    module = sys.modules[package]
+    module.__getattr__ = __getattr__  # already there while the modules bound below import the package's names
+    for name, source in exports.items():
+        if source == f"{package}.{name}":
+            setattr(module, name, getattr(importlib.import_module(source), name))
     return __getattr__
