@@ -1,10 +1,13 @@
 """The vocabulary every layer of srbf shares, and that no layer owns.
 
-A ``TaskKey`` identifies one fit (the key of ARCHITECTURE.md): rerunning a config skips every key
-already in the store; ``key_text`` is its one canonical encoding (budgets as ``canonical_budget``). A ``FitTask`` is what a worker needs to run it (never the truth, never the
-validation points); a ``FitResult`` is what comes back, whatever happened to the method.
+A ``TaskKey`` identifies one fit (docs/design.md maps the house; docs/glossary.md defines *fit*):
+rerunning a config skips every key already in the store; ``key_text`` is its one canonical
+encoding (budgets as ``canonical_budget``). A ``FitTask`` is what a worker needs to run it (never
+the truth, never the validation points); a ``FitResult`` is what comes back, whatever happened to
+the method.
 ``SrbfError`` is the base of every error srbf raises on purpose, so a caller (the CLI, a
-notebook) can tell a user's mistake from a bug with one ``except``. ``lazy_attributes`` lets a
+notebook) can tell a user's mistake from a bug with one ``except``; ``did_you_mean`` is the one
+way such an error suggests the name the user probably meant. ``lazy_attributes`` lets a
 package export names that import their heavy modules only on first use. ``to_plain`` turns a value
 into plain JSON-ready Python, the one converter the layers share.
 
@@ -18,7 +21,11 @@ import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
+
+__all__ = ["DEFAULT_RESULTS", "FitResult", "FitTask", "GC_THRESHOLDS", "STATUSES", "SrbfError", "TaskKey",
+           "canonical_budget", "closest", "did_you_mean", "freeze_survivors", "key_text", "lazy_attributes",
+           "to_plain"]
 
 if TYPE_CHECKING:  # core stays importable without NumPy, so that `srbf --help` starts fast
     import numpy as np
@@ -46,7 +53,37 @@ def freeze_survivors() -> None:
 
 
 class SrbfError(Exception):
-    """Base of every error srbf raises about its input (a config, a catalog, a store, a method)."""
+    """Base of every error srbf raises about its input (a config, a catalog, a store, a method).
+
+    One message style: one line (a config's several problems one a line), lower case, naming the
+    file or field and the value as given, then what to do: ``unknown catalog 'feynmann'; did you
+    mean 'feynman'?`` (``did_you_mean``) or the valid choices in parentheses."""
+
+
+def closest(word: Any, choices: Iterable[str]) -> str | None:
+    """The choice ``word`` most likely meant: the same word in another case, else the nearest by
+    difflib's ratio (at least 0.6), else the one choice it begins or that begins it (3 letters
+    or more); None when nothing is near or ``word`` is not text."""
+    choices = [str(c) for c in choices]
+    if not isinstance(word, str) or not choices:
+        return None
+    import difflib
+
+    lowered = {c.lower(): c for c in choices}
+    if word.lower() in lowered:
+        return lowered[word.lower()]
+    close = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)
+    if close:
+        return lowered[close[0]]
+    starts = [c for c in choices if c.startswith(word) or word.startswith(c)] if len(word) >= 3 else []
+    return starts[0] if len(starts) == 1 else None
+
+
+def did_you_mean(word: Any, choices: Iterable[str]) -> str:
+    """``"; did you mean 'x'?"`` for the closest choice (``closest``), to append to an error
+    message; "" when none is close, so the caller can fall back to listing the choices."""
+    close = closest(word, choices)
+    return f"; did you mean {close!r}?" if close else ""
 
 
 @dataclass(frozen=True)
@@ -148,14 +185,23 @@ def to_plain(value: Any, *, non_finite: str = "keep") -> Any:
 
 
 def lazy_attributes(package: str, exports: Mapping[str, str]):
-    """A module ``__getattr__`` that imports each name of ``exports`` (name -> module) on first use,
-    so that importing the package (and ``srbf --help``) loads no pandas or matplotlib."""
+    """A package's ``__getattr__`` that imports each name of ``exports`` (name -> module) on first
+    use, so that importing the package (and ``srbf --help``) loads no pandas or matplotlib. Every
+    package of srbf declares its public names this way (``__all__ = sorted(_EXPORTS)``).
+
+    A name that is also the name of its module (``srbf.expr.canonical``, the function in
+    ``canonical.py``) is bound at once: importing that module later would otherwise set the package
+    attribute to the module, and the name would never reach this ``__getattr__``."""
+    import importlib
 
     def __getattr__(name: str) -> Any:
         if name in exports:
-            import importlib
-
             return getattr(importlib.import_module(exports[name]), name)
         raise AttributeError(f"module {package!r} has no attribute {name!r}")
 
+    module = sys.modules[package]
+    module.__getattr__ = __getattr__  # already there while the modules bound below import the package's names
+    for name, source in exports.items():
+        if source == f"{package}.{name}":
+            setattr(module, name, getattr(importlib.import_module(source), name))
     return __getattr__

@@ -135,7 +135,7 @@ def test_unknown_name_lists_valid_ones_and_suggests():
     with pytest.raises(CatalogError) as caught:
         load_catalog("feynmann")
     message = str(caught.value)
-    assert "unknown catalog 'feynmann'" in message and "Did you mean 'feynman'" in message
+    assert "unknown catalog 'feynmann'" in message and "did you mean 'feynman'" in message
     assert "erbench-syneq" in message and "nguyen" in message
 
 

@@ -91,7 +91,7 @@ def test_a_generator_holds_out_what_its_list_names(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["-t", "nguyen", "-b", "feynmann"], "unknown catalog 'feynmann'. Did you mean 'feynman'?"),
+    (["-t", "nguyen", "-b", "feynmann"], "unknown catalog 'feynmann'; did you mean 'feynman'?"),
     (["-t", "missing.yaml", "-b", "koza"], "missing.yaml: no such training file"),
     (["-t", "nguyenn", "-b", "koza"], "unknown catalog 'nguyenn'"),
 ])

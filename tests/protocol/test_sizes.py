@@ -61,7 +61,7 @@ def test_operon_counts_depth_too(capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--method", "pysrr", "fastsrb"], "no size rule for method 'pysrr' (known: eggp, gplearn, operon, pysr, symregg)"),
+    (["--method", "pysrr", "fastsrb"], "no size rule for method 'pysrr'; did you mean 'pysr'? (known: eggp, gplearn, operon, pysr, symregg)"),
     (["fastsrb"], "give exactly one of --max-nodes N and --method NAME"),
     (["--max-nodes", "5", "nope"], "unknown catalog 'nope'"),
     (["--max-nodes", "5", "missing.yaml"], "missing.yaml: no such catalog file"),

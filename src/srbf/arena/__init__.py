@@ -6,9 +6,21 @@ judge), aggregates the axes per method and condition with task-bootstrap interva
 and writes the tables, figures and evidence. docs/arena.md defines every axis.
 """
 
-from srbf.arena.collect import ArenaData, collect
-from srbf.arena.errors import ArenaError
-from srbf.arena.profile import AXES, profile, robustness
-from srbf.arena.score import ArenaResult, score_arena
+from __future__ import annotations
 
-__all__ = ["AXES", "ArenaData", "ArenaError", "ArenaResult", "collect", "profile", "robustness", "score_arena"]
+from srbf.core import lazy_attributes
+
+_EXPORTS = {
+    "ArenaData": "srbf.arena.collect",
+    "collect": "srbf.arena.collect",
+    "ArenaError": "srbf.arena.errors",
+    "AXES": "srbf.arena.profile",
+    "profile": "srbf.arena.profile",
+    "robustness": "srbf.arena.profile",
+    "ArenaResult": "srbf.arena.score",
+    "score_arena": "srbf.arena.score",
+}
+
+__all__ = sorted(_EXPORTS)
+
+__getattr__ = lazy_attributes(__name__, _EXPORTS)

@@ -16,7 +16,6 @@ Shipped catalogs are cached in the process after the first load.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import functools
 import gc
 import hashlib
@@ -39,6 +38,7 @@ from srbf.catalogs.model import (
     thawed,
 )
 from srbf.catalogs.files import catalog_text, parse_catalog_text
+from srbf.core import did_you_mean
 from srbf.expr.operators import is_reserved_name as _reserved_in_formulas
 
 __all__ = [
@@ -79,9 +79,8 @@ def catalog_path(name: str) -> Path:
     if path.is_file():
         return path
     names = list_catalogs()
-    close = difflib.get_close_matches(name, names, n=1)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
-    raise CatalogError(f"unknown catalog {name!r}.{hint} Shipped catalogs: {', '.join(names)}; or give a path to a catalog file.")
+    raise CatalogError(f"unknown catalog {name!r}{did_you_mean(name, names)} (shipped catalogs: {', '.join(names)}; "
+                       "or give a path to a catalog file)")
 
 
 def _is_path(name_or_path: str | Path) -> bool:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from srbf.core import SrbfError
+from srbf.core import SrbfError, did_you_mean
 
 DISTRIBUTIONS = ("uniform", "log_uniform", "integer")
 SIGNS = ("range", "negative", "both")
@@ -18,6 +18,13 @@ SIGNS = ("range", "negative", "both")
 
 class CatalogError(SrbfError, ValueError):
     """A catalog that cannot be used; the message names the file, the problem, the field and the value."""
+
+
+class UnknownProblem(SrbfError, KeyError):
+    """A problem id the catalog does not have; the message suggests the closest id."""
+
+    def __str__(self) -> str:
+        return self.args[0]
 
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -124,12 +131,8 @@ class Catalog:
         return tuple(e.id for e in self.entries)
 
     def entry(self, problem_id: str) -> CatalogEntry:
-        """The entry with this id; KeyError names the catalog and suggests close ids."""
+        """The entry with this id; UnknownProblem (a KeyError) names the catalog and suggests the closest id."""
         position = self._index.get(problem_id)
         if position is not None:
             return self.entries[position]
-        import difflib
-
-        close = difflib.get_close_matches(problem_id, list(self._index), n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise KeyError(f"catalog {self.name!r} has no problem {problem_id!r}{hint}")
+        raise UnknownProblem(f"catalog {self.name!r} has no problem {problem_id!r}{did_you_mean(problem_id, self._index)}")

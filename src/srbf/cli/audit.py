@@ -13,13 +13,13 @@ __all__ = ["add_audit_commands"]
 
 def _audit_size(args: argparse.Namespace) -> int:
     from srbf.catalogs.loader import list_catalogs, load_catalog
-    from srbf.protocol.sizes import audit_catalog, nodes_rule, rule_for
+    from srbf.protocol import AuditError, audit_catalog, nodes_rule, rule_for
 
     if (args.max_nodes is None) == (args.method is None):
         raise UserError("audit size: give exactly one of --max-nodes N and --method NAME")
     try:
         rule = nodes_rule(args.max_nodes) if args.method is None else rule_for(args.method)
-    except ValueError as error:
+    except AuditError as error:
         raise UserError(f"audit size: --method: {error}") from None
     audits = [audit_catalog(load_catalog(name), rule) for name in (args.sets or list_catalogs())]
     if args.json:

@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from srbf.cli.args import UserError, non_negative_float, positive_int, seed_value
+from srbf.cli.args import non_negative_float, positive_int, seed_value
 
 __all__ = ["add_catalog_commands"]
 
@@ -63,10 +63,7 @@ def _catalogs_show(args: argparse.Namespace) -> int:
 
     catalog = load_catalog(args.name)
     if args.problem_id is not None:
-        try:
-            entry = catalog.entry(args.problem_id)
-        except KeyError as error:
-            raise UserError(error.args[0]) from None
+        entry = catalog.entry(args.problem_id)
         if args.json:
             print(json.dumps(_entry_dict(entry), indent=2))
             return 0
@@ -157,10 +154,7 @@ def _sample(args: argparse.Namespace) -> int:
     from srbf.catalogs.sampling import sample_problem, save_problem_npz
 
     catalog = load_catalog(args.catalog)
-    try:
-        entry = catalog.entry(args.problem_id)
-    except KeyError as error:
-        raise UserError(error.args[0]) from None
+    entry = catalog.entry(args.problem_id)
     problem = sample_problem(
         entry,
         catalog=catalog.name,

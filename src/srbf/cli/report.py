@@ -32,20 +32,6 @@ def _method_pair(text: str) -> tuple[str, str]:
     return a.strip(), b.strip()
 
 
-def _user_errors(run):
-    """Input the analysis cannot use (no store, nothing scored, unknown names, mixed catalog versions)
-    becomes one line and exit status 2."""
-
-    @functools.wraps(run)
-    def wrapped(args: argparse.Namespace) -> int:
-        try:
-            return run(args)
-        except ValueError as error:  # ReportInputError, and srbf.stats' refusals of a frame
-            raise UserError(str(error)) from None
-
-    return wrapped
-
-
 def _frame(args: argparse.Namespace):
     import sys
 
@@ -127,7 +113,6 @@ def timing_option(p: argparse.ArgumentParser) -> None:
                         "<results>/timing when a timing run recorded there; docs/fairness.md)")
 
 
-@_user_errors
 def _analyze(args: argparse.Namespace) -> int:
     import sys
 
@@ -163,7 +148,6 @@ def _analyze(args: argparse.Namespace) -> int:
     return 0
 
 
-@_user_errors
 def _compare(args: argparse.Namespace) -> int:
     from srbf.report.terminal import compare, compare_text, to_json
 
@@ -179,7 +163,6 @@ def _compare(args: argparse.Namespace) -> int:
     return 0
 
 
-@_user_errors
 def _ranks(args: argparse.Namespace) -> int:
     from srbf.report.terminal import ranks, ranks_text, to_json
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from srbf.cli.report import _method_pair, _timing, _user_errors, reading_options, timing_option
+from srbf.cli.report import _method_pair, _timing, reading_options, timing_option
 from srbf.cli.store_args import add_store_flags, configs_choice, results_root
 
 
@@ -23,7 +23,6 @@ def _port(text: str) -> int:
     return value
 
 
-@_user_errors
 def _build(args: argparse.Namespace) -> int:
     from srbf.report.data import confirmatory_pairs
     from srbf.site.build import build_site

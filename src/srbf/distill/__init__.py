@@ -8,16 +8,23 @@ written as a catalog srbf runs (``core_file``). ``validate`` measures how well a
 the full set's aggregate scores and ranking, against six alternative selectors (``selectors``).
 """
 
-from srbf.distill.build import (
-           CoreResult,
-           choose_probes,
-           distill_core,
-           full_set,
-           validate_core,
-)
-from srbf.distill.duplicates import RULE, duplicate_groups
-from srbf.distill.errors import DistillError
-from srbf.distill.records import Records, load_records
+from __future__ import annotations
 
-__all__ = ["RULE", "CoreResult", "DistillError", "Records", "choose_probes", "distill_core", "duplicate_groups",
-           "full_set", "load_records", "validate_core"]
+from srbf.core import lazy_attributes
+
+_EXPORTS = {
+    "CoreResult": "srbf.distill.build",
+    "choose_probes": "srbf.distill.build",
+    "distill_core": "srbf.distill.build",
+    "full_set": "srbf.distill.build",
+    "validate_core": "srbf.distill.build",
+    "RULE": "srbf.distill.duplicates",
+    "duplicate_groups": "srbf.distill.duplicates",
+    "DistillError": "srbf.distill.errors",
+    "Records": "srbf.distill.records",
+    "load_records": "srbf.distill.records",
+}
+
+__all__ = sorted(_EXPORTS)
+
+__getattr__ = lazy_attributes(__name__, _EXPORTS)

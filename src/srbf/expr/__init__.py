@@ -15,36 +15,37 @@ The public surface:
   "all" (a masked number is ``MASK``); ``raw_skeleton(expr)`` masks the formula as written.
 """
 
-from srbf.expr.evaluate import compile_expr
-from srbf.expr.operators import OPERATORS, Operator, lookup_function
-from srbf.expr.parser import ParseError, parse
-from srbf.expr.printer import to_infix, to_latex, to_prefix
-from srbf.expr.tree import Call, Const, Expr, Num, Var, count_nodes, variables_of
-from srbf.expr.canonical import CanonicalForm, canonical, canonicalize
-from srbf.expr.masking import LEVELS, MASK, mask, raw_skeleton
+from __future__ import annotations
 
-__all__ = [
-    "Call",
-    "Const",
-    "Expr",
-    "Num",
-    "OPERATORS",
-    "Operator",
-    "ParseError",
-    "Var",
-    "compile_expr",
-    "count_nodes",
-    "lookup_function",
-    "parse",
-    "to_infix",
-    "to_latex",
-    "to_prefix",
-    "variables_of",
-    "CanonicalForm",
-    "canonical",
-    "canonicalize",
-    "LEVELS",
-    "MASK",
-    "mask",
-    "raw_skeleton",
-]
+from srbf.core import lazy_attributes
+
+# SymPy (the canonical form) and NumPy (compile_expr) load on first use
+_EXPORTS = {
+    "compile_expr": "srbf.expr.evaluate",
+    "OPERATORS": "srbf.expr.operators",
+    "Operator": "srbf.expr.operators",
+    "lookup_function": "srbf.expr.operators",
+    "ParseError": "srbf.expr.parser",
+    "parse": "srbf.expr.parser",
+    "to_infix": "srbf.expr.printer",
+    "to_latex": "srbf.expr.printer",
+    "to_prefix": "srbf.expr.printer",
+    "Call": "srbf.expr.tree",
+    "Const": "srbf.expr.tree",
+    "Expr": "srbf.expr.tree",
+    "Num": "srbf.expr.tree",
+    "Var": "srbf.expr.tree",
+    "count_nodes": "srbf.expr.tree",
+    "variables_of": "srbf.expr.tree",
+    "CanonicalForm": "srbf.expr.canonical",
+    "canonical": "srbf.expr.canonical",
+    "canonicalize": "srbf.expr.canonical",
+    "LEVELS": "srbf.expr.masking",
+    "MASK": "srbf.expr.masking",
+    "mask": "srbf.expr.masking",
+    "raw_skeleton": "srbf.expr.masking",
+}
+
+__all__ = sorted(_EXPORTS)
+
+__getattr__ = lazy_attributes(__name__, _EXPORTS)

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from srbf.catalogs.model import CatalogError
 from srbf.judge.problem_scoring import DrawnProblem, StoredPrediction, load_catalog
 from srbf.judge.run_axes import axis_inputs
 from srbf.judge.score_summary import ScoreFailure
@@ -76,13 +77,13 @@ def _resolve_catalog(name: str, version: int, refs: tuple[str, ...]) -> str:
             versions.append(f"{'the shipped' if ref == name else 'the file ' + ref} catalog {name!r} is version "
                             f"{catalog.version}")  # fmt: skip
     if versions:
-        raise ValueError(
+        raise CatalogError(
             f"catalog {name!r}: the stored predictions were drawn from version {version}, but "
             f"{'; '.join(versions)}: its problems are not the same problems; score them with the srbf "
             f"release that shipped {name!r} version {version}"
         )
     detail = f" ({'; '.join(problems)})" if problems else ""
-    raise ValueError(
+    raise CatalogError(
         f"catalog {name!r} version {version}: not shipped with this srbf and not among the campaign's catalog files{detail}"
     )
 

@@ -22,9 +22,10 @@ adapter's business (what it does when an option is left out), not this module's.
 
 from __future__ import annotations
 
-import difflib
 import math
 from typing import Any, Mapping
+
+from srbf.core import did_you_mean
 
 TYPES = ("int", "number", "bool", "str", "list", "mapping", "any")
 CONSTRAINT_KEYS = ("type", "range", "choices", "nullable", "items", "length", "keys", "forbidden", "why", "signature")
@@ -119,14 +120,9 @@ def _problems(method: str, constraint: Mapping[str, Any], value: Any, where: str
             found += _problems(method, constraint["keys"][key], item, f"{where}.{key}")
         else:
             found.append((f"{where}.{key}", f"The {where!r} option of {method} has no key {key!r}"
-                                            f"{_did_you_mean(key, constraint['keys'])} (its keys: "
+                                            f"{did_you_mean(key, constraint['keys'])} (its keys: "
                                             f"{', '.join(constraint['keys'])})"))
     return found
-
-
-def _did_you_mean(key: Any, known: Any) -> str:
-    close = difflib.get_close_matches(str(key), [str(k) for k in known], n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def option_problems(method: str, constraints: Mapping[str, Any], options: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -139,7 +135,7 @@ def option_problems(method: str, constraints: Mapping[str, Any], options: Mappin
         elif not constraints:
             found.append((str(key), f"{method} takes no options; got {key!r}"))
         else:
-            found.append((str(key), f"{method} has no option {key!r}{_did_you_mean(key, constraints)} "
+            found.append((str(key), f"{method} has no option {key!r}{did_you_mean(key, constraints)} "
                                     f"(its options: {', '.join(constraints)})"))
     return found
 
@@ -155,7 +151,7 @@ def constraint_problems(method: str, constraints: Mapping[str, Any], where: str 
             continue
         unknown = [k for k in constraint if k not in CONSTRAINT_KEYS]
         if unknown:
-            found.append(f"{at}: unknown constraint key {unknown[0]!r}{_did_you_mean(unknown[0], CONSTRAINT_KEYS)} "
+            found.append(f"{at}: unknown constraint key {unknown[0]!r}{did_you_mean(unknown[0], CONSTRAINT_KEYS)} "
                          f"(known: {', '.join(CONSTRAINT_KEYS)})")
         kind = constraint.get("type", "any")
         if kind not in TYPES:

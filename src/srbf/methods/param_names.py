@@ -14,7 +14,6 @@ is for the worker's start to report, with its own message), is not second-guesse
 
 from __future__ import annotations
 
-import difflib
 import json
 import subprocess
 import sys
@@ -22,6 +21,8 @@ from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from srbf.core import did_you_mean
 
 __all__ = ["SIGNATURE_SCRIPT", "accepted_parameters", "param_problems"]
 
@@ -76,8 +77,7 @@ def param_problems(method: str, constraints: Mapping[str, Any], options: Mapping
         names = accepted[0]
         for key in value:
             if key not in names:
-                close = difflib.get_close_matches(str(key), sorted(names), n=1, cutoff=0.6)
-                hint = f"; did you mean {close[0]!r}?" if close else f" (it takes: {', '.join(sorted(names))})"
+                hint = did_you_mean(key, sorted(names)) or f" (it takes: {', '.join(sorted(names))})"
                 found.append(f"{method}: options.{option}.{key} is not a parameter of "
                              f"{str(target).replace(':', '.')}{hint}")  # fmt: skip
     return found

@@ -14,13 +14,12 @@ the value. The versions pinned are the ones seen working with srbf's adapters (d
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from srbf.core import SrbfError
+from srbf.core import SrbfError, did_you_mean
 
 METHODS_DIR = Path(__file__).resolve().parent
 METHOD_FILE = "method.yaml"
@@ -101,8 +100,7 @@ class MethodSpec:
         keys = dict(self.run)
         if config is not None and config != self.default_config:
             if config not in self.configs:
-                close = difflib.get_close_matches(config, self.config_names(), n=1, cutoff=0.6)
-                hint = f"; did you mean {close[0]!r}?" if close else f" (its configurations: {', '.join(self.config_names())})"
+                hint = did_you_mean(config, self.config_names()) or f" (its configurations: {', '.join(self.config_names())})"
                 raise UnknownMethod(f"{self.name} has no configuration {config!r}{hint}")
             keys.update(self.configs[config])
         return {"adapter": {"type": "file", "path": str(self.adapter_path)}, "python": f"env:{self.name}",
@@ -164,8 +162,7 @@ def get(name: str) -> MethodSpec:
         return ROSTER[name]
     except KeyError:
         pass
-    close = difflib.get_close_matches(name.replace("-", "_").lower(), list(ROSTER), n=1, cutoff=0.6)
-    hint = f"; did you mean {close[0]!r}?" if close else f" (the roster: {', '.join(ROSTER)})"
+    hint = did_you_mean(name.replace("-", "_"), ROSTER) or f" (the roster: {', '.join(ROSTER)})"
     raise UnknownMethod(f"unknown method {name!r}{hint}") from None
 
 

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from typing import Callable
 
 from srbf.catalogs.model import Catalog
+from srbf.core import SrbfError, did_you_mean
 from srbf.expr.parser import parse
 from srbf.expr.tree import Call, Expr, Num, Var, count_nodes
 
-__all__ = ["SIZE_RULES", "SetAudit", "SizeRule", "audit_catalog", "depth", "nodes_rule", "operon_length", "rule_for"]
+__all__ = ["SIZE_RULES", "AuditError", "SetAudit", "SizeRule", "audit_catalog", "depth", "nodes_rule", "operon_length", "rule_for"]
 
 
 def depth(expr: Expr) -> int:
@@ -85,12 +86,17 @@ SIZE_RULES = {
 }
 
 
+class AuditError(SrbfError, ValueError):
+    """A size audit asked for something srbf has no rule for."""
+
+
 def rule_for(method: str) -> SizeRule:
-    """The size rule of a method; an unknown one is a ValueError listing the known."""
+    """The size rule of a method; an unknown one is an AuditError listing the known."""
     try:
         return SIZE_RULES[method]
     except KeyError:
-        raise ValueError(f"no size rule for method {method!r} (known: {', '.join(sorted(SIZE_RULES))})") from None
+        raise AuditError(f"no size rule for method {method!r}{did_you_mean(method, SIZE_RULES)} "
+                         f"(known: {', '.join(sorted(SIZE_RULES))})") from None
 
 
 def nodes_rule(max_nodes: int) -> SizeRule:

@@ -3,6 +3,7 @@
 - :func:`build_report` -- the long per-prediction frame to report/index.md, figures/*.png and
   tables/*.csv (docs/report.md); :func:`read_table` reads one of those CSVs back;
 - :func:`compare`, :func:`ranks` -- what ``srbf compare`` and ``srbf ranks`` print;
+- :class:`FigureFiles` -- which figure files (formats, resolution) a report writes;
 - :func:`format_pm`, :func:`format_interval`, :func:`interval_decimals` -- rounding to the
   precision an interval justifies.
 
@@ -22,6 +23,9 @@ _EXPORTS = {
     "format_interval": "srbf.report.rounding",
     "format_pm": "srbf.report.rounding",
     "interval_decimals": "srbf.report.rounding",
+    "FigureFiles": "srbf.report.figure_files",
+    "ReportInputError": "srbf.report.data",
+    "load_long_frame": "srbf.report.data",
 }
 
 __all__ = sorted(_EXPORTS)

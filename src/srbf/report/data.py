@@ -13,7 +13,7 @@ from typing import Iterable, Mapping
 
 import pandas as pd
 
-from srbf.core import DEFAULT_RESULTS, SrbfError
+from srbf.core import DEFAULT_RESULTS, SrbfError, did_you_mean
 from srbf.stats import RULES
 
 KEY = ("method", "catalog", "catalog_version", "problem_id", "draw", "budget")
@@ -154,12 +154,9 @@ def check_metrics(frame: pd.DataFrame, names) -> None:
 def metric_hint(name: str, known) -> str:
     """What to do about an unknown metric: SRBench's metrics come from their own pass; else a
     close name."""
-    import difflib
-
     if str(name).startswith("srbench_"):
         return f"; {name} comes from SRBench's checks: run srbf score --srbench first"
-    close = difflib.get_close_matches(str(name), list(known), n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""
+    return did_you_mean(str(name), known)
 
 
 def same_adapter_pairs(frame: pd.DataFrame) -> list[tuple[str, str]]:

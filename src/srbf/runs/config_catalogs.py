@@ -14,7 +14,8 @@ from typing import Annotated, Any, Mapping
 
 from pydantic import BeforeValidator, ValidationInfo
 
-from srbf.runs.config_errors import _did_you_mean, _show
+from srbf.core import did_you_mean
+from srbf.runs.config_errors import _show
 from srbf.runs.config_fields import _fail, _fail_all, _resolve
 
 __all__ = ["CatalogRefs", "TrainingRefs", "is_catalog_path"]
@@ -56,7 +57,7 @@ def _catalogs(value: Any, info: ValidationInfo) -> tuple[str, ...]:
                 continue
             ref = str(path)
         elif item not in shipped:
-            hint = _did_you_mean(item, shipped) or " (see `srbf catalogs list`; a file path needs a / or .yaml)"
+            hint = did_you_mean(item, shipped) or " (see `srbf catalogs list`; a file path needs a / or .yaml)"
             problems.append((at, f"unknown catalog {item!r}{hint}"))
             continue
         else:
@@ -115,7 +116,7 @@ def _selection(raw: Any, catalogs: tuple[str, ...], info: ValidationInfo, found:
                 ref = resolved if resolved in catalogs else None
             if ref is None:
                 names = [shown(c) for c in catalogs]
-                hint = _did_you_mean(key, names) or f" (catalogs: {', '.join(names)})"
+                hint = did_you_mean(key, names) or f" (catalogs: {', '.join(names)})"
                 found.append((("problems", key), f"not one of this config's catalogs{hint}"))
                 continue
             located = _ids(value, ("problems", key), found)
@@ -124,7 +125,7 @@ def _selection(raw: Any, catalogs: tuple[str, ...], info: ValidationInfo, found:
             valid = known(ref)
             for place, pid in located:
                 if pid not in valid:
-                    hint = _did_you_mean(pid, valid)
+                    hint = did_you_mean(pid, valid)
                     found.append((place, f"unknown problem id {pid!r} in catalog {shown(ref)}{hint}"))
             selection[ref] = tuple(dict.fromkeys(pid for _, pid in located))
         return selection
@@ -136,7 +137,7 @@ def _selection(raw: Any, catalogs: tuple[str, ...], info: ValidationInfo, found:
     where = f"catalog {shown(catalogs[0])}" if len(catalogs) == 1 else "any of this config's catalogs"
     for place, pid in located:
         if pid not in everywhere:
-            found.append((place, f"unknown problem id {pid!r} in {where}{_did_you_mean(pid, everywhere)}"))
+            found.append((place, f"unknown problem id {pid!r} in {where}{did_you_mean(pid, everywhere)}"))
     ids = list(dict.fromkeys(pid for _, pid in located))
     return {ref: tuple(pid for pid in ids if pid in valid) for ref, valid in per_catalog.items()}
 
@@ -166,7 +167,7 @@ def _training(value: Any, info: ValidationInfo) -> tuple[str, ...]:
         elif item in shipped:
             refs.append(item)
         else:
-            problems.append((at, f"unknown catalog {item!r}{_did_you_mean(item, shipped)}"))
+            problems.append((at, f"unknown catalog {item!r}{did_you_mean(item, shipped)}"))
     if problems:
         raise _fail_all(problems)
     return tuple(dict.fromkeys(refs))

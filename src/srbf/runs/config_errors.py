@@ -7,12 +7,11 @@ through these.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from srbf.core import SrbfError
+from srbf.core import SrbfError, closest, did_you_mean
 
 __all__ = ["ConfigError", "ConfigProblem", "render_path"]
 
@@ -62,34 +61,16 @@ def _show(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _closest(word: Any, choices: Sequence[str]) -> str | None:
-    if not isinstance(word, str) or not choices:
-        return None
-    lowered = {c.lower(): c for c in choices}
-    if word.lower() in lowered:
-        return lowered[word.lower()]
-    close = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)
-    if close:
-        return lowered[close[0]]
-    starts = [c for c in choices if c.startswith(word) or word.startswith(c)] if len(word) >= 3 else []
-    return starts[0] if len(starts) == 1 else None
-
-
-def _did_you_mean(word: Any, choices: Sequence[str]) -> str:
-    close = _closest(word, choices)
-    return f"; did you mean {close!r}?" if close else ""
-
-
 def _unknown_key(key: Any, allowed: Sequence[str], elsewhere: Mapping[str, str] | None = None) -> str:
     """'unknown key' with where the key belongs (``elsewhere``: key -> its place in another
     section), or the closest valid key, or the valid keys."""
     elsewhere = elsewhere or {}
     if key in elsewhere and key not in allowed:
         return f"unknown key here; did you mean {elsewhere[key]}?"
-    hint = _did_you_mean(key, allowed)
+    hint = did_you_mean(key, allowed)
     if hint:
         return "unknown key" + hint
-    close = _closest(key, list(elsewhere))
+    close = closest(key, list(elsewhere))
     if close is not None:
         return f"unknown key here; did you mean {elsewhere[close]}?"
     return f"unknown key (valid keys: {', '.join(allowed)})"

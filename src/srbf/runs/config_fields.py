@@ -24,9 +24,9 @@ from typing import Annotated, Any, Mapping, Sequence
 from pydantic import BeforeValidator, ValidationInfo
 from pydantic_core import PydanticCustomError
 
-from srbf.core import canonical_budget
+from srbf.core import canonical_budget, did_you_mean
 from srbf.methods.boundary import Limits
-from srbf.runs.config_errors import _did_you_mean, _show, _unknown_key
+from srbf.runs.config_errors import _show, _unknown_key
 from srbf.runs.config_limits import (
     BUDGET,
     CHECKPOINTS,
@@ -117,14 +117,14 @@ def _name(value: Any) -> str:
 
 def _provenance(value: Any) -> str:
     if value not in PROVENANCE_LABELS:
-        hint = _did_you_mean(value, PROVENANCE_LABELS)
+        hint = did_you_mean(value, PROVENANCE_LABELS)
         raise _fail(f"must be one of {', '.join(PROVENANCE_LABELS)}, got {_show(value)}{hint}")
     return value
 
 
 def _adapter_type(value: Any) -> str:
     if value not in ADAPTER_TYPES:
-        hint = _did_you_mean(value, ADAPTER_TYPES)
+        hint = did_you_mean(value, ADAPTER_TYPES)
         raise _fail(f"must be one of {', '.join(ADAPTER_TYPES)}, got {_show(value)}{hint}")
     return value
 
@@ -225,7 +225,7 @@ def _budgets(value: Any) -> tuple[float, ...]:
         unknown = [k for k in value if k != "powers_of_two"]
         if unknown:
             form = " (the short form is {powers_of_two: [first, last]})"
-            raise _fail_all([((k,), "unknown key" + (_did_you_mean(k, ["powers_of_two"]) or form)) for k in unknown])
+            raise _fail_all([((k,), "unknown key" + (did_you_mean(k, ["powers_of_two"]) or form)) for k in unknown])
         if "powers_of_two" not in value:
             raise _fail("missing required key (the short form is {powers_of_two: [first, last]})", "powers_of_two")
         bounds = value["powers_of_two"]
@@ -270,7 +270,7 @@ def _python(value: Any, info: ValidationInfo) -> str:
         except ValueError as error:
             raise _fail(str(error)) from None
         if name not in roster.ROSTER:
-            hint = _did_you_mean(name, tuple(roster.ROSTER))
+            hint = did_you_mean(name, tuple(roster.ROSTER))
             raise _fail(f"no method environment {name!r} in the roster{hint}")
         return f"env:{name}"
     if "/" in text or "\\" in text or text.startswith("~"):

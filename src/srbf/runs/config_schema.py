@@ -18,10 +18,10 @@ from typing import Annotated, Any, Iterator, Mapping, Sequence
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, ValidationInfo, model_validator
 
-from srbf.core import to_plain
+from srbf.core import did_you_mean, to_plain
 from srbf.methods.boundary import Limits
 from srbf.runs.config_catalogs import CatalogRefs, TrainingRefs, _selection
-from srbf.runs.config_errors import _did_you_mean, render_path
+from srbf.runs.config_errors import render_path
 from srbf.runs.config_fields import (
     DEFAULT_BUDGETS,
     DEFAULT_CHECKPOINTS,
@@ -166,10 +166,10 @@ class MethodConfig(_Section):
             if self.name not in builtins:
                 from srbf.methods.roster import names as roster_names
 
-                close = _did_you_mean(self.name, builtins)
+                close = did_you_mean(self.name, builtins)
                 if close:  # a typo of a built-in's name
                     raise _fail(f"unknown built-in method {self.name!r}{close}", "name")
-                close = _did_you_mean(self.name, roster_names())
+                close = did_you_mean(self.name, roster_names())
                 if close:  # a typo of a roster method's name
                     raise _fail(f"unknown roster method {self.name!r}{close}", "name")
                 raise _fail(f"missing: {self.name!r} is not a built-in or roster method ({', '.join(builtins)}; "
@@ -184,7 +184,7 @@ class MethodConfig(_Section):
             name = adapter.name if adapter.name is not None else self.name
             if name not in builtins:
                 at = ("adapter", "name") if adapter.name is not None else ("name",)
-                hint = _did_you_mean(name, builtins) or f" (built-ins: {', '.join(builtins)})"
+                hint = did_you_mean(name, builtins) or f" (built-ins: {', '.join(builtins)})"
                 problems.append((at, f"unknown built-in method {name!r}{hint}"))
             _settle(adapter, name=name)
         elif adapter.type == "file":

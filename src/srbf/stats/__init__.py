@@ -23,6 +23,7 @@ from srbf.core import lazy_attributes
 
 _EXPORTS = {
     "Analysis": "srbf.stats.analysis",
+    "StatsError": "srbf.stats.errors",
     "DECLARED_TIMES": "srbf.stats.timeaxis",
     "DISPLAY_NAMES": "srbf.stats.names",
     "MetricRule": "srbf.stats.rules",

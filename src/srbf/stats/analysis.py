@@ -33,6 +33,7 @@ from srbf.stats.paired import compare_arrays, draw_summary, sign_matrix, verdict
 from srbf.stats.ranks import friedman_nemenyi
 from srbf.stats.rules import RULES, MetricRule, apply_rule, clip_difference, clip_to_bounds, mean_eligible, rule_for
 from srbf.stats.timeaxis import DECLARED_TIMES, blend, first_half, half_fraction, ladder_times, time_weights
+from srbf.stats.errors import StatsError
 
 
 @dataclass
@@ -250,15 +251,15 @@ def analyze(frame: pd.DataFrame, metrics: Iterable[str] | None = None, *, times:
     """
     parts = set(parts)
     if parts - {"aggregates", "comparisons", "ranks"}:
-        raise ValueError(f"parts must be among 'aggregates', 'comparisons', 'ranks', got {sorted(parts)}")
+        raise StatsError(f"parts must be among 'aggregates', 'comparisons', 'ranks', got {sorted(parts)}")
     if statistic not in ("meta", "bootstrap"):
-        raise ValueError(f"statistic must be 'meta' or 'bootstrap', got {statistic!r}")
+        raise StatsError(f"statistic must be 'meta' or 'bootstrap', got {statistic!r}")
     if compare_at not in ("time", "budget"):
-        raise ValueError(f"compare_at must be 'time' or 'budget', got {compare_at!r}")
+        raise StatsError(f"compare_at must be 'time' or 'budget', got {compare_at!r}")
     known = set(RULES) | set(rules or {})
     metrics = [c for c in frame.columns if c in known] if metrics is None else list(metrics)
     if not metrics:
-        raise ValueError("no metric columns: name them with metrics=[...]")
+        raise StatsError("no metric columns: name them with metrics=[...]")
     extra = [c for c in ("success", "seconds") if c in frame.columns and c not in metrics]
     cube = build_cube(frame, list(dict.fromkeys(metrics + extra)))
     setup = _setup(cube, [float(t) for t in times], compare_at, time_axis, confirmatory, statistic, alpha,

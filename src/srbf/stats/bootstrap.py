@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from srbf.stats.errors import StatsError
+
 
 def bootstrap_median(values, n_resamples: int = 1000, seed: int = 0, level: float = 0.95) -> dict:
     """Median and percentile band of the bootstrap distribution of the mean of ``values``.
@@ -20,11 +22,11 @@ def bootstrap_median(values, n_resamples: int = 1000, seed: int = 0, level: floa
     x = np.asarray(values, dtype=float).ravel()
     x = x[~np.isnan(x)]
     if np.isinf(x).any():
-        raise ValueError("bootstrap_median: infinite values; apply the metric's rule first (srbf.stats.rules)")
+        raise StatsError("bootstrap_median: infinite values; apply the metric's rule first (srbf.stats.rules)")
     if n_resamples < 1:
-        raise ValueError(f"n_resamples must be at least 1, got {n_resamples}")
+        raise StatsError(f"n_resamples must be at least 1, got {n_resamples}")
     if not 0 < level < 1:
-        raise ValueError(f"level must lie in (0, 1), got {level}")
+        raise StatsError(f"level must lie in (0, 1), got {level}")
     if x.size == 0:
         return {"median": np.nan, "low": np.nan, "high": np.nan, "n": 0, "n_resamples": n_resamples}
     rng = np.random.default_rng(seed)

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from srbf.stats.errors import StatsError
+
 KEY_COLUMNS = ("method", "catalog", "catalog_version", "problem_id", "draw", "budget")
 
 
@@ -65,21 +67,21 @@ def build_cube(frame: pd.DataFrame, columns) -> Cube:
     """
     missing = [c for c in KEY_COLUMNS if c not in frame.columns]
     if missing:
-        raise ValueError(f"the frame lacks the key column(s) {missing}; it needs {list(KEY_COLUMNS)}")
+        raise StatsError(f"the frame lacks the key column(s) {missing}; it needs {list(KEY_COLUMNS)}")
     absent = [c for c in columns if c not in frame.columns]
     if absent:
-        raise ValueError(f"the frame has no column(s) {absent}")
+        raise StatsError(f"the frame has no column(s) {absent}")
     if "placeholder" in frame.columns:
         frame = frame[~frame["placeholder"].eq(True)]  # NaN or False: a real draw
     if frame.empty:
-        raise ValueError("the frame has no rows (after leaving out placeholders)")
+        raise StatsError("the frame has no rows (after leaving out placeholders)")
     frame = _runs_on_the_draws_axis(frame)
 
     versions = frame.groupby("catalog", sort=True)["catalog_version"].unique()
     mixed = {str(c): sorted(map(str, v)) for c, v in versions.items() if len(v) > 1}
     if mixed:
         detail = "; ".join(f"{c}: versions {', '.join(v)}" for c, v in mixed.items())
-        raise ValueError(
+        raise StatsError(
             "refusing to pair results from different catalog versions (" + detail + "): select one version per catalog"
         )
 
@@ -100,7 +102,7 @@ def build_cube(frame: pd.DataFrame, columns) -> Cube:
         first = int(np.flatnonzero(counts > 1)[0])
         row = frame.iloc[int(np.flatnonzero(flat == first)[0])]
         key = {c: row[c] for c in KEY_COLUMNS}
-        raise ValueError(
+        raise StatsError(
             f"two rows share the key {key}: one row per method, catalog, problem, draw and budget "
             "(filter the frame to one configuration and condition first: srbf.open(RESULTS)"
             ".where(condition=...).metrics() reads the newest configuration of each method, docs/python.md)"

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from srbf.stats.errors import StatsError
+
 
 def weighted_median(values, weights=None) -> float:
     """The weighted median of ``values`` (NaN left out; +-inf kept, so +inf can be the median).
@@ -20,9 +22,9 @@ def weighted_median(values, weights=None) -> float:
     x = np.asarray(values, dtype=float).ravel()
     w = np.ones_like(x) if weights is None else np.asarray(weights, dtype=float).ravel()
     if w.shape != x.shape:
-        raise ValueError(f"weights must match values: {w.shape} vs {x.shape}")
+        raise StatsError(f"weights must match values: {w.shape} vs {x.shape}")
     if (w < 0).any() or np.isnan(w).any():
-        raise ValueError("weights must be non-negative numbers")
+        raise StatsError("weights must be non-negative numbers")
     keep = ~np.isnan(x) & (w > 0)
     x, w = x[keep], w[keep]
     if x.size == 0:

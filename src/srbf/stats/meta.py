@@ -23,6 +23,8 @@ from collections.abc import Mapping
 import numpy as np
 from scipy import special  # not scipy.stats: stdtrit is its t quantile, without its import time
 
+from srbf.stats.errors import StatsError
+
 _BISECTIONS = 120
 
 
@@ -95,7 +97,7 @@ def combine_summaries(mean, var, count, scale: str = "identity", alpha: float = 
     (1 / sqrt(sum w)), df, and weights (R, S) (relative, summing to 1).
     """
     if scale not in ("identity", "logit", "log"):
-        raise ValueError(f"scale must be 'identity', 'logit' or 'log', got {scale!r}")
+        raise StatsError(f"scale must be 'identity', 'logit' or 'log', got {scale!r}")
     mean = np.atleast_2d(np.asarray(mean, dtype=float))
     var = np.atleast_2d(np.asarray(var, dtype=float))
     n = np.atleast_2d(np.asarray(count, dtype=float))
@@ -204,20 +206,20 @@ def combine_sets(values_by_set: Mapping[str, object], scale: str = "identity", a
     n_problems, se, se_random, df, and weights (set name -> relative weight).
     """
     if not isinstance(values_by_set, Mapping) or not values_by_set:
-        raise ValueError("values_by_set must be a non-empty mapping of set name -> per-problem values")
+        raise StatsError("values_by_set must be a non-empty mapping of set name -> per-problem values")
     names = list(values_by_set)
     columns = []
     for name in names:
         x = np.asarray(values_by_set[name], dtype=float).ravel()
         x = x[~np.isnan(x)]
         if np.isinf(x).any():
-            raise ValueError(f"set {name!r}: infinite values; apply the metric's rule first (srbf.stats.rules)")
+            raise StatsError(f"set {name!r}: infinite values; apply the metric's rule first (srbf.stats.rules)")
         if scale == "logit" and ((x < 0) | (x > 1)).any():
             outside = x[(x < 0) | (x > 1)][:3]
-            raise ValueError(f"set {name!r}: rates on the logit scale must lie in [0, 1], got {outside}")
+            raise StatsError(f"set {name!r}: rates on the logit scale must lie in [0, 1], got {outside}")
         if scale == "log":
             if (x <= 0).any():
-                raise ValueError(f"set {name!r}: the log scale needs positive values, got {x[x <= 0][:3]}")
+                raise StatsError(f"set {name!r}: the log scale needs positive values, got {x[x <= 0][:3]}")
             x = np.log(x)
         columns.append(x)
     codes = np.concatenate([np.full(len(x), i) for i, x in enumerate(columns)]).astype(np.intp)

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from srbf.stats.errors import StatsError
+
 
 def _prepare(p_values) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     p = np.asarray(p_values, dtype=float).ravel()
     ok = ~np.isnan(p)
     if ((p[ok] < 0) | (p[ok] > 1)).any():
-        raise ValueError("p-values must lie in [0, 1]")
+        raise StatsError("p-values must lie in [0, 1]")
     return p, ok, p[ok]
 
 

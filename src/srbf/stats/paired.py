@@ -42,6 +42,7 @@ from scipy import special
 
 from srbf.stats.meta import combine_summaries, set_summaries
 from srbf.stats.pvalues import mcnemar_exact, wilcoxon_pratt
+from srbf.stats.errors import StatsError
 
 
 def draw_summary(draws) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -274,7 +275,7 @@ def paired_comparison(a: Mapping, b: Mapping, *, rate: bool = False, higher_is_b
         va_, vb_ = versions
         clash = sorted(str(s) for s in set(va_) & set(vb_) if va_[s] != vb_[s])
         if clash:
-            raise ValueError(
+            raise StatsError(
                 "refusing to pair results from different catalog versions: "
                 + ", ".join(f"{s} (A {va_[s]}, B {vb_[s]})" for s in clash)
             )

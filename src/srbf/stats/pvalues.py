@@ -10,6 +10,8 @@ from itertools import product
 
 import numpy as np
 
+from srbf.stats.errors import StatsError
+
 _EXACT_MAX = 50  # exact null distribution without ties or zeros up to this many differences
 _ENUMERATE_MAX = 13  # with ties or zeros: every sign assignment is enumerated up to this many
 
@@ -38,7 +40,7 @@ def mcnemar_exact(a, b) -> dict:
     a = np.asarray(a, dtype=float).ravel()
     b = np.asarray(b, dtype=float).ravel()
     if a.shape != b.shape:
-        raise ValueError(f"a and b must have the same length, got {a.size} and {b.size}")
+        raise StatsError(f"a and b must have the same length, got {a.size} and {b.size}")
     ok = ~np.isnan(a) & ~np.isnan(b)
     wins_a = int(np.count_nonzero(a[ok] > b[ok]))
     wins_b = int(np.count_nonzero(b[ok] > a[ok]))
@@ -102,7 +104,7 @@ def wilcoxon_pratt(d, method: str = "auto") -> dict:
         else:
             method = "asymptotic"
     if method not in ("exact", "enumerate", "asymptotic"):
-        raise ValueError(f"method must be 'auto', 'exact', 'enumerate' or 'asymptotic', got {method!r}")
+        raise StatsError(f"method must be 'auto', 'exact', 'enumerate' or 'asymptotic', got {method!r}")
     out["method"] = method
     if n == n_zero:
         return {**out, "p_value": 1.0, "z": 0.0}
@@ -114,14 +116,14 @@ def wilcoxon_pratt(d, method: str = "auto") -> dict:
     z = (r_plus - mean) / np.sqrt(variance) if variance > 0 else 0.0
     if method == "exact":
         if has_ties or n_zero or n > _EXACT_MAX:
-            raise ValueError("the exact method needs at most 50 differences, no ties and no zeros")
+            raise StatsError("the exact method needs at most 50 differences, no ties and no zeros")
         counts = _wilcoxon_exact_counts(n)
         pmf = counts / counts.sum()
         k = int(round(r_plus))
         p = 2 * min(pmf[k:].sum(), pmf[: k + 1].sum())
     elif method == "enumerate":
         if n > _ENUMERATE_MAX:
-            raise ValueError(f"enumeration is limited to {_ENUMERATE_MAX} differences, got {n}")
+            raise StatsError(f"enumeration is limited to {_ENUMERATE_MAX} differences, got {n}")
         signs = np.array(list(product((1.0, 0.0), repeat=n)))
         sign = np.sign(d)
         null = (signs * np.abs(sign) * ranks).sum(axis=1)  # zeros never count, whatever the sign

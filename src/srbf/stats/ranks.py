@@ -14,6 +14,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from srbf.stats.errors import StatsError
+
 
 def rank_rows(scores, higher_is_better: bool = True) -> np.ndarray:
     """Placings within each row of ``scores`` (problems x methods): 1 is the best, ties averaged.
@@ -24,7 +26,7 @@ def rank_rows(scores, higher_is_better: bool = True) -> np.ndarray:
 
     x = np.asarray(scores, dtype=float)
     if x.ndim != 2:
-        raise ValueError(f"scores must be a 2-D array (problems x methods), got shape {x.shape}")
+        raise StatsError(f"scores must be a 2-D array (problems x methods), got shape {x.shape}")
     key = -x if higher_is_better else x
     failed = np.isnan(key)
     if not failed.any():
@@ -64,7 +66,7 @@ def friedman(ranks) -> dict:
 def nemenyi_q(k: int, alpha: float = 0.05) -> float:
     """q_alpha of the Nemenyi test: the studentized range quantile (k groups, infinite df) / sqrt 2."""
     if k < 2:
-        raise ValueError(f"the Nemenyi test needs at least two methods, got {k}")
+        raise StatsError(f"the Nemenyi test needs at least two methods, got {k}")
     from scipy import stats
 
     return float(stats.studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2))
@@ -135,10 +137,10 @@ def friedman_nemenyi(matrix, alpha: float = 0.05, higher_is_better: bool = True)
     """
     x = np.asarray(matrix, dtype=float)
     if x.ndim != 2:
-        raise ValueError(f"matrix must be 2-D (problems x methods), got shape {x.shape}")
+        raise StatsError(f"matrix must be 2-D (problems x methods), got shape {x.shape}")
     n, k = x.shape
     if k < 2 or n < 1:
-        raise ValueError(f"need at least one problem and two methods, got {n} x {k}")
+        raise StatsError(f"need at least one problem and two methods, got {n} x {k}")
     ranks = rank_rows(x, higher_is_better=higher_is_better)
     test = friedman(ranks)
     mean_ranks = ranks.mean(axis=0)

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from srbf.stats.timeaxis import DECLARED_TIMES, ladder_times
+from srbf.stats.errors import StatsError
 
 AT_BUDGETS = ("max",)
 
@@ -82,12 +83,12 @@ def choose_reading(frame: pd.DataFrame, *, at_budget: str | None = None, at_seco
                    times=DECLARED_TIMES, time_axis: pd.DataFrame | None = None) -> Reading:
     """The reading of ``frame``: ``at_budget="max"`` or ``at_seconds`` (time marks) as asked, else
     chosen from the data (module docstring). ``times``: the declared marks when none are asked for.
-    ValueError when both are asked for or ``at_budget`` is unknown."""
+    StatsError when both are asked for or ``at_budget`` is unknown."""
     if at_budget not in (None, *AT_BUDGETS):
-        raise ValueError(f"--at-budget: must be one of {', '.join(AT_BUDGETS)} (every method at its own largest "
+        raise StatsError(f"--at-budget: must be one of {', '.join(AT_BUDGETS)} (every method at its own largest "
                          f"budget), got {at_budget!r}")
     if at_budget is not None and at_seconds:
-        raise ValueError("--at-budget and --at-seconds exclude each other: values are read at one or the other")
+        raise StatsError("--at-budget and --at-seconds exclude each other: values are read at one or the other")
     if at_budget == "max":
         return Reading("max_budget", (), "asked", "--at-budget max")
     if at_seconds:

@@ -18,6 +18,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from srbf.stats.errors import StatsError
+
 LOG10_EPS64 = math.log10(2.0**-52)  # the floor of log10 FVU: below it the value is rounding noise
 
 SCALES = ("identity", "logit", "log")
@@ -52,17 +54,17 @@ class MetricRule:
 
     def __post_init__(self) -> None:
         if self.scale not in SCALES:
-            raise ValueError(f"rule {self.name!r}: scale must be one of {SCALES}, got {self.scale!r}")
+            raise StatsError(f"rule {self.name!r}: scale must be one of {SCALES}, got {self.scale!r}")
         if self.better not in ("higher", "lower", None):
-            raise ValueError(f"rule {self.name!r}: better must be 'higher', 'lower' or None, got {self.better!r}")
+            raise StatsError(f"rule {self.name!r}: better must be 'higher', 'lower' or None, got {self.better!r}")
         if self.failure not in ("zero", "omit", "stored"):
-            raise ValueError(f"rule {self.name!r}: failure must be 'zero', 'omit' or 'stored', got {self.failure!r}")
+            raise StatsError(f"rule {self.name!r}: failure must be 'zero', 'omit' or 'stored', got {self.failure!r}")
         if self.primary not in ("mean", "median"):
-            raise ValueError(f"rule {self.name!r}: primary must be 'mean' or 'median', got {self.primary!r}")
+            raise StatsError(f"rule {self.name!r}: primary must be 'mean' or 'median', got {self.primary!r}")
         if self.rank not in ("quality", "property", None):
-            raise ValueError(f"rule {self.name!r}: rank must be 'quality', 'property' or None, got {self.rank!r}")
+            raise StatsError(f"rule {self.name!r}: rank must be 'quality', 'property' or None, got {self.rank!r}")
         if self.rank is not None and self.better is None:
-            raise ValueError(f"rule {self.name!r}: a ranked metric needs a direction (better)")
+            raise StatsError(f"rule {self.name!r}: a ranked metric needs a direction (better)")
 
     @property
     def higher_is_better(self) -> bool:
@@ -160,7 +162,7 @@ def rule_for(name: str, rules: dict[str, MetricRule] | None = None, *, overlap_f
     counting them as 0 (the one choice 001 leaves to the reader).
     """
     if overlap_failures not in ("zero", "omit"):
-        raise ValueError(f"overlap_failures must be 'zero' or 'omit', got {overlap_failures!r}")
+        raise StatsError(f"overlap_failures must be 'zero' or 'omit', got {overlap_failures!r}")
     rule = (rules or {}).get(name) or RULES.get(name) or replace(DEFAULT_RULE, name=name)
     if rule.kind == "overlap" and overlap_failures == "omit":
         rule = replace(rule, failure="omit")

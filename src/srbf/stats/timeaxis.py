@@ -14,6 +14,8 @@ import warnings
 
 import numpy as np
 
+from srbf.stats.errors import StatsError
+
 DECLARED_TIMES = (1.0, 10.0, 100.0, 1000.0)  # the marks at which verdicts and ranks are issued
 
 STATUSES = ("measured", "interpolated", "max_tested", "n/a")
@@ -27,7 +29,7 @@ def time_weights(times, t: float) -> tuple[int, int, float, str]:
     """
     times = np.asarray(times, dtype=float).ravel()
     if not (np.isfinite(t) and t > 0):
-        raise ValueError(f"t must be a positive number of seconds, got {t!r}")
+        raise StatsError(f"t must be a positive number of seconds, got {t!r}")
     usable = np.flatnonzero(np.isfinite(times) & (times > 0))
     if usable.size == 0:
         return -1, -1, 0.0, "n/a"
@@ -72,7 +74,7 @@ def interpolate_at_time(times, values, t: float) -> tuple[np.ndarray, str]:
     v = np.asarray(values, dtype=float)
     times = np.asarray(times, dtype=float).ravel()
     if v.shape[-1] != times.size:
-        raise ValueError(f"values need one column per budget: {v.shape[-1]} columns for {times.size} times")
+        raise StatsError(f"values need one column per budget: {v.shape[-1]} columns for {times.size} times")
     lo, hi, fraction, status = time_weights(times, t)
     if status == "n/a":
         return np.full(v.shape[:-1], np.nan), status

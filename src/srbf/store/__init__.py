@@ -13,27 +13,35 @@ time. See docs/store.md for the tables and how to query them.
     long = metrics_long_frame("runs/2024-feynman", judge_version="1.1")  # predictions joined with metrics
 """
 
-from srbf.store.connection import DEFAULT_ROOT, STORE_FILENAME, resolve_path
-from srbf.store.errors import DuplicateKeyWarning, StoreError
-from srbf.store.long_frame import metrics_long_frame, parse_condition
-from srbf.store.results import ResultsStore
-from srbf.store.rows import Fit, row_key
-from srbf.store.shard_table import ShardInfo
-from srbf.store.schema import KEY_COLUMNS, PROVENANCES, SCHEMA_VERSION
+from __future__ import annotations
 
-__all__ = [
-    "DEFAULT_ROOT",
-    "KEY_COLUMNS",
-    "PROVENANCES",
-    "SCHEMA_VERSION",
-    "STORE_FILENAME",
-    "DuplicateKeyWarning",
-    "Fit",
-    "ResultsStore",
-    "ShardInfo",
-    "StoreError",
-    "metrics_long_frame",
-    "parse_condition",
-    "resolve_path",
-    "row_key",
-]
+from srbf.core import lazy_attributes
+
+# pandas loads with the first frame, not with the package
+_EXPORTS = {
+    "DEFAULT_ROOT": "srbf.store.connection",
+    "STORE_FILENAME": "srbf.store.connection",
+    "resolve_path": "srbf.store.connection",
+    "DuplicateKeyWarning": "srbf.store.errors",
+    "StoreError": "srbf.store.errors",
+    "metrics_long_frame": "srbf.store.long_frame",
+    "parse_condition": "srbf.store.long_frame",
+    "ResultsStore": "srbf.store.results",
+    "Fit": "srbf.store.rows",
+    "row_key": "srbf.store.rows",
+    "ShardInfo": "srbf.store.shard_table",
+    "KEY_COLUMNS": "srbf.store.schema",
+    "PROVENANCES": "srbf.store.schema",
+    "SCHEMA_VERSION": "srbf.store.schema",
+    "Configuration": "srbf.store.configurations",
+    "ConfigurationError": "srbf.store.configurations",
+    "Selection": "srbf.store.configurations",
+    "select_configurations": "srbf.store.configurations",
+    "MergeError": "srbf.store.merge",
+    "MergeReport": "srbf.store.merge",
+    "merge_stores": "srbf.store.merge",
+}
+
+__all__ = sorted(_EXPORTS)
+
+__getattr__ = lazy_attributes(__name__, _EXPORTS)
