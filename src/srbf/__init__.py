@@ -3,6 +3,7 @@
 __version__ = "0.1.0"
 
 _API = {"open": "open_results", "evaluate": "evaluate", "Results": "Results"}  # srbf.X -> srbf.api's name
+__all__ = ["Results", "__version__", "evaluate", "open"]
 
 
 def __getattr__(name: str):

@@ -222,7 +222,7 @@ def analyze(frame: pd.DataFrame, metrics: Iterable[str] | None = None, *, times:
 
     Raises
     ------
-    ValueError
+    StatsError
         An unknown ``parts``, ``statistic`` or ``compare_at``, no metric column, or a frame the
         statistics cannot pair (two versions of a catalog, missing columns).
 

@@ -250,7 +250,7 @@ def paired_comparison(a: Mapping, b: Mapping, *, rate: bool = False, higher_is_b
 
     Raises
     ------
-    ValueError
+    StatsError
         Results from different versions of one catalog, which are never paired.
 
     Notes
@@ -269,7 +269,7 @@ def paired_comparison(a: Mapping, b: Mapping, *, rate: bool = False, higher_is_b
     ('better', 'mcnemar_exact', 10.0, 0.0, 0.002)
     >>> paired_comparison(a, b, versions=({"nguyen": 1}, {"nguyen": 2}))
     Traceback (most recent call last):
-    ValueError: refusing to pair results from different catalog versions: nguyen (A 1, B 2)
+    srbf.stats.errors.StatsError: refusing to pair results from different catalog versions: nguyen (A 1, B 2)
     """
     if versions is not None:
         va_, vb_ = versions

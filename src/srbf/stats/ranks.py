@@ -119,7 +119,7 @@ def friedman_nemenyi(matrix, alpha: float = 0.05, higher_is_better: bool = True)
 
     Raises
     ------
-    ValueError
+    StatsError
         A matrix that is not 2-D, or with fewer than one problem or two methods.
 
     Notes
