@@ -21,7 +21,7 @@ def store(tmp_path_factory):
             {"name": "ls", "adapter": {"type": "file", "path": "ls.py"}, "config_provenance": "author_blessed",
              "sweeps": [{"option": "tag", "values": [HOSTILE]}]},
             {"name": "prior", "config_provenance": "upstream_default"},
-            {"name": "linear", "budgets": [1]},
+            {"name": "linear", "budgets": [1], "config_provenance": "harness_tuned"},  # bare, it would be upstream_default
         ],
         "results": str(folder / "results"),
     }
