@@ -29,7 +29,8 @@ from srbf.methods import isolation
 from srbf.methods.worker import WorkerStartError
 from srbf.runs.executor import DEFAULT_MAX_RESTARTS, IDLE_SECONDS, Completed, Executor, Order, default_workers
 from srbf.runs.plan import PlannedFit
-from srbf.runs.slot import SlotGone, SlotProcess, SlotSettings
+from srbf.runs.slot import SlotGone, SlotProcess, SlotSettings, SlotStartError
+from srbf.runs.slot_messages import CloseWorker, StartWorker
 from srbf.runs.worker_spec import WorkerSpec
 
 __all__ = ["DEFAULT_MAX_RESTARTS", "LocalExecutor"]
@@ -118,7 +119,7 @@ class LocalExecutor(Executor):
                 if self._stop.is_set():
                     return
                 try:
-                    self._slot_process(slot).request("start", wanted[index])
+                    self._slot_process(slot).request(StartWorker(wanted[index]))
                 except BaseException as exc:  # noqa: BLE001 - reported below, in spec order
                     errors.append((index, wanted[index], exc))
                     return
@@ -235,8 +236,8 @@ class LocalExecutor(Executor):
                         self._last_error[spec] = last_error
                 self._results.put(Completed(fits[done], outcome.result, outcome.data_hash, outcome.inputs_hash))
                 done += 1
-        except WorkerStartError as exc:
-            abnormal, last_error = exc.abnormal, exc.last_error
+        except SlotStartError as exc:
+            abnormal, last_error = exc.ends.count, exc.ends.last_error
             with self._lock:
                 self._last_error[spec] = last_error
         finally:
@@ -249,7 +250,7 @@ class LocalExecutor(Executor):
         return abnormal, last_error
 
     def _retire(self, slot: int, spec: WorkerSpec, abnormal: int, last_error: str) -> None:
-        self._slot_process(slot).request("close", spec)
+        self._slot_process(slot).request(CloseWorker(spec))
         with self._lock:
             self._retired.setdefault(spec, set()).add(slot)
             others = self._live - self._retired[spec]
