@@ -318,7 +318,8 @@ class SlotProcess:
         if isinstance(reply, msg.StartFailed):
             raise SlotStartError(reply)
         if not isinstance(reply, msg.Done):
-            raise msg.BadSlotMessage(f"slot message: got a {type(reply).__name__} in reply to a {type(message).__name__}")
+            got, sent = type(reply).__name__, type(message).__name__
+            raise msg.BadSlotMessage(f"slot message: got a {got} in reply to a {sent}")
         return reply.value
 
     def fits(self, orders: list[FitOrder]) -> Iterator[SlotOutcome]:
