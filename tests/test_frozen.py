@@ -84,7 +84,8 @@ def back_doors(source: str) -> list[tuple[int, str]]:
         "vars(model)['x'] = 1",
         "_set_hash = Call._hash.__set__",
         "class C:\n    def __post_init__(self):\n        object.__setattr__(self, 'i', 1)",
-        "@dataclass\nclass C:\n    def __setattr__(self, k, v): pass\n    def f(self):\n        object.__setattr__(self, 'i', 1)",
+        "@dataclass\nclass C:\n    def __setattr__(self, k, v): pass\n"
+        "    def f(self):\n        object.__setattr__(self, 'i', 1)",
     ],
 )
 def test_the_search_finds_each_back_door(snippet):
