@@ -68,7 +68,6 @@ def test_a_message_of_the_other_direction_is_refused(orders):
         (msg.BatchEnd(1, (0, "")), r"BatchEnd.ends is a tuple"),
         (msg.StartFailed("no", msg.AbnormalEnds("2", "")), r"AbnormalEnds.count is a str"),
         (msg.Outcomes([FitResult(status="ok")]), r"Outcomes.outcomes holds a FitResult"),
-        (msg.Outcomes([msg.SlotOutcome(FitResult(status="ok"), abnormal=None)]), r"SlotOutcome.abnormal is a NoneType"),
     ],
 )
 def test_a_message_with_a_field_of_the_wrong_type_is_refused(message, complaint):

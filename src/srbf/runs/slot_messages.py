@@ -27,7 +27,7 @@ __all__ = [
 ]  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class AbnormalEnds:
     """A method's abnormal ends in a row in one slot (timeouts, crashes, failed restarts), and the
     latest one's reason."""
@@ -36,7 +36,7 @@ class AbnormalEnds:
     last_error: str = ""
 
 
-@dataclass(slots=True)
+@dataclass
 class SlotOutcome:
     """What came of one order: the result and the hashes of the points; ``abnormal`` is the
     method's abnormal ends in a row in this slot after it, with ``last_error`` the latest."""
@@ -51,28 +51,28 @@ class SlotOutcome:
 # ---------------------------------------------------------------- parent -> slot
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class StartWorker:
     """Start a method worker for ``spec`` and keep it for the fits to come."""
 
     spec: WorkerSpec
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CloseWorker:
     """End the method worker of ``spec`` (its count of abnormal ends is forgotten)."""
 
     spec: WorkerSpec
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class RunFits:
     """Run these orders, all of one method, in order (``slot._run_orders``)."""
 
     orders: list[FitOrder]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Stop:
     """End the method workers and the slot process."""
 
@@ -80,14 +80,14 @@ class Stop:
 # ---------------------------------------------------------------- slot -> parent
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Done:
     """``StartWorker`` or ``CloseWorker`` done; ``value`` is what it returned (workers closed)."""
 
     value: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class StartFailed:
     """A method worker could not be (re)started: the message, and the method's abnormal ends in
     a row in this slot, the failed start included."""
@@ -96,14 +96,14 @@ class StartFailed:
     ends: AbnormalEnds
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Outcomes:
     """The outcomes of the next orders of a ``RunFits``, in order."""
 
     outcomes: list[SlotOutcome]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class BatchEnd:
     """A ``RunFits`` is over: ``run`` orders were run (their outcomes sent); ``start_failed`` is
     set when the worker could not be (re)started for order number ``run``; ``ends`` is the
@@ -140,7 +140,7 @@ def _checks(cls: type) -> tuple[tuple[str, tuple[type, ...], tuple[type, ...]], 
     return tuple(checks)
 
 
-_CHECKS = {cls: _checks(cls) for cls in (AbnormalEnds, SlotOutcome, *TO_SLOT, *TO_PARENT)}
+_CHECKS = {cls: _checks(cls) for cls in (AbnormalEnds, *TO_SLOT, *TO_PARENT)}
 
 
 def _validate(value: object, where: str) -> None:
@@ -150,11 +150,9 @@ def _validate(value: object, where: str) -> None:
             raise BadSlotMessage(f"{where}: {type(value).__name__}.{name} is a {type(field_value).__name__}")
         if type(field_value) in _CHECKS:
             _validate(field_value, where)
-        for item in field_value if elements else ():
+        for item in field_value if elements else ():  # the items' type; their fields are their maker's
             if not isinstance(item, elements):
                 raise BadSlotMessage(f"{where}: {type(value).__name__}.{name} holds a {type(item).__name__}")
-            if type(item) in _CHECKS:
-                _validate(item, where)
 
 
 def encode(message: object) -> bytes:
