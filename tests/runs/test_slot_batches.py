@@ -15,6 +15,8 @@ from srbf.runs.config import load_config
 from srbf.runs.plan import make_plan
 from srbf.runs.problems import fit_order
 from srbf.runs.slot import SlotGone, SlotProcess, SlotSettings
+from srbf.runs import slot_messages as msg
+from srbf.runs.slot_messages import StartWorker
 
 
 def orders(tmp_path, n, **options):
@@ -58,7 +60,7 @@ def test_a_worker_that_cannot_restart_in_a_batch_raises_after_the_fits_it_ran(tm
         for outcome in slot.fits(batch):
             seen.append(outcome.result.status)
     assert seen == ["crashed"]  # p01 ran; p02 could not start a worker; p03 was not tried
-    assert caught.value.abnormal == 2
+    assert caught.value.ends.count == 2
 
 
 @pytest.mark.slow
@@ -126,8 +128,8 @@ def test_a_worker_started_early_gives_its_reply_to_the_first_start_request(tmp_p
     slot.start_early(good[0].spec)  # the driver does this before planning (LocalExecutor.prestart)
     slot.start_early(bad)
     with pytest.raises(WorkerStartError, match="setup exploded"):
-        slot.request("start", bad)
-    assert slot.request("start", good[0].spec) is None  # already running: the early reply
+        slot.request(StartWorker(bad))
+    assert slot.request(StartWorker(good[0].spec)) is None  # already running: the early reply
     assert [o.result.status for o in slot.fits(good)] == ["ok", "ok"]
 
 
@@ -143,11 +145,14 @@ def test_the_outcomes_of_quick_fits_travel_together_and_in_order(tmp_path, monke
     try:
         monkeypatch.setattr(slot_module, "HOLD_SECONDS", 60.0)  # every fit here is quicker
         slot_module._run_orders(worker, batch, theirs)
-        kind, outcomes = ours.recv()
-        assert kind == "outcomes" and [o.result.expression for o in outcomes] == ["x + 1", "x + 2", "x + 3", "x + 4"]
-        assert ours.recv()[:3] == ("end", 4, None)
+        def receive():
+            return msg.decode(ours.recv_bytes(), msg.TO_PARENT)
+
+        held = receive()
+        assert [o.result.expression for o in held.outcomes] == ["x + 1", "x + 2", "x + 3", "x + 4"]
+        assert receive() == msg.BatchEnd(4, msg.AbnormalEnds())
         monkeypatch.setattr(slot_module, "HOLD_SECONDS", 0.0)  # nothing held: one message a fit
         slot_module._run_orders(worker, batch[:2], theirs)
-        assert [len(ours.recv()[1]) for _ in range(2)] == [1, 1] and ours.recv()[0] == "end"
+        assert [len(receive().outcomes) for _ in range(2)] == [1, 1] and isinstance(receive(), msg.BatchEnd)
     finally:
         worker.close()

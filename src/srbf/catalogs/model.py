@@ -6,6 +6,7 @@ judge) takes them as plain, frozen, hashable data, so an entry cannot change aft
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -118,10 +119,11 @@ class Catalog:
     path: str = ""
     meta: Mapping[str, Any] = field(default_factory=lambda: frozen_mapping({}), compare=False)
     placeholders: Mapping[str, str] = field(default_factory=lambda: frozen_mapping({}), compare=False)
-    _index: Mapping[str, int] = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_index", {e.id: i for i, e in enumerate(self.entries)})
+    @functools.cached_property
+    def _index(self) -> Mapping[str, int]:
+        """Each entry's position by id, made on first lookup (a cache of ``entries``, no field)."""
+        return {e.id: i for i, e in enumerate(self.entries)}
 
     def __len__(self) -> int:
         return len(self.entries)

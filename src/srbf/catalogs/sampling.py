@@ -139,17 +139,11 @@ def _frozen(a: np.ndarray) -> np.ndarray:
 
 def _make_problem(ident: dict[str, Any], arrays: dict[str, np.ndarray], **extra: Any) -> Problem:
     """A new Problem with its data hash; its inputs hash is hashed when first asked for (a slot's
-    FitTask needs it, the scoring pass only when the data hash differs). Filled in directly: the
-    frozen dataclass's __init__ sets its 18 fields one ``object.__setattr__`` at a time."""
+    FitTask needs it, the scoring pass only when the data hash differs)."""
     for a in arrays.values():
         a.setflags(write=False)
-    problem = object.__new__(Problem)
-    problem.__dict__.update(_PROBLEM_DEFAULTS, **ident, **arrays, **extra)
-    problem.__dict__["data_hash"] = _hash_arrays((k, arrays[k]) for k in _ARRAY_FIELDS if k in arrays)
-    return problem
-
-
-_PROBLEM_DEFAULTS = {f.name: f.default for f in fields(Problem) if f.default is not MISSING}
+    data_hash = _hash_arrays((k, arrays[k]) for k in _ARRAY_FIELDS if k in arrays)
+    return Problem(**ident, **arrays, **extra, data_hash=data_hash)
 
 
 # --------------------------------------------------------------------------------------------

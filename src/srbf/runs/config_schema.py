@@ -69,11 +69,6 @@ class _Section(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-def _settle(model: BaseModel, **values: Any) -> None:
-    """Set what a validator derives on a frozen model, before anyone else holds it."""
-    model.__dict__.update(values)
-
-
 def _none_is(default: Any) -> Any:
     return lambda value: default if value is None else value
 
@@ -155,28 +150,25 @@ class MethodConfig(_Section):
         if isinstance(data, Mapping) and "adapter" not in data and data.get("name") in builtin_method_names():
             data = _with_builtin_defaults(data, run_budgets=bool((info.context or {}).get("run_budgets")))
         if isinstance(data, Mapping) and isinstance(data.get("adapter"), str):  # adapter: builtin
-            return {**data, "adapter": {"type": data["adapter"]}}
-        return data
+            data = {**data, "adapter": {"type": data["adapter"]}}
+        return _builtin_named(data) if isinstance(data, Mapping) else data
 
     @model_validator(mode="after")
     def _check_adapter(self) -> MethodConfig:
         builtins = builtin_method_names()
         adapter = self.adapter
-        if adapter is None:
-            if self.name not in builtins:
-                from srbf.methods.roster import names as roster_names
+        if adapter is None:  # not a built-in (``_builtin_named`` gave a built-in its adapter)
+            from srbf.methods.roster import names as roster_names
 
-                close = did_you_mean(self.name, builtins)
-                if close:  # a typo of a built-in's name
-                    raise _fail(f"unknown built-in method {self.name!r}{close}", "name")
-                close = did_you_mean(self.name, roster_names())
-                if close:  # a typo of a roster method's name
-                    raise _fail(f"unknown roster method {self.name!r}{close}", "name")
-                raise _fail(f"missing: {self.name!r} is not a built-in or roster method ({', '.join(builtins)}; "
-                            "`srbf methods list`), so say how to run it, e.g. adapter: {type: file, path: my_method.py}",
-                            "adapter")  # fmt: skip
-            _settle(self, adapter=Adapter(type="builtin", name=self.name))
-            return self
+            close = did_you_mean(self.name, builtins)
+            if close:  # a typo of a built-in's name
+                raise _fail(f"unknown built-in method {self.name!r}{close}", "name")
+            close = did_you_mean(self.name, roster_names())
+            if close:  # a typo of a roster method's name
+                raise _fail(f"unknown roster method {self.name!r}{close}", "name")
+            raise _fail(f"missing: {self.name!r} is not a built-in or roster method ({', '.join(builtins)}; "
+                        "`srbf methods list`), so say how to run it, e.g. adapter: {type: file, path: my_method.py}",
+                        "adapter")  # fmt: skip
         problems = []
         if adapter.type == "builtin":
             if adapter.path is not None:
@@ -186,7 +178,6 @@ class MethodConfig(_Section):
                 at = ("adapter", "name") if adapter.name is not None else ("name",)
                 hint = did_you_mean(name, builtins) or f" (built-ins: {', '.join(builtins)})"
                 problems.append((at, f"unknown built-in method {name!r}{hint}"))
-            _settle(adapter, name=name)
         elif adapter.type == "file":
             if adapter.path is None:
                 problems.append((("adapter", "path"), "missing required key (the method file a file adapter runs)"))
@@ -239,6 +230,22 @@ def _with_builtin_defaults(entry: Mapping[str, Any], *, run_budgets: bool) -> di
     return {**defaults, **entry}
 
 
+def _builtin_named(data: Mapping) -> Mapping:
+    """A method of a built-in gets the built-in's adapter with its name: the method's own name when
+    the config names no adapter, or a builtin adapter without a name (any other name is left for
+    ``_check_adapter`` to refuse, at the key the config used)."""
+    name, adapter = data.get("name"), data.get("adapter")
+    if not isinstance(name, str) or name not in builtin_method_names():
+        return data
+    if adapter is None:
+        return {**data, "adapter": {"type": "builtin", "name": name}}
+    if isinstance(adapter, Mapping) and adapter.get("type") == "builtin" and adapter.get("name") is None:
+        return {**data, "adapter": {**adapter, "name": name}}
+    if isinstance(adapter, Adapter) and adapter.type == "builtin" and adapter.name is None:
+        return {**data, "adapter": adapter.model_copy(update={"name": name})}
+    return data
+
+
 class RunConfig(_Section):
     """A validated run config. ``catalogs`` holds shipped names and absolute paths of catalog files.
 
@@ -287,6 +294,10 @@ class RunConfig(_Section):
 
     @model_validator(mode="after")
     def _check(self, info: ValidationInfo) -> RunConfig:
+        """Check the whole config; the validated config is a copy with the derived fields filled
+        in (``methods``, ``method``, ``problems``: see the class docstring). So a RunConfig is made
+        by ``model_validate`` (``srbf.runs.config``), which returns that copy; pydantic warns that
+        ``RunConfig(...)`` would not."""
         found: list[tuple[tuple[Any, ...], str]] = []
         self._check_methods(found)
         if not found:
@@ -302,11 +313,11 @@ class RunConfig(_Section):
                                       "sweeps": self.sweeps + method.sweeps})
             for _, method in self._located_methods()
         )
-        _settle(self, problems=MappingProxyType(problems), methods=methods,
-                method=methods[0] if self.method is not None else None)
-        self._source = (info.context or {}).get("source", "<dict>")
-        self._sealed = self.seed == SEALED
-        return self
+        settled = self.model_copy(update={"problems": MappingProxyType(problems), "methods": methods,
+                                          "method": methods[0] if self.method is not None else None})
+        settled._source = (info.context or {}).get("source", "<dict>")
+        settled._sealed = self.seed == SEALED
+        return settled
 
     @property
     def sealed(self) -> bool:

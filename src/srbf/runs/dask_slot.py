@@ -57,11 +57,11 @@ def run_batch(spec: WorkerSpec, orders: bytes, settings: SlotSettings) -> tuple[
     slot = _slot(settings)
     outcomes: list[SlotOutcome] = []
     for order in pickle.loads(orders):
-        abnormal, last_error = slot.abnormal(spec)
-        if abnormal > settings.max_restarts:
+        ends = slot.abnormal(spec)
+        if ends.count > settings.max_restarts:
             reason = (
                 f"not run: the worker for method {spec.label} on {socket.gethostname()} was stopped after "
-                f"{abnormal} abnormal ends in a row (last: {last_error})"
+                f"{ends.count} abnormal ends in a row (last: {ends.last_error})"
             )
             outcomes.append(SlotOutcome(FitResult(status="crashed", error=reason)))
             continue
@@ -70,7 +70,7 @@ def run_batch(spec: WorkerSpec, orders: bytes, settings: SlotSettings) -> tuple[
         except WorkerStartError as exc:
             error = f"the worker could not be (re)started: {first_line(str(exc))}"
             outcomes.append(SlotOutcome(FitResult(status="crashed", error=error)))
-    if slot.abnormal(spec)[0] > settings.max_restarts:
+    if slot.abnormal(spec).count > settings.max_restarts:
         slot.retire(spec)
     return outcomes, time.monotonic() - started
 

@@ -29,7 +29,8 @@ from srbf.methods import isolation
 from srbf.methods.worker import WorkerStartError
 from srbf.runs.executor import DEFAULT_MAX_RESTARTS, IDLE_SECONDS, Completed, Executor, Order, default_workers
 from srbf.runs.plan import PlannedFit
-from srbf.runs.slot import SlotGone, SlotProcess, SlotSettings
+from srbf.runs.slot import SlotGone, SlotProcess, SlotSettings, SlotStartError
+from srbf.runs.slot_messages import CloseWorker, StartWorker
 from srbf.runs.worker_spec import WorkerSpec
 
 __all__ = ["DEFAULT_MAX_RESTARTS", "LocalExecutor"]
@@ -132,7 +133,7 @@ class LocalExecutor(Executor):
             ready = set(connection_wait(list(waiting)))
             process, spec = next(waiting[c] for c in waiting if c in ready)  # in spec order when several are
             try:
-                process.request("start", spec)
+                process.request(StartWorker(spec))
             except WorkerStartError as exc:
                 raise WorkerStartError(f"{spec.label}: {exc}") from None
             self._started.add(spec)
@@ -244,8 +245,8 @@ class LocalExecutor(Executor):
                 if done == 1:
                     with self._lock:
                         self._started.add(spec)
-        except WorkerStartError as exc:
-            abnormal, last_error = exc.abnormal, exc.last_error
+        except SlotStartError as exc:
+            abnormal, last_error = exc.ends.count, exc.ends.last_error
             with self._lock:
                 self._last_error[spec] = last_error
                 never = spec not in self._started
@@ -261,7 +262,7 @@ class LocalExecutor(Executor):
         return abnormal, last_error
 
     def _retire(self, slot: int, spec: WorkerSpec, abnormal: int, last_error: str) -> None:
-        self._slot_process(slot).request("close", spec)
+        self._slot_process(slot).request(CloseWorker(spec))
         with self._lock:
             self._retired.setdefault(spec, set()).add(slot)
             others = self._live - self._retired[spec]

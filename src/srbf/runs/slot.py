@@ -31,10 +31,12 @@ from srbf.core import GC_THRESHOLDS, FitResult, freeze_survivors
 from srbf.methods import isolation
 from srbf.methods.worker import WorkerStartError
 from srbf.runs.executor import HeldWorker, first_line, new_worker
+from srbf.runs import slot_messages as msg
 from srbf.runs.problems import FitOrder, Placeholder, ProblemSource
+from srbf.runs.slot_messages import AbnormalEnds, SlotOutcome
 from srbf.runs.worker_spec import WorkerSpec
 
-__all__ = ["SlotOutcome", "SlotProcess", "SlotSettings", "Slot"]
+__all__ = ["SlotOutcome", "SlotProcess", "SlotSettings", "SlotStartError", "Slot"]
 
 KEPT_WORKERS = 2  # method workers a slot keeps: the current method's and one other
 DRAWS_KEPT = 32  # draws a slot keeps, so the rungs of a ladder and the repeats share one
@@ -50,18 +52,6 @@ class SlotSettings:
     max_restarts: int = 4
     sandbox: isolation.Sandbox | None = None
     workers_here: int | None = None  # workers sharing this machine's memory (None: one per core)
-
-
-@dataclass
-class SlotOutcome:
-    """What came of one order: the result and the hashes of the points; ``abnormal`` is the
-    method's abnormal ends in a row in this slot after it, with ``last_error`` the latest."""
-
-    result: FitResult
-    data_hash: str = ""
-    inputs_hash: str = ""
-    abnormal: int = 0
-    last_error: str = ""
 
 
 class Slot:
@@ -114,10 +104,10 @@ class Slot:
             entry.abnormal = 0
         return SlotOutcome(result, prepared.data_hash, prepared.inputs_hash, entry.abnormal, entry.last_error)
 
-    def abnormal(self, spec: WorkerSpec) -> tuple[int, str]:
+    def abnormal(self, spec: WorkerSpec) -> AbnormalEnds:
         """The method's abnormal ends in a row here, and the latest one's reason."""
         entry = self.held.get(spec)
-        return (entry.abnormal, entry.last_error) if entry is not None else (0, "")
+        return AbnormalEnds(entry.abnormal, entry.last_error) if entry is not None else AbnormalEnds()
 
     @staticmethod
     def _abnormal(entry: HeldWorker, error: str) -> None:
@@ -155,10 +145,13 @@ class Slot:
 # ---------------------------------------------------------------- a slot in a process of its own
 
 
-def _start_error(message: str, abnormal: int, last_error: str) -> WorkerStartError:
-    error = WorkerStartError(message)
-    error.abnormal, error.last_error = abnormal, last_error
-    return error
+class SlotStartError(WorkerStartError):
+    """A slot process could not (re)start a method worker: the slot's message, and the method's
+    abnormal ends in a row in that slot (``StartFailed``)."""
+
+    def __init__(self, failure: msg.StartFailed):
+        super().__init__(failure.error)
+        self.ends = failure.ends
 
 
 class _Stopped(BaseException):
@@ -170,12 +163,9 @@ def _stop(signum, frame):  # noqa: ARG001 - signal handler signature
 
 
 def slot_main(conn, settings: SlotSettings, parent: int) -> None:
-    """A slot process's loop: ("start", spec) and ("close", spec) requests, each answered with
-    ("ok", value) or ("start_error", message, abnormal, last_error); ("fits", orders), answered
-    with ("outcomes", [outcome, ...]) messages, one outcome per order run, and then ("end", ...)
-    (``_run_orders``);
-    ("stop",) or EOF ends it. SIGTERM ends it too, killing the fit in flight; it is sent when the
-    parent dies, even by SIGKILL."""
+    """A slot process's loop: it answers the parent's messages (``slot_messages``) until ``Stop``
+    or EOF. SIGTERM ends it too, killing the fit in flight; it is sent when the parent dies, even
+    by SIGKILL."""
     from srbf.methods.worker_guard import PR_SET_PDEATHSIG, prctl
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it cancels the run
@@ -198,26 +188,26 @@ def slot_main(conn, settings: SlotSettings, parent: int) -> None:
 
 
 def _serve(slot: Slot, conn) -> None:
-    """Answer the parent's requests until ("stop",) or EOF (``slot_main``)."""
+    """Answer the parent's messages until ``Stop`` or EOF (``slot_main``)."""
     while True:
         try:
-            request = conn.recv()
+            request = msg.decode(conn.recv_bytes(), msg.TO_SLOT)
         except EOFError:
             return
-        if request[0] == "stop":
+        if isinstance(request, msg.Stop):
             return
-        if request[0] == "fits":
-            _run_orders(slot, request[1], conn)
+        if isinstance(request, msg.RunFits):
+            _run_orders(slot, request.orders, conn)
             freeze_survivors()  # the batch's samplers and compiled truths, kept: not traversed again
             continue
         try:
-            if request[0] == "start":
-                reply = ("ok", slot.start(request[1]))
-            else:  # "close"
-                reply = ("ok", slot.close(request[1]))
+            if isinstance(request, msg.StartWorker):
+                reply = msg.Done(slot.start(request.spec))
+            else:
+                reply = msg.Done(slot.close(request.spec))
         except WorkerStartError as exc:
-            reply = ("start_error", str(exc), *slot.abnormal(request[1]))
-        conn.send(reply)
+            reply = msg.StartFailed(str(exc), slot.abnormal(request.spec))
+        conn.send_bytes(msg.encode(reply))
 
 
 def _exit_now() -> None:
@@ -233,26 +223,24 @@ def _exit_now() -> None:
 
 
 def _run_orders(slot: Slot, orders: list[FitOrder], conn) -> None:
-    """Run a batch of orders (all of one method), sending the outcomes as they are known, then
-    ("end", run, start_error, abnormal, last_error): ``run`` is how many orders were run (their
-    outcomes sent), ``start_error`` the message of a worker that could not be (re)started for
-    order number ``run`` (None otherwise). The batch stops there, or after a fit that makes the
-    method's abnormal ends in a row exceed ``max_restarts``: the owner retires the method from
-    this slot and gives the orders not run to other slots.
+    """Run a batch of orders (all of one method), sending the outcomes as they are known, then a
+    ``BatchEnd``. The batch stops early when a worker cannot be (re)started, or after a fit that
+    makes the method's abnormal ends in a row exceed ``max_restarts``: the owner retires the
+    method from this slot and gives the orders not run to other slots.
 
-    Outcomes travel in ("outcomes", [...]) messages: each is sent once ``HOLD_SECONDS`` have
+    Outcomes travel in ``Outcomes`` messages: each is sent once ``HOLD_SECONDS`` have
     passed since the first one it holds, and at the end of the batch, so that quick fits do not
     wake the parent once each. A slow method's batches hold one fit (``LocalExecutor._take``), so
     its outcomes are sent at once; only when a fit of a quick method turns out slow do the
     outcomes held before it (at most ``HOLD_SECONDS``' worth) wait for it."""
-    run, error = 0, None
+    run, failed = 0, None
     held: list[SlotOutcome] = []
     since = 0.0
     for order in orders:
         try:
             outcome = slot.run(order)
         except WorkerStartError as exc:
-            error = str(exc)
+            failed = msg.StartFailed(str(exc), slot.abnormal(order.spec))
             break
         now = time.monotonic()
         if not held:
@@ -260,13 +248,13 @@ def _run_orders(slot: Slot, orders: list[FitOrder], conn) -> None:
         held.append(outcome)
         run += 1
         if now - since >= HOLD_SECONDS:
-            conn.send(("outcomes", held))
+            conn.send_bytes(msg.encode(msg.Outcomes(held)))
             held = []
         if outcome.abnormal > slot.settings.max_restarts:
             break
     if held:
-        conn.send(("outcomes", held))
-    conn.send(("end", run, error, *slot.abnormal(orders[0].spec)))
+        conn.send_bytes(msg.encode(msg.Outcomes(held)))
+    conn.send_bytes(msg.encode(msg.BatchEnd(run, slot.abnormal(orders[0].spec), failed)))
 
 
 class SlotGone(RuntimeError):
@@ -287,7 +275,7 @@ class SlotProcess:
         self._used = False  # nothing sent yet: no method worker to end, so close() need not ask
         self._stopped = False
         self._early: list[WorkerSpec] = []  # start requests sent ahead (``start_early``), replies unread
-        self._started: dict[WorkerSpec, tuple] = {}  # their replies, until the spec's first start request
+        self._started: dict[WorkerSpec, msg.Done | msg.StartFailed] = {}  # their replies, until the spec's first start
 
     @property
     def alive(self) -> bool:
@@ -296,20 +284,20 @@ class SlotProcess:
     def _send(self, message) -> None:
         self._used = True
         try:
-            self._conn.send(message)
+            self._conn.send_bytes(msg.encode(message))
         except OSError as exc:
             raise SlotGone(f"the slot process ended (exit code {self.process.exitcode})") from exc
 
     def _receive(self):
         try:
-            return self._conn.recv()
+            return msg.decode(self._conn.recv_bytes(), msg.TO_PARENT)
         except (EOFError, OSError) as exc:
             raise SlotGone(f"the slot process ended (exit code {self.process.exitcode})") from exc
 
     def start_early(self, spec: WorkerSpec) -> None:
         """Ask the slot to start a worker for ``spec`` without waiting for the reply, so that it
-        starts while the parent plans; the first ``request("start", spec)`` returns that reply."""
-        self._send(("start", spec))
+        starts while the parent plans; the first ``request(StartWorker(spec))`` returns that reply."""
+        self._send(msg.StartWorker(spec))
         self._early.append(spec)
 
     def starting(self, spec: WorkerSpec) -> bool:
@@ -327,35 +315,39 @@ class SlotProcess:
             spec = self._early.pop(0)
             self._started[spec] = self._receive()
 
-    def request(self, *message):
-        """Send a request and wait for its reply: the value, or WorkerStartError (with the
-        method's abnormal ends in a row as ``abnormal``). SlotGone if the process ends first."""
+    def request(self, message: msg.StartWorker | msg.CloseWorker) -> int | None:
+        """Send a request and wait for its reply: the value, or SlotStartError (with the
+        method's abnormal ends in a row). SlotGone if the process ends first."""
         self._settle()
-        if message[0] == "start" and message[1] in self._started:  # started early: its reply
-            reply = self._started.pop(message[1])
+        if isinstance(message, msg.StartWorker) and message.spec in self._started:  # started early: its reply
+            reply = self._started.pop(message.spec)
         else:
             self._send(message)
             reply = self._receive()
-        if reply[0] == "start_error":
-            raise _start_error(reply[1], reply[2], reply[3])
-        return reply[1]
+        if isinstance(reply, msg.StartFailed):
+            raise SlotStartError(reply)
+        if not isinstance(reply, msg.Done):
+            got, sent = type(reply).__name__, type(message).__name__
+            raise msg.BadSlotMessage(f"slot message: got a {got} in reply to a {sent}")
+        return reply.value
 
     def fits(self, orders: list[FitOrder]) -> Iterator[SlotOutcome]:
         """Send a batch of orders of one method in one message and yield their outcomes as the
         slot finishes them, in order. The batch can end early (the slot process's ``_run_orders``):
         the orders whose outcome was not yielded were not run. If that is because the method's
-        worker could not be (re)started, WorkerStartError is raised at the end (with the method's
-        abnormal ends in a row as ``abnormal``). SlotGone if the process ends first."""
+        worker could not be (re)started, SlotStartError is raised at the end (with the method's
+        abnormal ends in a row). SlotGone if the process ends first."""
         self._settle()
-        self._send(("fits", orders))
+        self._send(msg.RunFits(orders))
         while True:
             reply = self._receive()
-            if reply[0] == "outcomes":
-                yield from reply[1]
+            if isinstance(reply, msg.Outcomes):
+                yield from reply.outcomes
                 continue
-            _, _, error, abnormal, last_error = reply  # "end"
-            if error is not None:
-                raise _start_error(error, abnormal, last_error)
+            if not isinstance(reply, msg.BatchEnd):
+                raise msg.BadSlotMessage(f"slot message: got a {type(reply).__name__} in a batch of fits")
+            if reply.start_failed is not None:
+                raise SlotStartError(reply.start_failed)
             return
 
     def cancel(self) -> None:
@@ -377,7 +369,7 @@ class SlotProcess:
             self.process.kill()
         elif self.alive:
             try:
-                self._conn.send(("stop",))
+                self._conn.send_bytes(msg.encode(msg.Stop()))
             except OSError:
                 pass
 
