@@ -94,6 +94,8 @@ def test_a_public_seed_is_recovered_by_the_cheat_and_a_sealed_one_is_not(tmp_pat
     assert "12 of 12 fits stored" in out
     assert main(["status", "-c", str(config_file(public, seed=0)), "--reveal-seed"]) == 0
     assert "run seed: 0 (public: the config's)" in capsys.readouterr().out
+    assert main(["status", "--results", str(sealed / "results"), "--reveal-seed"]) == 0  # the store alone
+    assert f"run seed: {held.seed} (sealed, kept in the store; run complete" in capsys.readouterr().out
 
 
 @pytest.mark.slow

@@ -159,15 +159,21 @@ def _store_status(args: argparse.Namespace) -> int:
     with ResultsStore.open_readonly(root) as store:
         label_of = dict(select_configurations(store.configurations(), "all").kept)  # older ones: METHOD@HASH
         rows, failures = store_counts(store, label_of), stored_failures(store, label_of)
+        held = store.sealed() if args.reveal_seed else None
+    seed = None
+    if args.reveal_seed:  # a public seed is the config's: the store alone does not hold it
+        seed = _held_seed(held) if held is not None else (None, "public: the config's seed; -c CONFIG shows it")
     if args.json:
         from dataclasses import asdict
 
-        print(json.dumps({"results": str(path), "rows": [
+        print(json.dumps({"results": str(path), **({"seed": seed[0], "seed_note": seed[1]} if seed else {}), "rows": [
             {"method": r.method, "provenance": r.provenance, "catalog": r.catalog, "budget": r.budget,
              "stored": r.stored, **{s: r.statuses[s] for s in STATUS_COUNTS}} for r in rows],
             "failures": [asdict(g) for g in failures]}, indent=2))  # fmt: skip
         return 0
     print(f"results {path} (no config given: what the store holds; -c CONFIG also counts what is pending)")
+    if seed:
+        print(f"run seed: {seed[0] if seed[0] is not None else '(not in the store)'} ({seed[1]})")
     header = ("method", "catalog", "budget", *STATUS_COUNTS, "stored")
     table = [(f"{r.method} ({r.provenance})", r.catalog, f"{r.budget:g}", *(r.statuses[s] for s in STATUS_COUNTS),
               r.stored) for r in rows]  # fmt: skip
@@ -267,6 +273,11 @@ def _seed_line(config, exists: bool) -> tuple[int | None, str]:
             held = store.sealed()
     if held is None:
         return None, "sealed: drawn from the store's secret when the run starts"
+    return _held_seed(held)
+
+
+def _held_seed(held) -> tuple[int, str]:
+    """A sealed run's seed as the store keeps it, and whether its exports carry it yet."""
     state = "complete: exports carry it" if held.complete else "not complete: exports withhold it"
     return held.seed, f"sealed, kept in the store; run {state}"
 
