@@ -107,3 +107,20 @@ def test_the_duckdb_example_runs_as_written(scored):
         part = merged[merged["method"] == row.method]
         assert row.mean_r2 == pytest.approx(part["r2_validation"].mean(), rel=1e-12)
         assert row.median_seconds == pytest.approx(part["wall_seconds"].median(), rel=1e-12)
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".csv"])
+def test_export_stack_writes_the_stack_of_the_exported_methods(scored, tmp_path, capsys, suffix):
+    out, stack = tmp_path / "fits.parquet", tmp_path / f"stack{suffix}"
+    assert main(["export", "--results", str(scored), "--metrics", "-o", str(out), "--stack", str(stack),
+                 "--method", "oracle"]) == 0
+    assert "the stack behind them, 1 row(s)" in capsys.readouterr().out
+    frame = pd.read_parquet(stack) if suffix == ".parquet" else pd.read_csv(stack)
+    assert list(frame["method"]) == ["oracle"] and list(frame["fits"]) == [3] and list(frame["scored"]) == [3]
+    assert str(frame["judge_version"].iloc[0]) == JUDGE_VERSION and frame["srbf_version"].notna().all()
+
+
+def test_export_stack_refuses_a_file_that_is_not_parquet_or_csv(scored, tmp_path, capsys):
+    assert main(["export", "--results", str(scored), "-o", str(tmp_path / "f.parquet"),
+                 "--stack", str(tmp_path / "stack.txt")]) == 2
+    assert "--stack" in capsys.readouterr().err and not (tmp_path / "f.parquet").exists()

@@ -314,8 +314,9 @@ def _export(args: argparse.Namespace) -> int:
     from srbf.store.configurations import select_configurations
 
     out = Path(args.output)
-    if out.suffix.lower() not in (".parquet", ".pq", ".csv"):
-        raise UserError(f"-o {args.output}: the file name must end in .parquet or .csv")
+    for flag, name in (("-o", args.output), ("--stack", args.stack)):
+        if name is not None and Path(name).suffix.lower() not in (".parquet", ".pq", ".csv"):
+            raise UserError(f"{flag} {name}: the file name must end in .parquet or .csv")
     root = results_root(args)
     if not resolve_path(root).is_file():
         raise UserError(f"no results store at {resolve_path(root)} (run something first, or pass --results DIR)")
@@ -335,10 +336,29 @@ def _export(args: argparse.Namespace) -> int:
             raise UserError(f"no metrics of judge {version} in {store.path}: run srbf score first")
         written = store.export(out, metrics=version, configs=selection, **filters)
         n = len(selection.apply(store.predictions_frame(decode_json=False, **filters)))
+        if args.stack:
+            stack = _write_stack(store, selection, filters, Path(args.stack))
     if selection.note():
         print(f"srbf: note: {selection.note()}", file=sys.stderr)
     print(f"wrote {written}: {n} prediction(s)" + (f" with the metrics of judge {version}" if version else ""))
+    if args.stack:
+        print(f"wrote {args.stack}: the stack behind them, {stack} row(s) (one per method, run stack and judge stack)")
     return 0
+
+
+def _write_stack(store, selection, filters: dict, path) -> int:
+    """The stack table (``store.stack_frame``) of the exported configurations, beside the export:
+    what a reader needs to know which libraries produced and scored the rows."""
+    from srbf.store.csv_cells import write_csv
+
+    hashes = sorted({config_hash for _, config_hash in selection.kept})
+    frame = store.stack_frame(**filters, config_hash=hashes) if hashes else store.stack_frame(**filters).iloc[:0]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix.lower() == ".csv":
+        write_csv(frame, path, index=False)
+    else:
+        frame.to_parquet(path, index=False)
+    return len(frame)
 
 
 def _merge(args: argparse.Namespace) -> int:
@@ -448,4 +468,6 @@ def add_run_commands(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--catalog", action="append", help="only this catalog (repeatable)")
     p.add_argument("--status", action="append", help="only this status (repeatable)")
     p.add_argument("--metrics", action="store_true", help="each row with its metrics (the current judge's), one column each")
+    p.add_argument("--stack", metavar="FILE", help="also write the stack table of the exported rows (srbf, Python, "
+                   "the method's packages, the judge's libraries; one row per method) to FILE.parquet or FILE.csv")
     p.set_defaults(run=_export)
