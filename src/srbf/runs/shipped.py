@@ -20,8 +20,11 @@ CONFIGS_DIR = Path(__file__).resolve().parents[1] / "configs"
 
 
 def shipped_configs() -> tuple[str, ...]:
-    """The names of the shipped configs (``quickstart``, ``methods/linear``, ...), sorted."""
-    return tuple(sorted(p.relative_to(CONFIGS_DIR).with_suffix("").as_posix() for p in CONFIGS_DIR.rglob("*.yaml")))
+    """The names of the shipped configs (``quickstart``, ``methods/linear``, ...), sorted. The
+    catalog files a shipped config names (``configs/catalogs/``, e.g. the leaderboard's distilled
+    core) are not run configs."""
+    return tuple(sorted(p.relative_to(CONFIGS_DIR).with_suffix("").as_posix() for p in CONFIGS_DIR.rglob("*.yaml")
+                        if p.relative_to(CONFIGS_DIR).parts[0] != "catalogs"))
 
 
 def config_path(ref: str | Path) -> str | Path:
