@@ -80,6 +80,8 @@ def _resume_command(args: argparse.Namespace) -> str:
         parts.append("--sealed")
     if args.allow_large:
         parts.append("--allow-large")
+    if args.separate_ladder:
+        parts.append("--separate-ladder")
     return " ".join(parts)
 
 
@@ -114,6 +116,7 @@ def _run(args: argparse.Namespace) -> int:
             shard=shard,
             secret_file=secret_file,
             make_executor=make_executor,
+            separate_ladder=args.separate_ladder,
         )
     finally:
         if in_main:
@@ -397,6 +400,9 @@ def add_run_commands(commands: argparse._SubParsersAction) -> None:
                         "config and catalogs out of sight (docs/fairness.md)")  # fmt: skip
     p.add_argument("--sealed", action="store_true", help=SEALED)
     p.add_argument("--allow-large", action="store_true", help=ALLOW_LARGE)
+    p.add_argument("--separate-ladder", action="store_true",
+                   help="fit every budget on its own, also for a method that stores its ladder from one fit's "
+                        "exact trajectory (ladder: one_fit; docs/running.md)")  # fmt: skip
     p.add_argument("--shard", metavar="K/N",
                    help="run only shard K of N (every N-th fit), into its own store (default: "
                         "shard-K-of-N/ in the config's results); srbf merge joins them (docs/cluster.md)")  # fmt: skip
