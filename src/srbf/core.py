@@ -2,7 +2,7 @@
 
 A ``TaskKey`` identifies one fit (docs/design.md maps the house; docs/glossary.md defines *fit*):
 rerunning a config skips every key already in the store; ``key_text`` is its one canonical
-encoding (budgets as ``canonical_budget``). A ``FitTask`` is what a worker needs to run it (never
+encoding, the text its method seed is derived from (the budget left out: see ``key_text``). A ``FitTask`` is what a worker needs to run it (never
 the truth, never the validation points); a ``FitResult`` is what comes back, whatever happened to
 the method.
 ``SrbfError`` is the base of every error srbf raises on purpose, so a caller (the CLI, a
@@ -113,12 +113,18 @@ def canonical_budget(value: float) -> int | float:
 
 def key_text(key: TaskKey) -> str:
     """The one canonical encoding of a fit's key, which its method seed is derived from: its values
-    in field order as compact JSON, the budget in its canonical form, counters as integers; repeat
-    0 is left out (the text a key had before keys had repeats, so old fits keep their seeds)."""
+    in field order as compact JSON, counters as integers, the budget left out and repeat 0 left
+    out (the text a key had before keys had repeats, so old fits keep their seeds).
+
+    The budget is left out so that the rungs of a ladder are one search stopped at several
+    lengths: a fit at budget b and the ladder's longest fit get the same seed, which is what lets a
+    method with an exact trajectory (``exact_trajectory`` in its method.yaml) store every rung from
+    one fit, and gives every method common random numbers across budgets (less noisy budget
+    curves)."""
     import json
 
     values = [key.method, key.config_hash, key.catalog, int(key.catalog_version), key.problem_id, int(key.draw),
-              canonical_budget(key.budget), key.condition, int(key.seed)]
+              key.condition, int(key.seed)]
     if key.repeat:
         values.append(int(key.repeat))
     return json.dumps(values, separators=(",", ":"))
@@ -155,6 +161,10 @@ class FitResult:
     peak_memory_bytes: int | None = None  # the method's process tree at its largest during the fit
     internals: dict[str, Any] = field(default_factory=dict)  # constants, front, log-probability, ...
     trajectory: list[tuple[float, str]] = field(default_factory=list)  # (seconds since start, expression)
+    # (budget, seconds since start, expression): the method's answer for a fit of that budget, at
+    # every budget step it said so (``report(expression, budget=b)``), equal incumbents included
+    marks: list[tuple[float, float, str]] = field(default_factory=list)
+    from_trajectory: bool = False  # read from a longer fit's marks, not fitted on its own (a ladder's rung)
     stderr_tail: str = ""
 
 

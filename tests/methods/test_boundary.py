@@ -90,11 +90,22 @@ def test_an_oversized_report_is_dropped_and_noted():
         ({"t": float("nan"), "expression": "x0"}, "'t' is nan, not a finite time"),
         ({"t": 0.1, "expression": ["x0"]}, "'expression' is list, not str"),
         ({"t": 0.1}, "it needs 't' and 'expression'"),
+        ({"t": 0.1, "expression": "x0", "budget": "2"}, "'budget' is str, not a number"),
+        ({"t": 0.1, "expression": "x0", "budget": -1}, "'budget' is -1.0, not a finite time"),
     ],
 )
 def test_a_report_of_the_wrong_shape_is_refused(message, reason):
     with pytest.raises(BadMessage, match="malformed report: " + reason.replace("(", r"\(")):
         Trajectory(Limits()).add(message)
+
+
+def test_budget_marks_are_kept_also_when_the_incumbent_does_not_change():
+    trajectory = Trajectory(Limits())
+    for seconds, expression, budget in [(0.1, "x0", None), (0.2, "x0", 1), (0.3, "x0", 2), (0.4, "x0 + 1", 3)]:
+        trajectory.add({"t": seconds, "expression": expression, **({"budget": budget} if budget else {})})
+    assert trajectory.rows == [(0.1, "x0"), (0.4, "x0 + 1")]  # one row per change of incumbent
+    assert trajectory.marks == [(1.0, 0.2, "x0"), (2.0, 0.3, "x0"), (3.0, 0.4, "x0 + 1")]
+    assert fit_result(result(expression="x0 + 1"), trajectory, Limits()).marks == trajectory.marks
 
 
 def test_an_honest_result_passes_unchanged():

@@ -115,6 +115,12 @@ def test_seed_is_derived_one_way_under_the_secret():
     assert all(0 <= s < 2**31 and s != KEY.seed for s in seeds)
 
 
+def test_every_budget_of_a_ladder_gets_the_same_seed():
+    # the rungs of a ladder are one search stopped at several lengths (srbf.core.key_text)
+    seeds = {method_seed(b"s" * 32, dataclasses.replace(KEY, budget=b)) for b in (1, 2, 2.0, 4.5, 2**40)}
+    assert seeds == {method_seed(b"s" * 32, KEY)}
+
+
 def _hmac_seed(secret: bytes, fields: list) -> int:
     digest = hmac.new(secret, json.dumps(fields, separators=(",", ":")).encode(), hashlib.sha256).digest()
     return int.from_bytes(digest[:4], "little") & 0x7FFFFFFF
@@ -122,7 +128,7 @@ def _hmac_seed(secret: bytes, fields: list) -> int:
 
 def test_each_repeat_gets_its_own_seed_and_repeat_0_keeps_the_seed_of_a_key_without_repeats():
     secret = b"s" * 32
-    old_fields = ["m", "hash", "cat", 1, "p1", 0, 10, "n_support=8;noise=0", 7]  # a key before repeats (budget as a config gives it)
+    old_fields = ["m", "hash", "cat", 1, "p1", 0, "n_support=8;noise=0", 7]  # a key before repeats (the budget left out)
     assert method_seed(secret, KEY) == _hmac_seed(secret, old_fields)
     repeats = [method_seed(secret, dataclasses.replace(KEY, repeat=r)) for r in range(4)]
     assert len(set(repeats)) == 4

@@ -30,11 +30,13 @@ SHIPPED_HASHES = {
 # hash covers the file's contents, so these changed once, deliberately, when the adapters moved
 # into their folders (each now finds its shared helpers from its own path, and srbf checks the
 # options instead of the adapter): same options and time limit as before, new file contents.
+# deap_gp's and gplearn's changed again when their adapters began to report each generation's
+# budget (report(expr, budget=g): their exact trajectories, srbf.runs.ladder).
 ROSTER_HASHES = {
-    "deap_gp": "217b871bdcade5f5ad1fb67e5813e90537cf8cd37479f366042e8b513b675eca",
+    "deap_gp": "630bc35190e74748f62b6628002fe21e2fd19c3fe363a623aa8d5a84730ba3b8",
     "eggp": "198135c11fff3037d20866b0adf9b4d1d27e0c0c5f8d350e815c93464d0a69d2",
     "ffx": "71f3e0fd9c3349f70a5e1c2f6ec8508e64de28ba0b3991ac5612794227683b19",
-    "gplearn": "8da693ad06130b8fdf07a8f6739680d4108a31e488799aa4eb1b82964c1ba75d",
+    "gplearn": "3bb78a638e216edaa866fa06de044e9857f7b2e7317aa8574df4e3326fbb67eb",
     "hroch": "8dd61c447f68809af05f716aee7b7ae327df1a3f4c4080f823e7d8fe7cb353b3",
     "jaxsr": "3cb705314da8c086c9f12d895357ec84054de9cf87204ddf52ec11173905c119",
     "operon": "70048a9f05b49bb1b362ecc9de25fe5e5823de4aa70b7a7b0e4fbe8b655d382d",

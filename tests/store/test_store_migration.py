@@ -32,9 +32,18 @@ PEAK_LINE = "    peak_memory_bytes INTEGER,                 -- the method's proc
 STATUS_CHECK = "CHECK (status IN ('ok', 'failed', 'timeout', 'crashed', {}'placeholder'))"
 
 
+FROM_TRAJECTORY_LINES = (
+    "    from_trajectory INTEGER NOT NULL DEFAULT 0 -- 1: a ladder's rung read from a longer fit's trajectory (schema 6)\n"
+    "                    CHECK (from_trajectory IN (0, 1)),\n"
+)
+
+
 def _tables_of(version: int) -> str:
     """TABLES as srbf wrote them at schema ``version``."""
     tables = TABLES
+    if version < 6:
+        assert FROM_TRAJECTORY_LINES in tables  # what schema 6 added
+        tables = tables.replace(FROM_TRAJECTORY_LINES, "")
     if version < 5:
         assert PEAK_LINE in tables and STATUS_CHECK.format("'memory_limit', ") in tables  # what schema 5 added
         tables = tables.replace(PEAK_LINE, "").replace(STATUS_CHECK.format("'memory_limit', "), STATUS_CHECK.format(""))
@@ -213,6 +222,23 @@ def test_a_schema_4_store_gains_memory_limit_and_peak_memory_and_keeps_every_row
     assert frame["status"].tolist() == ["ok", "memory_limit"] and frame["id"].tolist() == [1, 2]
     assert frame["peak_memory_bytes"].isna().tolist() == [True, False]  # an old fit has no peak
     assert int(frame["peak_memory_bytes"].iloc[1]) == 3 * 2**30
+    assert scored["prediction_id"].tolist() == [1]  # the rebuild did not cascade to the metrics
+    ResultsStore(tmp_path / "new").close()
+    assert _all_columns(path) == _all_columns(tmp_path / "new" / STORE_FILENAME)
+    assert _columns(path)[1] == SCHEMA_VERSION
+
+
+def test_a_schema_5_store_gains_from_trajectory_and_keeps_every_row(tmp_path, make_key, make_result):
+    path = _schema_3_store_with_a_scored_fit(tmp_path / "old", version=5)
+    with ResultsStore.open_readonly(tmp_path / "old") as store:  # read-only: not migrated, read as not from one
+        assert store.predictions_frame()["from_trajectory"].tolist() == [False]
+    with ResultsStore(tmp_path / "old") as store:
+        rung = dataclasses.replace(make_result(1), from_trajectory=True, cpu_seconds=None)
+        store.record(make_key(1, problem_id="nguyen-2", draw=0), rung, campaign_id=1, data_hash="h")
+        frame = store.predictions_frame()
+        scored = store.metrics_frame("1.0")
+    assert frame["from_trajectory"].tolist() == [False, True] and frame["id"].tolist() == [1, 2]
+    assert frame["from_trajectory"].dtype == bool and frame["cpu_seconds"].isna().tolist() == [True, True]
     assert scored["prediction_id"].tolist() == [1]  # the rebuild did not cascade to the metrics
     ResultsStore(tmp_path / "new").close()
     assert _all_columns(path) == _all_columns(tmp_path / "new" / STORE_FILENAME)

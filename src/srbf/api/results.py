@@ -27,7 +27,7 @@ __all__ = ["Results", "open_results"]
 
 FIT_COLUMNS = ("method", "method_name", "config_hash", "provenance", "catalog", "catalog_version", "problem_id",
                "draw", "budget", "condition", "seed", "repeat", "status", "expression", "error", "wall_seconds",
-               "cpu_seconds", "method_seconds", "peak_memory_bytes", "created_at")
+               "cpu_seconds", "method_seconds", "peak_memory_bytes", "from_trajectory", "created_at")
 
 
 def _names(value: str | Sequence[str] | None) -> tuple[str, ...] | None:

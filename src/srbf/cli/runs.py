@@ -80,6 +80,8 @@ def _resume_command(args: argparse.Namespace) -> str:
         parts.append("--sealed")
     if args.allow_large:
         parts.append("--allow-large")
+    if args.separate_ladder:
+        parts.append("--separate-ladder")
     return " ".join(parts)
 
 
@@ -114,6 +116,7 @@ def _run(args: argparse.Namespace) -> int:
             shard=shard,
             secret_file=secret_file,
             make_executor=make_executor,
+            separate_ladder=args.separate_ladder,
         )
     finally:
         if in_main:
@@ -147,7 +150,7 @@ def _failures(root, label_of: dict) -> list:
 def _store_status(args: argparse.Namespace) -> int:
     """``srbf status`` without a config: what the store holds, per method, set and budget."""
     from srbf.report.text import text_table
-    from srbf.runs.status import store_counts, stored_failures
+    from srbf.runs.status import from_trajectory_line, store_counts, stored_failures
     from srbf.runs.summary import failure_lines
     from srbf.store import ResultsStore, resolve_path
     from srbf.store.configurations import select_configurations
@@ -168,7 +171,8 @@ def _store_status(args: argparse.Namespace) -> int:
 
         print(json.dumps({"results": str(path), **({"seed": seed[0], "seed_note": seed[1]} if seed else {}), "rows": [
             {"method": r.method, "provenance": r.provenance, "catalog": r.catalog, "budget": r.budget,
-             "stored": r.stored, **{s: r.statuses[s] for s in STATUS_COUNTS}} for r in rows],
+             "stored": r.stored, **{s: r.statuses[s] for s in STATUS_COUNTS}, "from_trajectory": r.from_trajectory}
+            for r in rows],
             "failures": [asdict(g) for g in failures]}, indent=2))  # fmt: skip
         return 0
     print(f"results {path} (no config given: what the store holds; -c CONFIG also counts what is pending)")
@@ -180,13 +184,13 @@ def _store_status(args: argparse.Namespace) -> int:
     totals = [sum(r.statuses[s] for r in rows) for s in STATUS_COUNTS]
     print(text_table(header, table, right=range(2, len(header)), header_rule=False,
                      footer=[("total", "", "", *totals, sum(totals))]))  # fmt: skip
-    for line in failure_lines(failures):
+    for line in filter(None, [from_trajectory_line(rows), *failure_lines(failures)]):
         print(line)
     return 0
 
 
 def _status(args: argparse.Namespace) -> int:
-    from srbf.runs.status import collect_status
+    from srbf.runs.status import collect_status, from_trajectory_line
     from srbf.runs.summary import failure_lines
 
     if args.config is None:
@@ -206,7 +210,7 @@ def _status(args: argparse.Namespace) -> int:
             "rows": [{"method": r.method, "provenance": r.provenance, "catalog": r.catalog, "budget": r.budget,
                       "planned": r.planned,
                       **{s: r.statuses[s] for s in counts}, "pending": r.pending,
-                      "model_string_mismatch": r.mismatches} for r in rows],
+                      "model_string_mismatch": r.mismatches, "from_trajectory": r.from_trajectory} for r in rows],
             "failures": [asdict(g) for g in failures],
         }, indent=2))
         return 0
@@ -239,7 +243,7 @@ def _status(args: argparse.Namespace) -> int:
     planned, pending = totals[0], totals[-1]
     done = planned - pending
     print(f"{done} of {planned} fits stored ({100.0 * done / planned if planned else 100.0:.1f}%), {pending} pending")
-    for note in filter(None, (row.mismatch_note() for row in rows)):
+    for note in filter(None, [from_trajectory_line(rows), *(row.mismatch_note() for row in rows)]):
         print(note)
     for line in failure_lines(failures):
         print(line)
@@ -417,6 +421,9 @@ def add_run_commands(commands: argparse._SubParsersAction) -> None:
                         "config and catalogs out of sight (docs/fairness.md)")  # fmt: skip
     p.add_argument("--sealed", action="store_true", help=SEALED)
     p.add_argument("--allow-large", action="store_true", help=ALLOW_LARGE)
+    p.add_argument("--separate-ladder", action="store_true",
+                   help="fit every budget on its own, also for a method that stores its ladder from one fit's "
+                        "exact trajectory (ladder: one_fit; docs/running.md)")  # fmt: skip
     p.add_argument("--shard", metavar="K/N",
                    help="run only shard K of N (every N-th fit), into its own store (default: "
                         "shard-K-of-N/ in the config's results); srbf merge joins them (docs/cluster.md)")  # fmt: skip

@@ -180,6 +180,7 @@ class Trajectory:
     def __init__(self, limits: Limits):
         self.limits = limits
         self.rows: list[tuple[float, str]] = []
+        self.marks: list[tuple[float, float, str]] = []  # (budget, seconds, expression): see FitResult.marks
         self.notes: list[str] = []
         self._received = 0
         self._bytes = 0
@@ -192,6 +193,7 @@ class Trajectory:
         replaces the worker's own ``t`` (a method can write any ``t``, not arrive before it sent)."""
         seconds = _number(message, "t", "report")
         expression = _text(message, "expression", "report")
+        budget = _number(message, "budget", "report")
         if seconds is None or expression is None:
             raise _malformed("report", "it needs 't' and 'expression'")
         if received is not None:
@@ -203,6 +205,10 @@ class Trajectory:
             self._oversized += 1
             return
         _note(self.notes, "trajectory", replaced)
+        if budget is not None and len(self.marks) < self.limits.trajectory_rows:
+            self.marks.append((budget, seconds, expression))
+        if self.rows and self.rows[-1][1] == expression:
+            return  # a budget step's report of the same incumbent: a mark, not a new row
         self._full = self._full or (
             len(self.rows) >= self.limits.trajectory_rows or self._bytes + size > self.limits.trajectory_bytes
         )
@@ -244,6 +250,7 @@ def failed(reason: str, trajectory: Trajectory, status: str = "failed", **times:
         status=status,
         error=reason,
         trajectory=trajectory.rows,
+        marks=trajectory.marks,
         internals=with_notes({}, trajectory.summary()),
         **times,
     )
@@ -290,6 +297,7 @@ def fit_result(message: dict, trajectory: Trajectory, limits: Limits) -> FitResu
         method_seconds=times["method_seconds"],
         internals=with_notes(internals, notes + trajectory.summary()),
         trajectory=trajectory.rows,
+        marks=trajectory.marks,
     )
 
 

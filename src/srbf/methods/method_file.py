@@ -43,6 +43,7 @@ class _MethodFile(BaseModel):
     python: str | None = None  # the Python the package needs, e.g. ">=3.12" (srbf.methods.interpreters)
     budget_knob: str = Field(min_length=1)
     trajectory: str = Field(min_length=1)
+    exact_trajectory: StrictBool = False  # its report(expr, budget=b) is what a fit of budget b returns
     paradigm: Literal[PARADIGMS]  # type: ignore[valid-type]  # required: probe selection groups by it
     pre_install: list[list[str]] = Field(default_factory=list)
     pip_flags: list[str] = Field(default_factory=list)
@@ -136,6 +137,7 @@ def read_method_file(path: Path, spec_type: type) -> Any:
         python=model.python or "",
         budget_knob=model.budget_knob,
         trajectory=model.trajectory,
+        exact_trajectory=model.exact_trajectory,
         paradigm=model.paradigm,
         folder=path.parent,
         pre_install=tuple(tuple(step) for step in model.pre_install),

@@ -65,6 +65,7 @@ class MethodSpec:
     reproducible: bool = True  # False when the package takes no seed
     notes: str = ""
     size_hint: str = ""  # e.g. "about 1 GB", shown before a large install
+    exact_trajectory: bool = False  # report(expr, budget=b) is what a fit of budget b returns: one fit, the whole ladder
     run: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     configs: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: MappingProxyType({}))
     options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
@@ -103,8 +104,9 @@ class MethodSpec:
                 hint = did_you_mean(config, self.config_names()) or f" (its configurations: {', '.join(self.config_names())})"
                 raise UnknownMethod(f"{self.name} has no configuration {config!r}{hint}")
             keys.update(self.configs[config])
+        ladder = {"ladder": "one_fit"} if self.exact_trajectory else {}
         return {"adapter": {"type": "file", "path": str(self.adapter_path)}, "python": f"env:{self.name}",
-                "budget_knob": self.budget_knob, **{key: _thawed(value) for key, value in keys.items()}}
+                "budget_knob": self.budget_knob, **ladder, **{key: _thawed(value) for key, value in keys.items()}}
 
     def provenance_of(self, config: str) -> str | None:
         """The ``config_provenance`` label of the configuration named ``config``."""

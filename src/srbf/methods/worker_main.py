@@ -26,7 +26,7 @@ listed in the header under ``arrays`` as ``{"name", "shape"}`` in payload order.
 Messages. parent -> worker: ``start`` (protocol version, setup options, the limits on what a fit
 may return), ``fit`` (id, budget, seed, variables, options; arrays X and y), ``shutdown``. worker
 -> parent: ``ready`` or ``start_error`` once, then per fit any number of ``report`` (id, seconds
-since the fit started, expression) followed by one ``result`` (id, status, expression or error,
+since the fit started, expression, and the budget step it answers when the method says so) followed by one ``result`` (id, status, expression or error,
 wall and CPU seconds, internals). The worker's own seconds come from the method's process, so the
 parent checks them and times the fit itself (``srbf.methods.process_tree``). The worker applies the limits itself, so that an honest method
 learns at once; the parent checks everything again (``srbf.methods.boundary``).
@@ -365,18 +365,25 @@ def run_fit(channel, np, fit, header, payload):
     np.random.seed(seed % (2**32))
     state = {"active": True, "last": None, "t0": 0.0}
 
-    def report(expression):
-        """Record ``expression`` as the current best formula, timestamped since the fit started."""
+    def report(expression, budget=None):
+        """Record ``expression`` as the current best formula, timestamped since the fit started.
+        With ``budget``, it is also what a fit of that budget returns (an exact trajectory): then
+        it is sent even when it did not change, so the budget step's time is known."""
         if not isinstance(expression, str):
             raise TypeError("report() takes the expression as a str, got %s" % type(expression).__name__)
+        if budget is not None and (isinstance(budget, bool) or not isinstance(budget, (int, float))):
+            raise TypeError("report() takes the budget as a number, got %s" % type(budget).__name__)
         size = text_bytes(expression)
         if size > LIMITS["expression_bytes"]:
             raise ValueError("report(): " + over_limit("the expression", size, LIMITS["expression_bytes"], "expression_bytes"))
-        if not state["active"] or expression == state["last"]:
+        if not state["active"] or (budget is None and expression == state["last"]):
             return
         state["last"] = expression
         elapsed = time.perf_counter() - state["t0"]
-        channel.send({"type": "report", "id": fit_id, "t": elapsed, "expression": expression})
+        message = {"type": "report", "id": fit_id, "t": elapsed, "expression": expression}
+        if budget is not None:
+            message["budget"] = float(budget)
+        channel.send(message)
 
     kwargs = {
         "budget": header["budget"],

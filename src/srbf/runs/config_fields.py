@@ -122,6 +122,16 @@ def _provenance(value: Any) -> str:
     return value
 
 
+LADDER_MODES = ("one_fit", "separate")  # a ladder from one fit's exact trajectory, or a fit per budget
+
+
+def _ladder(value: Any) -> str:
+    if value not in LADDER_MODES:
+        hint = did_you_mean(value, LADDER_MODES)
+        raise _fail(f"must be one of {', '.join(LADDER_MODES)}, got {_show(value)}{hint}")
+    return value
+
+
 def _adapter_type(value: Any) -> str:
     if value not in ADAPTER_TYPES:
         hint = did_you_mean(value, ADAPTER_TYPES)
@@ -356,6 +366,7 @@ TimeLimit = Annotated[float, BeforeValidator(_in(TIME_LIMIT)), TIME_LIMIT]
 MemoryLimit = Annotated[float, BeforeValidator(_in(MEMORY_LIMIT)), MEMORY_LIMIT]  # MiB
 Flag = Annotated[bool, BeforeValidator(_flag)]
 Provenance = Annotated[str, BeforeValidator(_provenance)]
+Ladder = Annotated[str, BeforeValidator(_ladder)]
 AdapterType = Annotated[str, BeforeValidator(_adapter_type)]
 Options = Annotated[Any, BeforeValidator(_options)]
 SweepValues = Annotated[Any, BeforeValidator(_sweep_values)]

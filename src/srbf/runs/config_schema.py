@@ -43,6 +43,7 @@ from srbf.runs.config_fields import (
     Points,
     Limit,
     MemoryLimit,
+    Ladder,
     Provenance,
     Python,
     Repeats,
@@ -133,6 +134,9 @@ class MethodConfig(_Section):
     config_provenance: Provenance = DEFAULT_PROVENANCE
     budget_knob: Text | None = None
     budgets: Budgets | None = None
+    # one_fit: the ladder's largest budget is fitted once and the smaller ones read from its exact
+    # trajectory (method.yaml's exact_trajectory sets it); separate: every budget is its own fit
+    ladder: Ladder = "separate"
     sweeps: Annotated[tuple[Sweep, ...], BeforeValidator(_none_is(()))] = ()
 
     @model_validator(mode="before")
@@ -213,6 +217,7 @@ class MethodConfig(_Section):
         """The method as plain JSON-like data."""
         fields = {**self.model_dump(), "provenance_explicit": self.provenance_explicit}
         keys = _METHOD_KEYS + (("memory_limit",) if self.memory_limit is not None else ())  # absent: the text of before
+        keys += ("ladder",) if self.ladder != "separate" else ()
         return to_plain({key: fields[key] for key in keys})
 
 

@@ -44,6 +44,7 @@ from srbf.runs.executor import Completed, Executor, WorkerStartError
 from srbf.runs.local_executor import LocalExecutor
 from srbf.runs.plan import Plan, load_catalogs, make_plan, worker_spec
 from srbf.runs.prechecks import method_prechecks
+from srbf.runs.ladder import one_fit_ladders, with_rungs
 from srbf.runs.problems import fit_order
 from srbf.core import GC_THRESHOLDS, SrbfError, TaskKey, freeze_survivors
 from srbf.runs.runlock import RunLock, RunLocked
@@ -188,6 +189,7 @@ def run_config(
     shard: Shard | None = None,
     secret_file: str | Path | None = None,
     make_executor: Callable[[int | None, isolation.Sandbox | None], Executor] | None = None,
+    separate_ladder: bool = False,
 ) -> RunSummary:
     """Run ``config`` into its results store (``config.results``) and return the summary.
 
@@ -215,6 +217,9 @@ def run_config(
         Where a sharded run's secret is kept (made there by the first shard).
     make_executor : callable, optional
         (workers, sandbox) -> Executor; by default a ``LocalExecutor`` (slot processes).
+    separate_ladder : bool, default False
+        Fit every budget on its own, also for methods whose ladder is read from one fit's exact
+        trajectory (``ladder: one_fit``; ``srbf.runs.ladder``).
 
     Returns
     -------
@@ -352,10 +357,12 @@ def run_config(
             )
         campaign_of = {(v.name, v.config_hash): summary.campaigns[v.label] for v in pending}
         order = functools.partial(fit_order, config=config, secret=store.secret())  # the method's seed: under the secret
-        results = executor.run(plan.fits, order, idle=COMMIT_WINDOW_SECONDS)
+        fits = plan.fits if separate_ladder else one_fit_ladders(plan.fits)  # a ladder's rungs from one fit
+        results = executor.run(fits, order, idle=COMMIT_WINDOW_SECONDS)
         held = _HeldResults(store, campaign_of, summary)
         try:
             for batch in results:
+                batch = with_rungs(batch)
                 held.add(batch)
                 bar.update(len(batch))
                 bad = sum(held.arrived[s] for s in ABNORMAL)

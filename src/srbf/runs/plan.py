@@ -81,6 +81,7 @@ class PlannedFit:
     catalog: Catalog
     entry: CatalogEntry
     condition: Condition
+    rungs: tuple[PlannedFit, ...] = ()  # smaller budgets stored from this fit's trajectory (srbf.runs.ladder)
 
 
 @dataclass

@@ -19,7 +19,7 @@ from srbf.runs.plan import Plan, load_catalogs, make_plan
 from srbf.runs.shards import Shard, shard_plan
 from srbf.runs.sweeps import Variant
 
-__all__ = ["StatusRow", "collect_status", "store_counts", "stored_failures"]
+__all__ = ["StatusRow", "collect_status", "from_trajectory_line", "store_counts", "stored_failures"]
 
 
 @dataclass
@@ -33,6 +33,7 @@ class StatusRow:
     statuses: Counter = field(default_factory=Counter)
     mismatches: int = 0  # ok fits whose formula disagrees with the method's own predict
     provenance: str = ""  # who chose the configuration (config_provenance), shown next to the name
+    from_trajectory: int = 0  # stored fits read from a longer fit's trajectory (srbf.runs.ladder)
 
     def mismatch_note(self) -> str | None:
         """One line about the fits whose model string is not what the method fitted, if any."""
@@ -69,14 +70,14 @@ def collect_status(
     if shard is not None:
         plan, _ = shard_plan(plan, shard)
     path = resolve_path(config.results).resolve()
-    stored: dict[TaskKey, tuple[str, bool]] = {}
+    stored: dict[TaskKey, tuple[str, bool, bool]] = {}
     exists = path.is_file()
     if exists:
         with ResultsStore.open_readonly(config.results) as store:
             hashes = list(dict.fromkeys(v.config_hash for v in variants))
             frame = store.predictions_frame(config_hash=hashes, decode_json=False)
         for row in frame.itertuples(index=False):
-            stored[row_key(row)] = (row.status, MISMATCH_KEY in (row.internals or ""))
+            stored[row_key(row)] = (row.status, MISMATCH_KEY in (row.internals or ""), bool(row.from_trajectory))
     label = {(v.name, v.config_hash): v.label for v in variants}
     provenance = {v.label: v.method.config_provenance for v in variants}
     rows: dict[tuple[str, str, float], StatusRow] = {}
@@ -85,11 +86,21 @@ def collect_status(
         row = rows.setdefault((name, key.catalog, key.budget),
                               StatusRow(name, key.catalog, key.budget, provenance=provenance[name]))
         row.planned += 1
-        status, mismatch = stored.get(key, (None, False))
+        status, mismatch, read = stored.get(key, (None, False, False))
         if status is not None:
             row.statuses[status] += 1
             row.mismatches += mismatch
+            row.from_trajectory += read
     return list(rows.values()), path, exists
+
+
+def from_trajectory_line(rows: Sequence[StatusRow]) -> str | None:
+    """One line on the stored fits read from a ladder's one fit, if any."""
+    read = sum(row.from_trajectory for row in rows)
+    if not read:
+        return None
+    return (f"{read} of the stored fits were read from a longer fit's exact trajectory (one fit per ladder; "
+            "no CPU seconds or peak memory of their own)")
 
 
 ABNORMAL = ("failed", "timeout", "crashed")
@@ -111,10 +122,11 @@ def stored_failures(store, label_of: dict[tuple[str, str], str]) -> list:
 def store_counts(store, label_of: dict[tuple[str, str], str]) -> list[StatusRow]:
     """Per (label, catalog, budget): the stored fits of each status (``srbf status`` without a
     config, where nothing is planned)."""
-    columns = ("method", "config_hash", "catalog", "budget", "status", "provenance")
+    columns = ("method", "config_hash", "catalog", "budget", "status", "provenance", "from_trajectory")
     rows: dict[tuple[str, str, float], StatusRow] = {}
     for r in store.prediction_rows(columns):
         name = label_of.get((r.method, r.config_hash), r.method)
         row = rows.setdefault((name, r.catalog, r.budget), StatusRow(name, r.catalog, r.budget, provenance=r.provenance))
         row.statuses[r.status] += 1
+        row.from_trajectory += bool(r.from_trajectory)
     return sorted(rows.values(), key=lambda row: (row.method, row.catalog, row.budget))

@@ -50,6 +50,7 @@ _DTYPES = {
     "cpu_seconds": "float64",
     "method_seconds": "float64",
     "peak_memory_bytes": "Int64",
+    "from_trajectory": "bool",
     "seconds": "float64",
 }
 

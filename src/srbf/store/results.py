@@ -71,8 +71,8 @@ if TYPE_CHECKING:
 _INSERT_PREDICTION = f"""
 INSERT INTO predictions (campaign_id, {", ".join(KEY_COLUMNS)}, provenance, status, expression, error,
     wall_seconds, cpu_seconds, method_seconds, data_hash, internals, stderr_tail, created_at, inputs_hash,
-    peak_memory_bytes)
-VALUES ({", ".join("?" * (len(KEY_COLUMNS) + 14))})
+    peak_memory_bytes, from_trajectory)
+VALUES ({", ".join("?" * (len(KEY_COLUMNS) + 15))})
 ON CONFLICT ({", ".join(KEY_COLUMNS)}) DO NOTHING
 """
 _SELECT_BY_KEY = f"SELECT id FROM predictions WHERE {' AND '.join(f'{c} = ?' for c in KEY_COLUMNS)}"

@@ -38,6 +38,7 @@ PREDICTION_COLUMNS = (
     "stderr_tail",
     "created_at",
     "peak_memory_bytes",
+    "from_trajectory",
 )
 TRAJECTORY_COLUMNS = ("prediction_id", "step", "seconds", "expression")
 CAMPAIGN_COLUMNS = (

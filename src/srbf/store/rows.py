@@ -126,6 +126,7 @@ def fit_rows(fit: Fit, created_at: str | None = None) -> tuple[tuple, tuple, lis
         created_at or now_text(),
         fit.inputs_hash or None,
         None if result.peak_memory_bytes is None else int(result.peak_memory_bytes),
+        int(bool(result.from_trajectory)),
     )
     steps = [(step, real_or_null(seconds), str(expression)) for step, (seconds, expression) in enumerate(result.trajectory)]
     return values, row, steps

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from srbf.store.errors import StoreError
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 APPLICATION_ID = 0x53524246  # "SRBF"
 
 PROVENANCES = ("upstream_default", "author_blessed", "harness_tuned")
@@ -120,6 +120,8 @@ CREATE TABLE predictions (
     created_at      TEXT NOT NULL,
     inputs_hash     TEXT,                      -- of the X arrays alone, NULL if unknown
     peak_memory_bytes INTEGER,                 -- the method's process tree at its largest (schema 5)
+    from_trajectory INTEGER NOT NULL DEFAULT 0 -- 1: a ladder's rung read from a longer fit's trajectory (schema 6)
+                    CHECK (from_trajectory IN (0, 1)),
     UNIQUE (method, config_hash, catalog, catalog_version, problem_id, draw, budget, condition, seed, repeat)
 );
 CREATE INDEX predictions_by_campaign ON predictions (campaign_id);
@@ -196,11 +198,11 @@ def _statement(prefix: str) -> str:
 
 def _rebuild_predictions(conn: sqlite3.Connection) -> None:
     """Rebuild the predictions table as TABLES declares it, for what ALTER TABLE cannot change:
-    its UNIQUE constraint (schema 4: the key gains ``repeat``) and its status CHECK (schema 5:
-    ``memory_limit``). As SQLite's manual prescribes (new table, copy, drop, rename), with foreign
+    its UNIQUE constraint (schema 4: the key gains ``repeat``), its status CHECK (schema 5:
+    ``memory_limit``) and a column with a CHECK (schema 6: ``from_trajectory``). As SQLite's manual prescribes (new table, copy, drop, rename), with foreign
     keys off (``create_or_migrate`` runs with them off) so that dropping the old table does not
     cascade to trajectories and metrics. Every row keeps its id; a column the old table lacks
-    takes its default (repeat 0, no peak memory). A table already as declared is left alone."""
+    takes its default (repeat 0, no peak memory, not from a trajectory). A table already as declared is left alone."""
     table = _statement("CREATE TABLE predictions (")
     (current,) = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'predictions'").fetchone()
     if current.strip() == table:
@@ -230,10 +232,11 @@ MIGRATIONS = {
     ),
     3: (_rebuild_predictions,),  # 4: the repeat index joins the key
     4: (_rebuild_predictions,),  # 5: status memory_limit, and each fit's peak memory
+    5: (_rebuild_predictions,),  # 6: from_trajectory, the ladder's rungs read from one fit
 }
 
 # What a key column a store predates reads as (a store opened read-only is not migrated).
-ABSENT_KEY_VALUES = {"repeat": "0"}
+ABSENT_KEY_VALUES = {"repeat": "0", "from_trajectory": "0"}
 
 
 def column_list(conn: sqlite3.Connection, table: str, columns: tuple[str, ...], alias: str = "") -> str:

@@ -23,7 +23,9 @@ constants):
   ``sin cos exp log sqrt`` and ``add sub mul div``), each a primitive with srbf's own semantics.
 
 **Trajectory**: the hall of fame's best (the best program seen so far) after the initial
-population and after every generation; DEAP's logbook (per generation: evaluations, minimum and
+population and after every generation g, the latter with ``budget=g``: the hall of fame after g
+generations is exactly what a fit of g generations returns (the same seeded stream), so the
+method.yaml declares ``exact_trajectory`` and a run stores a whole ladder from one fit. DEAP's logbook (per generation: evaluations, minimum and
 median error, best size) is returned as ``logbook``.
 
 **Conversion**: the program's nodes (prefix) are written as srbf infix over the problem's
@@ -268,7 +270,8 @@ def run(X, y, *, budget, seed, variables, options, report):
             best_size=len(hall[0]),
             mean_size=float(np.mean([len(ind) for ind in population])),
         )
-        report(to_infix(program_tokens(hall[0], columns), variables))
+        # the hall of fame's best after generation g is what a g-generation fit returns (exact_trajectory)
+        report(to_infix(program_tokens(hall[0], columns), variables), budget=generation or None)
 
     population = [toolbox.individual() for _ in range(opts["population_size"])]
     record(0, population, evaluate_invalid(population))

@@ -14,8 +14,10 @@ for every method alike:
   Those it lacks (``exp`` among the defaults) are left out and listed in ``operators_unavailable``;
   gplearn runs without them, as SRBench and SymbolicArena run it.
 
-**Trajectory**: after every generation the best program of that generation (lowest raw error,
-the rule gplearn itself uses for its final program) is reported.
+**Trajectory**: after every generation g the best program of that generation (lowest raw error,
+the rule gplearn itself uses for its final program) is reported with ``budget=g``: it is exactly
+what a fit of g generations returns (same seed, same warm-started stream), so the method.yaml
+declares ``exact_trajectory`` and a run stores a whole ladder from one fit.
 
 **Conversion**: gplearn prints ``add(mul(X0, X0), X1)`` with constants rounded to 3 decimals, so
 the adapter never uses its printout: it walks the program's nodes (prefix: function names,
@@ -227,7 +229,7 @@ def run(X, y, *, budget, seed, variables, options, report):
         population = model._programs[-1]
         raw = [p.raw_fitness_ for p in population]
         best = population[int(np.argmax(raw) if greater_is_better else np.argmin(raw))]
-        report(to_infix(program_tokens(best), variables))
+        report(to_infix(program_tokens(best), variables), budget=g)  # a g-generation fit's answer
         best_raw = model.run_details_["best_fitness"][-1]
         criterion = model.stopping_criteria
         if (best_raw >= criterion) if greater_is_better else (best_raw <= criterion):
