@@ -28,9 +28,11 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "methods.md"
 
 
 def check_incumbents(trajectory, expression, variables, name) -> None:
-    """Several rows, their times increasing, every expression parsing and evaluating."""
+    """More than one row (a method that reports only at the end sends one), their times
+    increasing, every expression parsing and evaluating. How many a search takes to reach its
+    answer is the package's own business: rils_rols finds this toy's formula in two."""
     X, _ = toy(0, kind="positive")
-    assert len(trajectory) >= 3, f"{name}: {len(trajectory)} incumbents"
+    assert len(trajectory) >= 2, f"{name}: {len(trajectory)} incumbents"
     seconds = [t for t, _ in trajectory]
     assert all(0 <= a < b for a, b in zip(seconds, seconds[1:])), f"{name}: times {seconds}"
     for _, text in trajectory:

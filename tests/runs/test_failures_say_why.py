@@ -94,6 +94,9 @@ def test_a_run_ends_with_its_failures_grouped_and_status_shows_them(tmp_path):
         assert code == 0 and line in out.splitlines(), argv
 
 
+TAKES_ANY_KEYWORD = {"itea"}
+
+
 @pytest.mark.slow
 def test_every_declared_estimator_reads_in_its_installed_environment():
     from srbf.methods.param_names import accepted_parameters
@@ -107,5 +110,7 @@ def test_every_declared_estimator_reads_in_its_installed_environment():
         pytest.skip("no roster environment with a declared estimator is installed")
     for name, target in installed.items():
         read = accepted_parameters(str(env_python(name)), target)
-        assert read is not None and not read[1], (name, target)  # named parameters, no **kwargs
+        # named parameters, no **kwargs, except ITEA 1.1.2's ITEA_regressor, which also takes
+        # **kwargs: a misspelt key of its params is then not caught before the fit (param_names)
+        assert read is not None and read[1] == (name in TAKES_ANY_KEYWORD), (name, target)
         assert set(ROSTER[name].options["params"].get("forbidden", ())) <= read[0], name  # what srbf sets is theirs
