@@ -67,7 +67,7 @@ def distribution_figure(points: pd.DataFrame, boxes: pd.DataFrame, path: str | P
                         files: FigureFiles = FigureFiles()) -> list[Path]:
     """Two panels (R², log10 FVU on validation points), one row per method: its box (quartiles,
     median, Tukey whiskers) and its problems as points at their fixed offsets; a clipped value is
-    drawn as a cross at the limit, which is marked by a dotted line."""
+    drawn as a hollow diamond at the limit, which is marked by a dotted line."""
     metrics = [m for m in (ACCURACY, FIT) if (boxes["metric"] == m).any()]
     methods = sorted(boxes["method"].unique())
     colors = method_colors(methods)
@@ -92,7 +92,7 @@ def distribution_figure(points: pd.DataFrame, boxes: pd.DataFrame, path: str | P
             cut = mine[mine["clipped"] != ""]
             color = colors[method]
             ax.plot(kept["shown"], i + kept["jitter"], "o", ms=3.2, color=color, alpha=0.75, ls="none")
-            ax.plot(cut["shown"], i + cut["jitter"], "x", ms=4, color=color, ls="none")
+            ax.plot(cut["shown"], i + cut["jitter"], "D", ms=4.5, mfc="white", mec=color, ls="none")
         if stats:
             ax.bxp(stats, positions=where, vert=False, widths=0.6, showfliers=False, patch_artist=True,
                    boxprops={"facecolor": "none", "edgecolor": "0.25"}, medianprops={"color": "0.1", "lw": 1.6},
@@ -100,7 +100,7 @@ def distribution_figure(points: pd.DataFrame, boxes: pd.DataFrame, path: str | P
         ax.axvline(limit, color="0.5", ls=":", lw=1)
         name = "R²" if metric == ACCURACY else "log10 FVU"
         better = "right" if metric == ACCURACY else "left"
-        ax.set_xlabel(f"{name} on validation points ({better} is better; {side} {limit:g}, ×: clipped)", fontsize=8.5)
+        ax.set_xlabel(f"{name} on validation points ({better} is better; {side} {limit:g}, ◇: clipped)", fontsize=8.5)
         ax.set_title(display_name(metric), fontsize=9.5, loc="left")
         ax.grid(True, axis="x", alpha=0.3)
     axes[0].set_yticks(range(len(methods)), [mathtext(m) for m in methods], fontsize=8)

@@ -60,7 +60,7 @@ def distribution_caption(boxes: pd.DataFrame) -> str:
         where = "below the floor" if side == "floor" else "above the ceiling"
         counts.append(f"{'R²' if metric == ACCURACY else 'log10 FVU'}: {int(rows['n'].sum())} values of "
                       f"{int(rows['n_universe'].sum())}, {int(rows['n_clipped'].sum())} {where} {limit:g} drawn at it "
-                      f"(×), {int(rows['n_missing'].sum())} missing (no usable fit on any draw)")
+                      f"(◇), {int(rows['n_missing'].sum())} missing (no usable fit on any draw)")
     return ("How to read it: one point per problem and method; the box spans the middle half of the problems, its "
             "line is the median, the whiskers reach the furthest problem within 1.5 box lengths. R² is drawn from "
             f"{R2_FLOOR:g} (twice the error of predicting the mean) and log10 FVU up to {LIMITS[FIT][1]:g} (a hundred "
