@@ -4,6 +4,8 @@ with the methods and numbers of the build's data, as plotly charts and as the sk
 
 from __future__ import annotations
 
+import html
+
 import pytest
 
 from site_helpers import Page
@@ -24,10 +26,10 @@ def test_the_pareto_view_draws_every_placed_method_and_the_front(page):
     assert placed, table  # the store's methods have formulas: at least one is placed
     traces = p.evaluate("document.querySelector('main .plot').data.filter(t => t.mode === 'markers+text')"
                         ".map(t => ({name: t.name, x: t.x[0], y: t.y[0], symbol: t.marker.symbol}))")
-    names = sorted(t["name"].split(" (")[0] for t in traces)
+    names = sorted(_method(t["name"]) for t in traces)
     assert names == placed
     for trace in traces:
-        row = next(r for r in table if trace["name"].startswith(r["method"] + " ("))
+        row = next(r for r in table if r["method"] == _method(trace["name"]))
         assert trace["x"] == pytest.approx(float(row["size"])) and trace["y"] == pytest.approx(float(row["accuracy"]))
         assert trace["symbol"] == ("circle" if row["on_front"] else "circle-open")
     rendered = p.locator("main .plot .scatterlayer .trace").count()
@@ -45,20 +47,20 @@ def test_the_distributions_view_draws_one_box_and_strip_per_method(page):
         drawn = [b["method"] for b in boxes if b["n"]]
         assert drawn
         strips = p.evaluate("document.querySelector('main .plot').data.map(t => ({name: t.name, n: t.x.length}))")
-        assert sorted(s["name"].split(" (")[0] for s in strips) == sorted(drawn)
+        assert sorted(_method(s["name"]) for s in strips) == sorted(drawn)
         for strip in strips:
-            method = strip["name"].split(" (")[0]
+            method = _method(strip["name"])
             assert strip["n"] == sum(1 for q in points if q["method"] == method and q["shown"] not in (None, "NaN"))
         ticks = p.evaluate("document.querySelector('main .plot').layout.yaxis.ticktext")
-        assert ticks == [t for t in _rows_methods(page)]
+        assert [html.unescape(t) for t in ticks] == page.data(f"{SCOPE}.methods")  # every method named, as text
         assert p.locator('select[aria-label="Metric"]').input_value() == metric
         assert p.locator("main .view-distributions table tbody tr").count() == len(boxes)
     assert page.errors == []
 
 
-def _rows_methods(page) -> list[str]:
-    return page.data(f"{SCOPE}.methods.map(m => m.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')"
-                     ".replace(/\"/g, '&#34;').replace(/'/g, '&#39;'))")
+def _method(name: str) -> str:
+    """A legend entry "method (provenance)" (plotly text: entities) back to the method's label."""
+    return html.unescape(name).rsplit(" (", 1)[0]
 
 
 def test_both_pictures_are_sketched_before_plotly_arrives(browser, site):
