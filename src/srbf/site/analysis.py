@@ -114,7 +114,8 @@ def scope_data(frame: pd.DataFrame, *, metrics=None, times=None, statistic: str 
                confirmatory=(), seed: int = 0, n_resamples: int = 1000, time_axis: pd.DataFrame | None = None,
                at_budget: str | None = None, reading: Reading | None = None) -> dict:
     """One scope's numbers (every set together, or one set): leaderboard, curves, verdicts, ranks,
-    per-set values, and the descriptive in-between reads, in both readings: the report's
+    per-set values, the report's accuracy-size and distributions tables (``srbf.report.pictures``,
+    each method at its largest complete budget), and the descriptive in-between reads, in both readings: the report's
     (``reading``, else ``srbf.stats.reading.choose_reading`` of ``times`` and ``at_budget``, as
     ``srbf analyze`` chooses it) and the other one (:func:`other_reading`), each analysed as the
     report would analyse it, so the report's rows are the report's to the last digit. ``time_axis``:
