@@ -34,14 +34,14 @@ def bootstrap_median(values, n_resamples: int = 1000, seed: int = 0, level: floa
     if x.size == 0:
         return {"median": np.nan, "low": np.nan, "high": np.nan, "n": 0, "n_resamples": n_resamples}
     rng = np.random.default_rng(seed)
-    means = np.empty(n_resamples)
+    estimates = np.empty(n_resamples)  # the statistic of each resample
     chunk = max(1, min(n_resamples, 2_000_000 // max(x.size, 1)))
     for start in range(0, n_resamples, chunk):
         stop = min(n_resamples, start + chunk)
         index = rng.integers(0, x.size, size=(stop - start, x.size))
         resampled = x[index]
-        means[start:stop] = resampled.mean(axis=1) if statistic == "mean" else np.median(resampled, axis=1)
+        estimates[start:stop] = resampled.mean(axis=1) if statistic == "mean" else np.median(resampled, axis=1)
     tail = 100 * (1 - level) / 2
-    low, median, high = np.percentile(means, [tail, 50, 100 - tail])
+    low, median, high = np.percentile(estimates, [tail, 50, 100 - tail])
     return {"median": float(median), "low": float(low), "high": float(high), "n": int(x.size),
             "n_resamples": n_resamples}
