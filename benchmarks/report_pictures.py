@@ -78,7 +78,8 @@ def main() -> None:
     print(f"tables (per-problem values, bootstrap, front, boxes): {best_of(runs, compute):.2f} s")
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder)
-        print(f"draw pareto.png:        {best_of(runs, lambda: pareto_figure(tables['pareto'], out / 'p.png', {})):.2f} s")
+        seconds = best_of(runs, lambda: pareto_figure(tables["pareto"], out / "p.png", {}))
+        print(f"draw pareto.png:        {seconds:.2f} s")
         print(f"draw distributions.png: "
               f"{best_of(runs, lambda: distribution_figure(tables['points'], tables['boxes'], out / 'd.png')):.2f} s")
     front = tables["pareto"].loc[tables["pareto"]["on_front"], "method"].tolist()

@@ -30,7 +30,8 @@ def _row(method, problem, draw, budget, r2, size, success=1.0, catalog="nguyen")
         log_fvu = math.inf
     return {"method": method, "catalog": catalog, "catalog_version": 1, "problem_id": problem, "draw": draw,
             "budget": budget, "seconds": 1.0, "success": success, "nrr_validation": 0.0,
-            "r2_validation": np.nan if r2 is None else r2, "log10_fvu_validation": np.nan if log_fvu is None else log_fvu,
+            "r2_validation": np.nan if r2 is None else r2,
+            "log10_fvu_validation": np.nan if log_fvu is None else log_fvu,
             "token_count_prediction": np.nan if size is None else size}
 
 

@@ -16,7 +16,8 @@ SCOPE = "SRBF.data['c0-s0']"
 
 
 def _rows(page, key: str) -> list[dict]:
-    return page.data(f"(() => {{ const t = {SCOPE}.{key}; return t.data.map(r => Object.fromEntries(t.columns.map((c, i) => [c, r[i]]))); }})()")
+    return page.data(f"(() => {{ const t = {SCOPE}.{key}; "
+                     "return t.data.map(r => Object.fromEntries(t.columns.map((c, i) => [c, r[i]]))); })()")
 
 
 def test_the_pareto_view_draws_every_placed_method_and_the_front(page):
@@ -66,7 +67,8 @@ def _method(name: str) -> str:
 def test_both_pictures_are_sketched_before_plotly_arrives(browser, site):
     opened = Page(browser, site)
     opened.page.route("**/plotly.min.js", lambda route: route.abort())  # plotly never loads: the sketch stays
-    for view, label in (("pareto", "median R² against median formula size"), ("distributions", "per-problem distribution")):
+    for view, label in (("pareto", "median R² against median formula size"),
+                        ("distributions", "per-problem distribution")):
         opened.page.goto(f"{(site / 'index.html').as_uri()}#view={view}")
         opened.page.wait_for_selector(f'main[data-ready="{view}"]', timeout=15000)
         plot = opened.page.locator("main .plot").first

@@ -35,7 +35,8 @@ def test_failures_are_missing_and_infinities_follow_the_rule():
     failed = frame["problem_id"] == "p2"
     frame.loc[failed, "success"] = 0.0
     frame.loc[failed, "r2_validation"] = np.nan
-    values = per_problem_values(frame, "r2_validation").set_index(["method", "budget", "catalog", "problem_id"])["value"]
+    values = per_problem_values(frame, "r2_validation")
+    values = values.set_index(["method", "budget", "catalog", "problem_id"])["value"]
     assert values[("a", 1.0, "s1", "p0")] == 0.5  # one draw blew up: the mean leaves it out
     assert values[("a", 1.0, "s1", "p1")] == -math.inf  # every draw blew up: kept, the worst
     assert np.isnan(values[("a", 1.0, "s1", "p2")])  # every fit failed: missing, not made up

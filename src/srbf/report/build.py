@@ -98,17 +98,17 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=No
     with painter or Painter() as painter:  # its processes draw while the tables and index.md are written here
         times_shown = [m.x for m in shown if m.axis == "time"]
         units = budget_units(frame)
-        curves = [curve_job(analysis.aggregates, metric, folder, files, provenance=provenance, times=times_shown,
-                            show_incomplete=show_incomplete, units=units) for metric in metrics]
+        early = [curve_job(analysis.aggregates, metric, folder, files, provenance=provenance, times=times_shown,
+                           show_incomplete=show_incomplete, units=units) for metric in metrics]
         budgets = T.largest_complete_budgets(analysis.aggregates)
         pictures = {"pareto": pareto_table(frame, budgets, seed=seed, n_resamples=n_resamples),
                     "distributions": distribution_points(frame, budgets)}
         pictures["distribution_boxes"] = distribution_boxes(pictures["distributions"])
         if not pictures["pareto"].empty:
-            curves.append(pareto_job(pictures["pareto"], provenance, folder, files))
+            early.append(pareto_job(pictures["pareto"], provenance, folder, files))
         if not pictures["distribution_boxes"].empty:
-            curves.append(distribution_job(pictures["distributions"], pictures["distribution_boxes"], folder, files))
-        painter.draw(curves)  # they need the aggregates and the per-problem values only
+            early.append(distribution_job(pictures["distributions"], pictures["distribution_boxes"], folder, files))
+        painter.draw(early)  # they need the aggregates and the per-problem values only
         headline = T.headline_mark(analysis.aggregates, shown)
         if callable(stack):  # read while the curves are drawn
             stack = stack()
@@ -141,7 +141,7 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=No
                 jobs.append(cd_job(panels, metric, f"{display_name(metric)}: mean ranks", folder, files))
                 sections.setdefault("ranks", []).append(metric)
         painter.draw(jobs)
-        figures = [target for _, _, options in (*curves, *jobs) for target in files.targets(options["path"])]
+        figures = [target for _, _, options in (*early, *jobs) for target in files.targets(options["path"])]
         report = Report(out, out / "index.md", figures, written, analysis, metrics, shown, headline, notes, files,
                         reading)
         try:
