@@ -185,3 +185,16 @@ def test_a_frame_without_r2_or_sizes_says_so_instead_of_drawing(tmp_path):
     assert not {"pareto.png", "distributions.png"} & {p.name for p in report.figures}
     text = report.index.read_text()
     assert "_No Pareto figure" in text and "_No distributions figure" in text
+
+
+@pytest.mark.parametrize("methods", [["good"], ["failing"]])
+def test_a_report_of_one_method_draws_both_pictures(tmp_path, methods):
+    frame = hand_frame()
+    frame = frame[frame["method"].isin(methods)]
+    report = build_report(frame, tmp_path / "r", metrics=["nrr_validation"], at_budget="max", n_resamples=100)
+    assert {"pareto.png", "distributions.png"} <= {p.name for p in report.figures}
+    table = read_table(tmp_path / "r" / "tables" / "pareto.csv")
+    assert table["method"].tolist() == methods
+    assert table["on_front"].tolist() == [methods == ["good"]]
+    text = report.index.read_text()
+    assert ("Front: good." in text) if methods == ["good"] else ("Front: none." in text and "6 missing" in text)
