@@ -112,7 +112,7 @@ def distribution_points(frame: pd.DataFrame, budgets: dict) -> pd.DataFrame:
             beyond = value < limit if side == "floor" else value > limit
         rows = rows.assign(metric=metric, shown=np.where(beyond, limit, value), clipped=np.where(beyond, side, ""))
         order = rows.groupby("method").cumcount().to_numpy()
-        rows["jitter"] = ((order * 0.6180339887) % 1.0 - 0.5) * 0.5  # golden-ratio spread in [-0.25, 0.25)
+        rows["jitter"] = np.round(((order * 0.6180339887) % 1.0 - 0.5) * 0.5, 3)  # golden-ratio spread in [-0.25, 0.25]
         parts.append(rows)
     columns = ["method", "budget", "metric", "catalog", "problem_id", "value", "shown", "clipped", "jitter"]
     if not parts:
