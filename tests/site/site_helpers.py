@@ -11,7 +11,7 @@ import shutil
 HOSTILE = "<img src=x onerror=alert(1)>"
 
 
-VIEWS = ("curves", "table", "paired", "ranks", "sets", "progress", "guide")
+VIEWS = ("curves", "table", "paired", "ranks", "pareto", "distributions", "sets", "progress", "guide")
 
 
 # Least squares on the first `budget` inputs: a method whose answers improve with its budget.

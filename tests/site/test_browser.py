@@ -18,6 +18,8 @@ DEEP_LINKS = {
     "table": "view=table&t=10%20s",
     "paired": "view=paired&sub=matrix&mark=1%20s&metric=nrr_validation",
     "ranks": "view=ranks&metric=log10_fvu_validation",
+    "pareto": "view=pareto&set=1",
+    "distributions": "view=distributions&metric=log10_fvu_validation",
     "sets": "view=sets&set=1",
     "progress": "view=progress&c=1",
     "guide": "view=guide&theme=dark",

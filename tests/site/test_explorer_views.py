@@ -146,6 +146,7 @@ def test_a_screenshot_of_every_view(browser, cd_site, tmp_path):
     keep = os.environ.get("SRBF_SCREENSHOTS")
     links = {"curves": "view=curves&metric=log10_fvu_validation", "table": "view=table",
              "paired": "view=paired&sub=matrix&metric=nrr_validation&pin=0.2", "ranks": "view=ranks",
+             "pareto": "view=pareto", "distributions": "view=distributions&metric=log10_fvu_validation",
              "sets": "view=sets", "progress": "view=progress", "guide": "view=guide"}
     page = Page(browser, cd_site, width=1000)
     for view in VIEWS:

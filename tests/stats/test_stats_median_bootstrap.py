@@ -67,3 +67,18 @@ def test_bootstrap_edge_cases():
     assert np.isnan(bootstrap_median([np.nan])["median"])
     with pytest.raises(ValueError, match="infinite"):
         bootstrap_median([1.0, np.inf])
+
+
+def test_bootstrap_of_the_median_matches_its_large_sample_spread():
+    """The median of n normal values has standard error about sqrt(pi / 2) * sigma / sqrt(n)."""
+    rng = np.random.default_rng(2)
+    x = rng.normal(5.0, 2.0, 2001)
+    out = bootstrap_median(x, seed=3, statistic="median")
+    se = np.sqrt(np.pi / 2) * 2.0 / np.sqrt(x.size)
+    assert out["median"] == pytest.approx(np.median(x), abs=0.3 * se)
+    assert out["high"] - out["low"] == pytest.approx(2 * 1.96 * se, rel=0.2)
+    skewed = np.r_[np.zeros(60), np.full(40, 100.0)]  # the median resists the tail the mean follows
+    assert bootstrap_median(skewed, seed=1, statistic="median")["high"] == 0.0
+    assert bootstrap_median(skewed, seed=1)["low"] > 20
+    with pytest.raises(ValueError, match="statistic must be"):
+        bootstrap_median(x, statistic="mode")

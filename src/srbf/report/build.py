@@ -1,8 +1,8 @@
 """``build_report``: the long frame of per-prediction metrics to report/index.md, its figures and
 its CSV tables. docs/report.md describes every part and how to read it.
 
-    report/index.md           leaderboard, curves, per-set tables, verdicts, ranks
-    report/figures/*.png      curve_<metric>, verdicts_<metric>, cd_<metric> (and/or .pdf, .svg)
+    report/index.md           leaderboard, curves, accuracy and size, per-set tables, verdicts, ranks
+    report/figures/*.png      curve_<metric>, pareto, distributions, verdicts_<metric>, cd_<metric> (and/or .pdf, .svg)
     report/tables/*.csv       every number shown, at full precision next to the rounded one
 """
 
@@ -21,8 +21,10 @@ from srbf.report.drawing import Painter
 from srbf.report.data import budget_units, label_note, provenance_labels, require_scores
 from srbf.report.escape import md
 from srbf.report.figure_files import FigureFiles
-from srbf.report.figure_jobs import cd_job, cd_panels, curve_job, verdict_job
+from srbf.report.figure_jobs import cd_job, cd_panels, curve_job, distribution_job, pareto_job, verdict_job
 from srbf.report.marks import collapse_repeated
+from srbf.report.picture_section import pictures_section
+from srbf.report.pictures import distribution_boxes, distribution_points, pareto_table
 from srbf.report.readings import analysis_at_marks, choose_metrics, comparable, leaderboard_table, ranked, reading_of
 from srbf.report.stack import stack_markdown
 from srbf.stats import Analysis, display_name
@@ -32,7 +34,8 @@ from srbf.store.csv_cells import read_csv, write_csv
 BUDGET_FALLBACK = ("**No method could be placed at the declared time marks** (no usable timings, or every method "
                    "slower than the marks): values, verdicts and ranks are read at each budget, the same budget "
                    "for every method.")
-TABLES = ("aggregates", "leaderboard", "per_set", "comparisons", "ranks", "time_axis")
+TABLES = ("aggregates", "leaderboard", "per_set", "comparisons", "ranks", "time_axis", "pareto", "distributions",
+          "distribution_boxes")
 
 
 @dataclass
@@ -95,9 +98,17 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=No
     with painter or Painter() as painter:  # its processes draw while the tables and index.md are written here
         times_shown = [m.x for m in shown if m.axis == "time"]
         units = budget_units(frame)
-        curves = [curve_job(analysis.aggregates, metric, folder, files, provenance=provenance, times=times_shown,
-                            show_incomplete=show_incomplete, units=units) for metric in metrics]
-        painter.draw(curves)  # they need the aggregates only
+        early = [curve_job(analysis.aggregates, metric, folder, files, provenance=provenance, times=times_shown,
+                           show_incomplete=show_incomplete, units=units) for metric in metrics]
+        budgets = T.largest_complete_budgets(analysis.aggregates)
+        pictures = {"pareto": pareto_table(frame, budgets, seed=seed, n_resamples=n_resamples),
+                    "distributions": distribution_points(frame, budgets)}
+        pictures["distribution_boxes"] = distribution_boxes(pictures["distributions"])
+        if not pictures["pareto"].empty:
+            early.append(pareto_job(pictures["pareto"], provenance, folder, files))
+        if not pictures["distribution_boxes"].empty:
+            early.append(distribution_job(pictures["distributions"], pictures["distribution_boxes"], folder, files))
+        painter.draw(early)  # they need the aggregates and the per-problem values only
         headline = T.headline_mark(analysis.aggregates, shown)
         if callable(stack):  # read while the curves are drawn
             stack = stack()
@@ -110,7 +121,7 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=No
         if not ranks.empty:
             ranks = pd.concat([m.select(ranks) for m in marks] or [ranks.iloc[:0]], ignore_index=True)
         frames = {"aggregates": analysis.aggregates, "leaderboard": board, "per_set": sets, "comparisons": verdicts,
-                  "ranks": ranks, "time_axis": analysis.time_axis}
+                  "ranks": ranks, "time_axis": analysis.time_axis, **pictures}
         if stack is not None:
             frames["stack"] = stack[stack["method"].astype(str).isin(methods)]
         written = {}
@@ -130,12 +141,12 @@ def build_report(frame: pd.DataFrame, out: str | Path, *, metrics=None, times=No
                 jobs.append(cd_job(panels, metric, f"{display_name(metric)}: mean ranks", folder, files))
                 sections.setdefault("ranks", []).append(metric)
         painter.draw(jobs)
-        figures = [target for _, _, options in (*curves, *jobs) for target in files.targets(options["path"])]
+        figures = [target for _, _, options in (*early, *jobs) for target in files.targets(options["path"])]
         report = Report(out, out / "index.md", figures, written, analysis, metrics, shown, headline, notes, files,
                         reading)
         try:
             text = _index(report, frame, board, sets, verdicts, ranks, methods, sections, statistic, show_incomplete,
-                          source, frames.get("stack"))
+                          source, frames.get("stack"), pictures)
         finally:
             report.figures = painter.wait()
     report.index.write_text(text, encoding="utf-8")
@@ -154,7 +165,7 @@ def _rank_order(metrics) -> list[str]:
 
 
 def _index(report: Report, frame, board, sets, verdicts, ranks, methods, sections, statistic, show_incomplete,
-           source, stack) -> str:
+           source, stack, pictures) -> str:
     a = report.analysis.aggregates
     n_universe = int(a["n_universe"].iloc[0]) if not a.empty else 0
     catalogs = sorted(frame["catalog"].astype(str).unique())
@@ -181,7 +192,8 @@ def _index(report: Report, frame, board, sets, verdicts, ranks, methods, section
         "",
         *([BUDGET_FALLBACK, ""] if report.marks and report.marks[0].axis == "budget" else []),
         *mismatch_lines(frame),
-        "Contents: [Leaderboard](#leaderboard) · [Curves](#curves) · [Per problem set](#per-problem-set) · "
+        "Contents: [Leaderboard](#leaderboard) · [Curves](#curves) · [Accuracy and size](#accuracy-and-size) · "
+        "[Per problem set](#per-problem-set) · "
         "[Paired verdicts](#paired-verdicts) · [Ranks](#ranks-and-critical-differences) · "
         + ("[Stack](#stack) · " if stack is not None else "") + "[Files](#files)",
         "",
@@ -217,6 +229,7 @@ def _index(report: Report, frame, board, sets, verdicts, ranks, methods, section
                        f"{titled_code(metric)} against each method's budget, one panel per method on its own "
                        "unit (top), and against seconds per problem (bottom).")
 
+    out += pictures_section(report, pictures, _figure)
     out += ["## Per problem set", "",
             "Each set's own mean with its 95 % t interval (geometric for ratios) and its number of problems, "
             "per method at its largest complete budget.", ""]

@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 Job = tuple[Callable[..., list[Path]] | str, tuple, dict[str, Any]]  # a figure function, its arguments
-DRAWING_MODULES = ("srbf.report.figures", "srbf.report.cd")  # what a Painter imports ahead of its jobs
+# what a Painter imports ahead of its jobs
+DRAWING_MODULES = ("srbf.report.figures", "srbf.report.cd", "srbf.report.picture_figures")
 WARM_UP = "srbf.report.agg_canvas:warm_up"  # and then runs, still ahead of them
 
 

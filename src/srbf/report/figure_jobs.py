@@ -17,6 +17,8 @@ from srbf.report.markdown_tables import Mark
 CURVES = "srbf.report.figures:curves_figure"
 VERDICTS = "srbf.report.figures:verdict_figure"
 CD = "srbf.report.cd:cd_figure"
+PARETO = "srbf.report.picture_figures:pareto_figure"
+DISTRIBUTIONS = "srbf.report.picture_figures:distribution_figure"
 
 
 def curve_job(aggregates: pd.DataFrame, metric: str, folder: Path, files: FigureFiles, *, provenance: dict,
@@ -35,6 +37,16 @@ def verdict_job(verdicts: pd.DataFrame, metric: str, marks, methods, folder: Pat
 def cd_job(panels: list[dict], metric: str, title: str, folder: Path, files: FigureFiles):
     """The CD diagrams of ``metric`` (``srbf.report.cd.cd_figure``)."""
     return (CD, (panels,), {"path": folder / f"cd_{metric}.png", "title": title, "files": files})
+
+
+def pareto_job(table: pd.DataFrame, provenance: dict, folder: Path, files: FigureFiles):
+    """Median R² against median formula size, the front joined (``picture_figures.pareto_figure``)."""
+    return (PARETO, (table,), {"path": folder / "pareto.png", "provenance": provenance, "files": files})
+
+
+def distribution_job(points: pd.DataFrame, boxes: pd.DataFrame, folder: Path, files: FigureFiles):
+    """Box and strip plots of R² and log10 FVU per method (``picture_figures.distribution_figure``)."""
+    return (DISTRIBUTIONS, (points, boxes), {"path": folder / "distributions.png", "files": files})
 
 
 def cd_panels(ranks: pd.DataFrame, metric: str, marks: list[Mark]) -> list[dict]:

@@ -18,6 +18,7 @@ import pandas as pd
 from srbf.report import markdown_tables as T
 from srbf.report.readings import choose_metrics, comparable, reading_of, run_analysis
 from srbf.report.data import budget_units, confirmatory_pairs, label_note, provenance_labels
+from srbf.report.pictures import LIMITS, distribution_boxes, distribution_points, pareto_table
 from srbf.report.rounding import format_with
 from srbf.stats import DECLARED_TIMES, analyze, rule_for
 from srbf.stats.ranks import cd_groups
@@ -33,6 +34,7 @@ CELL_COLUMNS = ("axis", "time", "budget", "metric", "method_a", "method_b", "sta
                 "same_configuration", "decided_by")
 BETWEEN_COLUMNS = ("time", "metric", "method_a", "method_b", "status_a", "status_b", "verdict", "delta", "ci_low",
                    "ci_high", "margin", "delta_shown", "decimals", "n_pairs")  # descriptive: no p-values
+POINT_COLUMNS = ("method", "metric", "catalog", "problem_id", "value", "shown", "clipped", "jitter")
 RANK_COLUMNS = ("axis", "time", "budget", "metric", "method", "mean_rank", "status", "k", "n_problems",
                 "population", "friedman_statistic", "p_value", "cd", "significant", "groups", "summary")
 
@@ -112,7 +114,8 @@ def scope_data(frame: pd.DataFrame, *, metrics=None, times=None, statistic: str 
                confirmatory=(), seed: int = 0, n_resamples: int = 1000, time_axis: pd.DataFrame | None = None,
                at_budget: str | None = None, reading: Reading | None = None) -> dict:
     """One scope's numbers (every set together, or one set): leaderboard, curves, verdicts, ranks,
-    per-set values, and the descriptive in-between reads, in both readings: the report's
+    per-set values, the report's accuracy-size and distributions tables (``srbf.report.pictures``,
+    each method at its largest complete budget), and the descriptive in-between reads, in both readings: the report's
     (``reading``, else ``srbf.stats.reading.choose_reading`` of ``times`` and ``at_budget``, as
     ``srbf analyze`` chooses it) and the other one (:func:`other_reading`), each analysed as the
     report would analyse it, so the report's rows are the report's to the last digit. ``time_axis``:
@@ -177,6 +180,8 @@ def scope_data(frame: pd.DataFrame, *, metrics=None, times=None, statistic: str 
         groups.append({"metric": metric, "axis": first["axis"], "time": first["time"], "budget": first["budget"],
                        "groups": [[names[i] for i in bar] for bar in bars]})
     readings = {report_mark.label: "report" for report_mark in report["marks"]}
+    budgets = T.largest_complete_budgets(analysis.aggregates)  # the report's pictures: each at its largest budget
+    points = distribution_points(frame, budgets)
     return {
         "metrics": metrics,
         "metric_info": metric_info(metrics),
@@ -201,4 +206,8 @@ def scope_data(frame: pd.DataFrame, *, metrics=None, times=None, statistic: str 
         "per_set": table(T.per_set(analysis, metrics)),
         "time_axis": table(analysis.time_axis),
         "between": between,
+        "pareto": table(pareto_table(frame, budgets, seed=seed, n_resamples=n_resamples)),
+        "distribution_points": table(points, POINT_COLUMNS),
+        "distribution_boxes": table(distribution_boxes(points)),
+        "picture_limits": {metric: {"side": side, "value": value} for metric, (side, value) in LIMITS.items()},
     }

@@ -1,7 +1,7 @@
 """``build_site``: a results store to a self-contained folder that any static host (or a double
 click, from ``file://``) can show.
 
-    site/index.html, boot.js, app.js, sketch.js, charts.js, views.js, style.css   the page (package data, copied)
+    site/index.html, boot.js, app.js, sketch.js, charts.js, views.js, pictures.js, style.css   the page (copied)
     site/plotly.min.js                                          plotly.js as the ``plotly`` package ships it,
                                                                 loaded once the first view is drawn (app.js)
     site/data/manifest.js                                       conditions, sets, scopes, provenance of the build
@@ -32,7 +32,7 @@ from srbf.site.problems import condition_data
 from srbf.stats import DECLARED_TIMES
 from srbf.stats.figure_style import method_colors
 
-ASSETS = ("index.html", "boot.js", "app.js", "sketch.js", "charts.js", "views.js", "style.css")
+ASSETS = ("index.html", "boot.js", "app.js", "sketch.js", "charts.js", "views.js", "pictures.js", "style.css")
 ALL_SETS = "all sets"
 
 

@@ -9,6 +9,7 @@ Plain NumPy/SciPy functions (docs/statistics.md describes every procedure):
 - :func:`holm`, :func:`benjamini_hochberg` -- multiplicity corrections;
 - :func:`friedman_nemenyi` -- ranks, Friedman test, critical difference, groups;
 - :func:`interpolate_at_time` -- a method's values at equal time;
+- :func:`per_problem_values` -- one value per method, budget and problem, draws averaged;
 - :func:`analyze` -- the long per-prediction frame to the aggregates, comparisons and ranks tables;
 - :data:`RULES` / :func:`rule_for` -- how each metric is aggregated (failures, infinities, scale);
 - :func:`display_name` -- the words a figure or a heading shows for a metric.
@@ -41,6 +42,7 @@ _EXPORTS = {
     "nemenyi_q": "srbf.stats.ranks",
     "paired_comparison": "srbf.stats.paired",
     "paule_mandel": "srbf.stats.meta",
+    "per_problem_values": "srbf.stats.analysis",
     "rule_for": "srbf.stats.rules",
     "time_weights": "srbf.stats.timeaxis",
     "verdict": "srbf.stats.paired",

@@ -69,6 +69,26 @@ def _per_problem(cube: Cube, rule: MetricRule) -> _Metric:
     return _Metric(rule, mean, np.where(np.isnan(natural), fallback, natural), noise)
 
 
+def per_problem_values(frame: pd.DataFrame, metric: str, rules: dict[str, MetricRule] | None = None) -> pd.DataFrame:
+    """Each method's value of ``metric`` on each problem at each budget, its draws averaged as the
+    aggregates' median reads them: the metric's failure rule and floor applied, the draws' mean
+    over the values the mean admits, or, when a problem has none (every draw +-inf), the draws'
+    mean with the infinities kept. Columns method, budget, catalog, problem_id, value (NaN: no
+    usable draw, e.g. every fit failed, or no row). One row per method, budget and problem of the
+    frame's universe, so a figure can count what is missing."""
+    columns = [metric] + (["success"] if "success" in frame.columns and metric != "success" else [])
+    cube = build_cube(frame, columns)
+    values = _per_problem(cube, rule_for(metric, rules)).median
+    M, B, P = values.shape
+    return pd.DataFrame({
+        "method": np.repeat(np.asarray(cube.methods, dtype=object), B * P),
+        "budget": np.tile(np.repeat(cube.budgets, P), M),
+        "catalog": np.tile(np.asarray(cube.catalogs, dtype=object)[cube.set_codes], M * B),
+        "problem_id": np.tile(cube.problem_ids, M * B),
+        "value": values.ravel(),
+    })
+
+
 def _back(rule: MetricRule, value):
     return np.exp(value) if rule.scale == "log" else value
 

@@ -1,8 +1,8 @@
 /* srbf results explorer: a plot drawn as plain SVG from the same traces and layout plotly.js gets,
  * so the first view appears before the browser has parsed plotly.min.js (4.8 MB, about two seconds
  * of one core). Only what the views use is drawn: scatter lines, filled bands, markers (circle,
- * diamond, triangle; "-open" hollow), text labels, linear and log axes, rect and line shapes, and
- * the legend. No hover, zoom or export: charts.js swaps in plotly's chart as soon as plotly loads.
+ * diamond, triangle; "-open" hollow), text labels, linear and log axes (named ticks: tickvals and
+ * ticktext), rect and line shapes, and the legend. No hover, zoom or export: charts.js swaps in plotly's chart as soon as plotly loads.
  * Every label arrives as plotly text (entities, see esc() in app.js) and goes into the page as text. */
 "use strict";
 
@@ -62,7 +62,9 @@ function axis(spec, values) {
   } else if (log) {
     range = range.map(Math.log10);
   }
-  return { log, tf, range, ticks: ticks(range[0], range[1], log, spec.dtick), visible: spec.visible !== false };
+  const given = Array.isArray(spec.tickvals); // categories on a numeric axis: the views name each position
+  return { log, tf, range, ticks: given ? spec.tickvals.map((v) => (log ? Math.log10(v) : v)) : ticks(range[0], range[1], log, spec.dtick),
+    labels: given ? spec.ticktext || spec.tickvals : null, visible: spec.visible !== false };
 }
 
 function markerShape(symbol, x, y, size) {
@@ -93,16 +95,17 @@ function sketch(div, traces, layout) {
   const grid = (layout.xaxis && layout.xaxis.gridcolor) || "#ddd";
   for (const [a, along] of [[xa, "x"], [ya, "y"]]) {
     if (!a.visible) continue;
-    for (const k of a.ticks) {
+    a.ticks.forEach((k, n) => {
       const v = a.log ? 10 ** k : k, p = along === "x" ? px(v) : py(v);
+      const label = a.labels ? plain(a.labels[n]) : tickLabel(k, a.log);
       if (along === "x") {
         root.append(svg("line", { x1: p, x2: p, y1: y0, y2: y1, stroke: grid }),
-          svg("text", { x: p, y: y0 + font + 4, "text-anchor": "middle" }, tickLabel(k, a.log)));
+          svg("text", { x: p, y: y0 + font + 4, "text-anchor": "middle" }, label));
       } else {
         root.append(svg("line", { x1: x0, x2: x1, y1: p, y2: p, stroke: grid }),
-          svg("text", { x: x0 - 6, y: p + font / 3, "text-anchor": "end" }, tickLabel(k, a.log)));
+          svg("text", { x: x0 - 6, y: p + font / 3, "text-anchor": "end" }, label));
       }
-    }
+    });
   }
   const title = (spec) => plain(spec && spec.title && spec.title.text);
   if (xa.visible) root.append(svg("text", { x: (x0 + x1) / 2, y: height - 8, "text-anchor": "middle" }, title(layout.xaxis)));
@@ -113,10 +116,12 @@ function sketch(div, traces, layout) {
   for (const s of layout.shapes || []) {
     if (s.type === "rect") {
       root.append(svg("rect", { x: Math.min(px(s.x0), px(s.x1)), y: Math.min(py(s.y0), py(s.y1)),
-        width: Math.abs(px(s.x1) - px(s.x0)), height: Math.abs(py(s.y1) - py(s.y0)), fill: s.fillcolor, opacity: s.opacity }));
+        width: Math.abs(px(s.x1) - px(s.x0)), height: Math.abs(py(s.y1) - py(s.y0)), fill: s.fillcolor, opacity: s.opacity,
+        stroke: s.line && s.line.width ? s.line.color : null, "stroke-width": s.line && s.line.width }));
     } else if (s.type === "line") {
       root.append(svg("line", { x1: px(s.x0), x2: px(s.x1), y1: py(s.y0), y2: py(s.y1),
-        stroke: s.line && s.line.color, "stroke-width": s.line && s.line.width }));
+        stroke: s.line && s.line.color, "stroke-width": s.line && s.line.width,
+        "stroke-dasharray": s.line && s.line.dash === "dot" ? "2 3" : null }));
     }
   }
   const legend = [];
