@@ -44,8 +44,8 @@ def pareto_figure(table: pd.DataFrame, path: str | Path, provenance: dict, files
     if len(placed) and (placed["size_low"] > 0).all():
         ax.set_xscale("log")
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-        narrow = placed["size_high"].max() < 10 * placed["size_low"].min()  # under a decade: label the minor ticks
-        ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if narrow else ""))
+        narrow = placed["size_high"].max() < 10 * placed["size_low"].min()  # under a decade: label every minor tick
+        ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if narrow or f"{v:g}"[0] in "25" else ""))
     ax.yaxis.get_major_formatter().set_useOffset(False)  # R² near 1: 0.99998, not an offset and steps
     ax.set_xlabel("median formula size, tokens (token_count_prediction)", fontsize=9)
     ax.set_ylabel(f"median R² on validation points (floor {LIMITS[ACCURACY][1]:g})", fontsize=9)
