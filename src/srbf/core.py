@@ -16,15 +16,17 @@ This module imports nothing of srbf; every package may import it.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import math
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
-__all__ = ["DEFAULT_RESULTS", "FitResult", "FitTask", "GC_THRESHOLDS", "STATUSES", "SrbfError", "TaskKey",
-           "canonical_budget", "closest", "did_you_mean", "freeze_survivors", "key_text", "lazy_attributes",
+__all__ = ["DEFAULT_RESULTS", "FitResult", "FitTask", "GC_SWITCH", "GC_THRESHOLDS", "STATUSES", "SrbfError", "TaskKey",
+           "canonical_budget", "closest", "collector_tuned", "did_you_mean", "freeze_survivors", "key_text", "lazy_attributes",
            "to_plain"]
 
 if TYPE_CHECKING:  # core stays importable without NumPy, so that `srbf --help` starts fast
@@ -37,6 +39,7 @@ DEFAULT_RESULTS = "./srbf-results"  # the results store when neither a config no
 # (700, 10, 10) traverse again and again (a sixth of drawing's CPU, a tenth of scoring's) while
 # holding no reference cycles worth collecting sooner.
 GC_THRESHOLDS = (10_000, 10, 10)
+GC_SWITCH = "SRBF_GC"  # set to "default", ``collector_tuned`` leaves the collector alone (for benchmarks/gc_tuning.py)
 
 
 def freeze_survivors() -> None:
@@ -50,6 +53,49 @@ def freeze_survivors() -> None:
     a young collection and died after it would stay (the suite's passes leave none)."""
     gc.collect(0)
     gc.freeze()
+
+
+def _keep_nothing() -> None:
+    pass
+
+
+_for_life = False  # a ``for_life`` block has tuned this process: what it keeps stays kept
+
+
+@contextlib.contextmanager
+def collector_tuned(*, for_life: bool = False) -> Iterator[Callable[[], None]]:
+    """Python's cyclic garbage collector tuned for srbf's heavy work, for the block: the one place
+    srbf touches the collector (``benchmarks/gc_tuning.py`` measures the suite with and without).
+
+    Entering raises the thresholds to ``GC_THRESHOLDS`` and, unless something is frozen already,
+    freezes what is alive (imports, catalogs, a run's plan: kept as long as the block, never
+    traversed again). The block gets ``keep``: called after a batch of work, it freezes what the
+    batch left alive once the young generation's garbage is collected. What a drawing or judging
+    process holds after a batch is nearly all its caches (samplers, compiled formulas, trees,
+    truth facts: about 100 objects a problem), which the older generations traversed again and
+    again without freeing any of it (a generation-1 collection 20-55 ms, ~95,000 objects, late in
+    the suite's scoring); what a later batch drops is still freed by its reference count (only a
+    reference cycle that outlived a young collection would stay). Leaving restores the
+    thresholds and unfreezes what the block froze, unless ``for_life``: the process ends with the
+    block (a slot, a command), or enters it again for each batch (a scoring process), and what it
+    froze need not be traversed at its exit either. A block inside a process whose objects some
+    other code froze keeps nothing (it could not unfreeze it), unless a ``for_life`` block did."""
+    global _for_life
+    if os.environ.get(GC_SWITCH) == "default":
+        yield _keep_nothing
+        return
+    thresholds, freezing = gc.get_threshold(), gc.get_freeze_count() == 0
+    if freezing:
+        gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+    _for_life = _for_life or for_life
+    try:
+        yield freeze_survivors if freezing or _for_life else _keep_nothing
+    finally:
+        if not for_life:
+            gc.set_threshold(*thresholds)
+            if freezing:
+                gc.unfreeze()
 
 
 class SrbfError(Exception):

@@ -117,12 +117,21 @@ def test_every_prediction_of_a_driver_run_gets_metrics(driver_store, tmp_path):
 
 
 def test_scoring_in_the_callers_process_leaves_nothing_frozen(driver_store, tmp_path, monkeypatch):
-    """Each chunk scored here freezes what it leaves (``freeze_survivors``); the pass unfreezes it."""
-    frozen = []
-    monkeypatch.setattr(problem_scoring, "freeze_survivors", lambda: frozen.append(gc.freeze()))
+    """Each chunk scored here is kept (``collector_tuned``'s ``keep``); the pass unfreezes it and
+    gives the collector its thresholds back."""
+    frozen, thresholds = [], gc.get_threshold()
+    score_chunk = scoring_pass.score_chunk
+
+    def scored_then_counted(*args):
+        outcomes = score_chunk(*args)
+        frozen.append(gc.get_freeze_count())
+        return outcomes
+
+    monkeypatch.setattr(scoring_pass, "score_chunk", scored_then_counted)
     gc.unfreeze()  # as in a fresh process
     summary = score_store(copy_of(driver_store, tmp_path), workers=1, progress=False)
-    assert summary.ok and summary.scored == 6 and frozen and gc.get_freeze_count() == 0
+    assert summary.ok and summary.scored == 6 and frozen[0] > 0  # the pass froze what was alive when it began
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == thresholds
 
 
 def test_a_rerun_scores_nothing_new(driver_store, tmp_path):

@@ -15,9 +15,7 @@ Shipped catalogs are cached in the process after the first load.
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 import hashlib
 import json
 import keyword
@@ -38,7 +36,7 @@ from srbf.catalogs.model import (
     thawed,
 )
 from srbf.catalogs.files import catalog_text, parse_catalog_text
-from srbf.core import did_you_mean
+from srbf.core import collector_tuned, did_you_mean
 from srbf.expr.operators import is_reserved_name as _reserved_in_formulas
 
 __all__ = [
@@ -154,7 +152,7 @@ def load_catalog(name_or_path: str | Path, *, admit: bool = True, numeric: bool 
         path = Path(name_or_path).expanduser()
         label = str(name_or_path)
     if cached is None:
-        with _collector_paused():
+        with collector_tuned():  # its tens of thousands of new, acyclic records: few collections
             catalog = _read(path, label, shipped=shipped)
     else:
         catalog = cached
@@ -167,19 +165,6 @@ def load_catalog(name_or_path: str | Path, *, admit: bool = True, numeric: bool 
             _CACHE[name] = catalog
             _LEVEL[name] = level
     return catalog
-
-
-@contextlib.contextmanager
-def _collector_paused():
-    """The cyclic garbage collector off while a catalog is read: its tens of thousands of new,
-    acyclic records would set off dozens of collections that free nothing (a third of the load)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _read(path: Path, label: str, *, shipped: bool = False) -> Catalog:
