@@ -59,43 +59,41 @@ def _keep_nothing() -> None:
     pass
 
 
-_for_life = False  # a ``for_life`` block has tuned this process: what it keeps stays kept
+_tuned_for_life = False  # a ``for_life`` block has tuned this process (it stays so)
 
 
 @contextlib.contextmanager
 def collector_tuned(*, for_life: bool = False) -> Iterator[Callable[[], None]]:
-    """Python's cyclic garbage collector tuned for srbf's heavy work, for the block: the one place
-    srbf touches the collector (``benchmarks/gc_tuning.py`` measures the suite with and without).
+    """Python's cyclic garbage collector tuned for srbf's heavy work, for the block: where srbf
+    tunes the collector (docs/performance.md, "The garbage collector", has the figures of
+    ``benchmarks/gc_tuning.py``, with and without).
 
-    Entering raises the thresholds to ``GC_THRESHOLDS`` and, unless something is frozen already,
-    freezes what is alive (imports, catalogs, a run's plan: kept as long as the block, never
-    traversed again). The block gets ``keep``: called after a batch of work, it freezes what the
-    batch left alive once the young generation's garbage is collected. What a drawing or judging
-    process holds after a batch is nearly all its caches (samplers, compiled formulas, trees,
-    truth facts: about 100 objects a problem), which the older generations traversed again and
-    again without freeing any of it (a generation-1 collection 20-55 ms, ~95,000 objects, late in
-    the suite's scoring); what a later batch drops is still freed by its reference count (only a
-    reference cycle that outlived a young collection would stay). Leaving restores the
-    thresholds and unfreezes what the block froze, unless ``for_life``: the process ends with the
-    block (a slot, a command), or enters it again for each batch (a scoring process), and what it
-    froze need not be traversed at its exit either. A block inside a process whose objects some
-    other code froze keeps nothing (it could not unfreeze it), unless a ``for_life`` block did."""
-    global _for_life
+    Entering raises the thresholds to ``GC_THRESHOLDS``; the block gets ``keep``. With
+    ``for_life`` (a process that ends with its work: a scoring process, a command) it also freezes
+    what is alive (the imports: never traversed again) and stays tuned after the block, and
+    ``keep``, called after a batch of work, is ``freeze_survivors``. A block without it, in a
+    process not tuned for life (a catalog's loading, a pass called from Python), only raises the
+    thresholds until it ends, and ``keep`` does nothing: what it would freeze it could not give
+    back without unfreezing what others froze. Entering never asks how much is frozen
+    (``gc.get_freeze_count`` walks every frozen object: 0.1 s a call late in a scoring process;
+    entered once a chunk, it made ``srbf score --workers 2`` take 14 % more CPU)."""
+    global _tuned_for_life
     if os.environ.get(GC_SWITCH) == "default":
         yield _keep_nothing
         return
-    thresholds, freezing = gc.get_threshold(), gc.get_freeze_count() == 0
-    if freezing:
+    if for_life:  # gc.freeze moves lists, whatever their length; a forked process freezes what it inherited
         gc.freeze()
+        gc.set_threshold(*GC_THRESHOLDS)
+        _tuned_for_life = True
+    if _tuned_for_life:
+        yield freeze_survivors
+        return
+    thresholds = gc.get_threshold()
     gc.set_threshold(*GC_THRESHOLDS)
-    _for_life = _for_life or for_life
     try:
-        yield freeze_survivors if freezing or _for_life else _keep_nothing
+        yield _keep_nothing
     finally:
-        if not for_life:
-            gc.set_threshold(*thresholds)
-            if freezing:
-                gc.unfreeze()
+        gc.set_threshold(*thresholds)
 
 
 class SrbfError(Exception):

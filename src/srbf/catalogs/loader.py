@@ -36,7 +36,7 @@ from srbf.catalogs.model import (
     thawed,
 )
 from srbf.catalogs.files import catalog_text, parse_catalog_text
-from srbf.core import collector_tuned, did_you_mean
+from srbf.core import did_you_mean
 from srbf.expr.operators import is_reserved_name as _reserved_in_formulas
 
 __all__ = [
@@ -151,11 +151,7 @@ def load_catalog(name_or_path: str | Path, *, admit: bool = True, numeric: bool 
         cached = None
         path = Path(name_or_path).expanduser()
         label = str(name_or_path)
-    if cached is None:
-        with collector_tuned():  # its tens of thousands of new, acyclic records: few collections
-            catalog = _read(path, label, shipped=shipped)
-    else:
-        catalog = cached
+    catalog = _read(path, label, shipped=shipped) if cached is None else cached
     if level == 1 and shipped:  # admitted when built (parsing 6,660 formulas costs a second a load)
         catalog = recorded_placeholders(catalog)
     elif level:

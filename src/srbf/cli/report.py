@@ -8,7 +8,6 @@ building the parser loads none of them; matplotlib is imported by the drawing pr
 from __future__ import annotations
 
 import argparse
-import contextlib
 import functools
 
 from srbf.cli.args import UserError
@@ -126,10 +125,10 @@ def _analyze(args: argparse.Namespace) -> int:
     if args.at_budget not in (None, "max"):
         raise UserError(f"--at-budget: must be one of max (every method at its own largest budget), "
                         f"got {args.at_budget!r}")
-    # for the command's life: the imports are left alone by the collections of this process and of
-    # the drawing process it forks, and what the analysis leaves by those at exit (0.1-0.3 s)
-    keep = contextlib.ExitStack().enter_context(collector_tuned(for_life=True))
-    with Painter() as painter:  # imports matplotlib in its own process while SciPy is imported and the store read here
+    # tuned for the command's life: the imports are left alone by the collections of this process
+    # and of the drawing process it forks, and what the analysis leaves by those at exit (0.1-0.3 s);
+    # the painter imports matplotlib in its own process while SciPy is imported and the store read here
+    with collector_tuned(for_life=True) as keep, Painter() as painter:
         from srbf.report.build import build_report
 
         keep()

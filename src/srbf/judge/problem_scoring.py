@@ -257,12 +257,11 @@ def _score_problem(work: DrawnProblem, srbench: bool) -> list[Outcome]:
 
 def score_chunk(chunk: list[DrawnProblem], srbench: bool, freeze: bool = False) -> list[Outcome]:
     """The outcomes of every prediction of the problems in ``chunk``, in order. ``freeze``: in a
-    process that scores for a pass and ends with it (a local scoring process, the command's own
-    Dask worker), score under ``srbf.core.collector_tuned`` for the process's life and keep what
-    the chunk left alive."""
+    process tuned for its life (``srbf.core.collector_tuned``: a local scoring process, the
+    command's own Dask worker), keep what the chunk left alive."""
     if not freeze:
         return [outcome for work in chunk for outcome in _score_problem(work, srbench)]
-    with collector_tuned(for_life=True) as keep:
+    with collector_tuned() as keep:
         out = [outcome for work in chunk for outcome in _score_problem(work, srbench)]
         keep()
     return out
@@ -277,8 +276,11 @@ def unscored(chunk: list[DrawnProblem], what: str) -> list[Outcome]:
 def init_worker() -> None:
     """A scoring process's set-up: Ctrl-C is the parent's (it stops the pass cleanly), SIGTERM
     ends it (a forked process does not keep the command line's handler, which raises
-    KeyboardInterrupt); its collector is tuned by its first chunk (``score_chunk``'s ``freeze``)."""
+    KeyboardInterrupt), and its collector is tuned for its life (``srbf.core.collector_tuned``):
+    what it inherited or imported by now is frozen, never traversed by its collections."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    with collector_tuned(for_life=True):  # it stays tuned after the block
+        pass
 
 

@@ -112,8 +112,8 @@ class _Dispatch:
     ``submit`` hands them the chunks.
 
     Each chunk's process keeps what the chunk left alive (``score_chunk``'s ``freeze``); scoring
-    here (one worker) calls ``keep`` after each chunk (the pass's ``collector_tuned``, which
-    unfreezes it when the pass ends)."""
+    here (one worker) calls ``keep`` after each chunk (the pass's ``collector_tuned``: it keeps
+    in a process tuned for life, ``srbf score``'s, and does nothing in one called from Python)."""
 
     def __init__(self, workers: int, keep: Callable[[], None], fork: bool = False):
         self.workers = max(1, workers)
@@ -226,7 +226,7 @@ def score_store(
     summary = ScoreSummary(path.resolve())
     bar = dispatch = store = None
     collector = contextlib.ExitStack()
-    keep = collector.enter_context(collector_tuned())  # as in the scoring processes, until the pass ends
+    keep = collector.enter_context(collector_tuned())  # thresholds as in the scoring processes, until the pass ends
     try:
         if cluster is not None:  # a LocalCluster starts while the store is read and the plan is made
             from srbf.judge.scoring_dask import DaskDispatch

@@ -60,9 +60,6 @@ LEAN_SETTINGS = {
 COMMAND_CLUSTER = "srbf.command-cluster"  # set in the Dask config of the LocalClusters srbf starts
 
 
-_FOR_LIFE = contextlib.ExitStack()  # what a Dask worker enters for its life, never left
-
-
 def keep_all() -> None:
     """Keep what this Dask worker holds (``collector_tuned``'s ``keep``): run on the command's own
     spawned workers as they stop, since their exit through Python's finalization, whose last
@@ -77,7 +74,8 @@ def dask_setup(worker) -> None:
     frozen). A LocalCluster's workers leave out one error report, below."""
     import dask.config
 
-    _FOR_LIFE.enter_context(collector_tuned(for_life=True))
+    with collector_tuned(for_life=True):  # it stays tuned after the block
+        pass
     if dask.config.get(COMMAND_CLUSTER, False):
         logging.getLogger("distributed.worker").addFilter(_not_a_heartbeat_at_close)
 
