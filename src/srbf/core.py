@@ -16,15 +16,17 @@ This module imports nothing of srbf; every package may import it.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import math
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
-__all__ = ["DEFAULT_RESULTS", "FitResult", "FitTask", "GC_THRESHOLDS", "STATUSES", "SrbfError", "TaskKey",
-           "canonical_budget", "closest", "did_you_mean", "freeze_survivors", "key_text", "lazy_attributes",
+__all__ = ["DEFAULT_RESULTS", "FitResult", "FitTask", "GC_SWITCH", "GC_THRESHOLDS", "STATUSES", "SrbfError", "TaskKey",
+           "canonical_budget", "closest", "collector_tuned", "did_you_mean", "freeze_survivors", "key_text", "lazy_attributes",
            "to_plain"]
 
 if TYPE_CHECKING:  # core stays importable without NumPy, so that `srbf --help` starts fast
@@ -37,6 +39,7 @@ DEFAULT_RESULTS = "./srbf-results"  # the results store when neither a config no
 # (700, 10, 10) traverse again and again (a sixth of drawing's CPU, a tenth of scoring's) while
 # holding no reference cycles worth collecting sooner.
 GC_THRESHOLDS = (10_000, 10, 10)
+GC_SWITCH = "SRBF_GC"  # set to "default", ``collector_tuned`` leaves the collector alone (for benchmarks/gc_tuning.py)
 
 
 def freeze_survivors() -> None:
@@ -50,6 +53,47 @@ def freeze_survivors() -> None:
     a young collection and died after it would stay (the suite's passes leave none)."""
     gc.collect(0)
     gc.freeze()
+
+
+def _keep_nothing() -> None:
+    pass
+
+
+_tuned_for_life = False  # a ``for_life`` block has tuned this process (it stays so)
+
+
+@contextlib.contextmanager
+def collector_tuned(*, for_life: bool = False) -> Iterator[Callable[[], None]]:
+    """Python's cyclic garbage collector tuned for srbf's heavy work, for the block: where srbf
+    tunes the collector (docs/performance.md, "The garbage collector", has the figures of
+    ``benchmarks/gc_tuning.py``, with and without).
+
+    Entering raises the thresholds to ``GC_THRESHOLDS``; the block gets ``keep``. With
+    ``for_life`` (a process that ends with its work: a scoring process, a command) it also freezes
+    what is alive (the imports: never traversed again) and stays tuned after the block, and
+    ``keep``, called after a batch of work, is ``freeze_survivors``. A block without it, in a
+    process not tuned for life (a catalog's loading, a pass called from Python), only raises the
+    thresholds until it ends, and ``keep`` does nothing: what it would freeze it could not give
+    back without unfreezing what others froze. Entering never asks how much is frozen
+    (``gc.get_freeze_count`` walks every frozen object: 0.1 s a call late in a scoring process;
+    entered once a chunk, it made ``srbf score --workers 2`` take 14 % more CPU)."""
+    global _tuned_for_life
+    if os.environ.get(GC_SWITCH) == "default":
+        yield _keep_nothing
+        return
+    if for_life:  # gc.freeze moves lists, whatever their length; a forked process freezes what it inherited
+        gc.freeze()
+        gc.set_threshold(*GC_THRESHOLDS)
+        _tuned_for_life = True
+    if _tuned_for_life:
+        yield freeze_survivors
+        return
+    thresholds = gc.get_threshold()
+    gc.set_threshold(*GC_THRESHOLDS)
+    try:
+        yield _keep_nothing
+    finally:
+        gc.set_threshold(*thresholds)
 
 
 class SrbfError(Exception):

@@ -20,7 +20,8 @@ from srbf.cli import main
 from srbf.judge import AXIS_KEYS, JUDGE_VERSION, METRIC_KEYS, problem_scoring, scoring_pass
 from srbf.judge.checkpoints import checkpoint_times
 from srbf.judge.scoring_pass import ScoringError, score_store
-from srbf.core import FitResult, TaskKey
+import srbf.core
+from srbf.core import GC_THRESHOLDS, FitResult, TaskKey
 from srbf.store import STORE_FILENAME, ResultsStore, metrics_long_frame
 
 pytestmark = pytest.mark.slow
@@ -116,13 +117,24 @@ def test_every_prediction_of_a_driver_run_gets_metrics(driver_store, tmp_path):
     assert (linear["success"] == 1).all() and (linear["nrr_validation"] == 0).all()
 
 
-def test_scoring_in_the_callers_process_leaves_nothing_frozen(driver_store, tmp_path, monkeypatch):
-    """Each chunk scored here freezes what it leaves (``freeze_survivors``); the pass unfreezes it."""
-    frozen = []
-    monkeypatch.setattr(problem_scoring, "freeze_survivors", lambda: frozen.append(gc.freeze()))
-    gc.unfreeze()  # as in a fresh process
+def test_scoring_in_a_callers_process_not_tuned_for_life_freezes_nothing(driver_store, tmp_path, monkeypatch):
+    """A pass called from Python raises the collector's thresholds while it scores (``collector_tuned``)
+    and gives them back; it freezes nothing, which it could not give back."""
+    monkeypatch.setattr(srbf.core, "_tuned_for_life", False)  # as in a process no command has tuned
+    gc.unfreeze()
+    thresholds, during = gc.get_threshold(), []
+    score_chunk = scoring_pass.score_chunk
+
+    def scored_then_seen(*args):
+        outcomes = score_chunk(*args)
+        during.append((gc.get_threshold(), gc.get_freeze_count()))
+        return outcomes
+
+    monkeypatch.setattr(scoring_pass, "score_chunk", scored_then_seen)
     summary = score_store(copy_of(driver_store, tmp_path), workers=1, progress=False)
-    assert summary.ok and summary.scored == 6 and frozen and gc.get_freeze_count() == 0
+    assert summary.ok and summary.scored == 6
+    assert during and all(seen == (GC_THRESHOLDS, 0) for seen in during)
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == thresholds
 
 
 def test_a_rerun_scores_nothing_new(driver_store, tmp_path):

@@ -211,7 +211,7 @@ def test_a_local_clusters_workers_collect_as_a_slot_does():
     import gc
 
     from srbf.runs.dask_cluster import DaskCluster
-    from srbf.runs.slot import GC_THRESHOLDS
+    from srbf.core import GC_THRESHOLDS
 
     cluster = DaskCluster(local=1)
     try:

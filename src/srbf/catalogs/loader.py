@@ -15,9 +15,7 @@ Shipped catalogs are cached in the process after the first load.
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 import hashlib
 import json
 import keyword
@@ -153,11 +151,7 @@ def load_catalog(name_or_path: str | Path, *, admit: bool = True, numeric: bool 
         cached = None
         path = Path(name_or_path).expanduser()
         label = str(name_or_path)
-    if cached is None:
-        with _collector_paused():
-            catalog = _read(path, label, shipped=shipped)
-    else:
-        catalog = cached
+    catalog = _read(path, label, shipped=shipped) if cached is None else cached
     if level == 1 and shipped:  # admitted when built (parsing 6,660 formulas costs a second a load)
         catalog = recorded_placeholders(catalog)
     elif level:
@@ -167,19 +161,6 @@ def load_catalog(name_or_path: str | Path, *, admit: bool = True, numeric: bool 
             _CACHE[name] = catalog
             _LEVEL[name] = level
     return catalog
-
-
-@contextlib.contextmanager
-def _collector_paused():
-    """The cyclic garbage collector off while a catalog is read: its tens of thousands of new,
-    acyclic records would set off dozens of collections that free nothing (a third of the load)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _read(path: Path, label: str, *, shipped: bool = False) -> Catalog:

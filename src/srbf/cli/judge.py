@@ -10,7 +10,6 @@ unwritable store, 130 when interrupted (what was scored is kept; run it again to
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import signal
 
@@ -23,6 +22,7 @@ from srbf.cli.args import (
     worker_count,
 )
 from srbf.cli.store_args import add_store_flags, results_root
+from srbf.core import collector_tuned
 
 __all__ = ["add_judge_commands"]
 
@@ -47,12 +47,15 @@ def _score(args: argparse.Namespace) -> int:
     from srbf.judge.scoring_pass import score_store
 
     previous = signal.signal(signal.SIGTERM, terminate_as_interrupt)  # `kill PID` stops like Ctrl-C
-    try:
-        summary = score_store(results_root(args), workers=args.workers, srbench=args.srbench,
-                              progress=not (args.quiet or args.json), force=args.force, cluster=cluster)  # fmt: skip
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-    gc.freeze()  # the pass's caches die with the process: the collections at exit skip them (1.5 s, --workers 1)
+    # tuned for the command's life: the scoring processes it forks start with its imports frozen,
+    # and what the pass leaves is kept, so the collections at exit skip it (1.5 s, --workers 1)
+    with collector_tuned(for_life=True) as keep:
+        try:
+            summary = score_store(results_root(args), workers=args.workers, srbench=args.srbench,
+                                  progress=not (args.quiet or args.json), force=args.force, cluster=cluster)  # fmt: skip
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+        keep()
     print(_summary_json(summary) if args.json else summary.text())
     if summary.interrupted:
         return 130

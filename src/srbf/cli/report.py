@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import argparse
 import functools
-import gc
 
 from srbf.cli.args import UserError
+from srbf.core import collector_tuned
 from srbf.cli.store_args import add_store_flags, configs_choice, results_root
 
 
@@ -125,11 +125,13 @@ def _analyze(args: argparse.Namespace) -> int:
     if args.at_budget not in (None, "max"):
         raise UserError(f"--at-budget: must be one of max (every method at its own largest budget), "
                         f"got {args.at_budget!r}")
-    gc.freeze()  # the imports: left alone by the collections of this process and of the drawing process it forks
-    with Painter() as painter:  # imports matplotlib in its own process while SciPy is imported and the store read here
+    # tuned for the command's life: the imports are left alone by the collections of this process
+    # and of the drawing process it forks, and what the analysis leaves by those at exit (0.1-0.3 s);
+    # the painter imports matplotlib in its own process while SciPy is imported and the store read here
+    with collector_tuned(for_life=True) as keep, Painter() as painter:
         from srbf.report.build import build_report
 
-        gc.freeze()
+        keep()
         frame = _frame(args)
         timing = _timing(args)
         chosen = reading(args, frame, None if timing is None else timing.frame)
@@ -144,7 +146,7 @@ def _analyze(args: argparse.Namespace) -> int:
     where = f" (leaderboard at {report.headline.label})" if report.headline is not None else ""
     print(f"wrote {report.index}: {len(report.figures)} figures in {report.directory / 'figures'}, "
           f"{len(report.tables)} tables in {report.directory / 'tables'}{where}")
-    gc.freeze()  # the analysis dies with the process: Python's collections at exit skip it (0.1-0.3 s)
+    keep()
     return 0
 
 

@@ -14,14 +14,13 @@ SymPy worker are kept per process.
 
 from __future__ import annotations
 
-import gc
 import signal
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from srbf.catalogs.model import CatalogEntry
-from srbf.core import GC_THRESHOLDS, freeze_survivors
+from srbf.core import collector_tuned
 from srbf.judge.score_summary import TARGETS_DIFFER
 from srbf.judge.scoring import Judge
 from srbf.runs.problems import ProblemSource
@@ -257,14 +256,14 @@ def _score_problem(work: DrawnProblem, srbench: bool) -> list[Outcome]:
 
 
 def score_chunk(chunk: list[DrawnProblem], srbench: bool, freeze: bool = False) -> list[Outcome]:
-    """The outcomes of every prediction of the problems in ``chunk``, in order. ``freeze``: then
-    freeze what the chunk left alive (``srbf.core.freeze_survivors``), as the local pass's
-    processes do."""
-    out: list[Outcome] = []
-    for work in chunk:
-        out.extend(_score_problem(work, srbench))
-    if freeze:
-        freeze_survivors()
+    """The outcomes of every prediction of the problems in ``chunk``, in order. ``freeze``: in a
+    process tuned for its life (``srbf.core.collector_tuned``: a local scoring process, the
+    command's own Dask worker), keep what the chunk left alive."""
+    if not freeze:
+        return [outcome for work in chunk for outcome in _score_problem(work, srbench)]
+    with collector_tuned() as keep:
+        out = [outcome for work in chunk for outcome in _score_problem(work, srbench)]
+        keep()
     return out
 
 
@@ -277,13 +276,11 @@ def unscored(chunk: list[DrawnProblem], what: str) -> list[Outcome]:
 def init_worker() -> None:
     """A scoring process's set-up: Ctrl-C is the parent's (it stops the pass cleanly), SIGTERM
     ends it (a forked process does not keep the command line's handler, which raises
-    KeyboardInterrupt), and the collector runs as in a run's slot (``GC_THRESHOLDS``): scoring,
-    like drawing, allocates many short-lived containers, and Python's default thresholds spent
-    about a tenth of its CPU traversing them (the pass's parent, loading catalogs and writing
-    metrics, a fifth of its); what is imported by now lives as long as the process (frozen)."""
+    KeyboardInterrupt), and its collector is tuned for its life (``srbf.core.collector_tuned``):
+    what it inherited or imported by now is frozen, never traversed by its collections."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
+    with collector_tuned(for_life=True):  # it stays tuned after the block
+        pass
 
 

@@ -27,7 +27,7 @@ docs/metrics.md ("Scoring a results store") is the long form.
 from __future__ import annotations
 
 import atexit
-import gc
+import contextlib
 import importlib
 import math
 import multiprocessing
@@ -39,9 +39,9 @@ import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
-from srbf.core import GC_THRESHOLDS
+from srbf.core import collector_tuned
 from srbf.judge.metric_keys import JUDGE_VERSION
 from srbf.judge.problem_scoring import DrawnProblem, Outcome, close_pool, init_worker, score_chunk, unscored
 from srbf.judge.score_summary import TARGETS_DIFFER, ScoreFailure, ScoreSummary, ScoringError
@@ -111,15 +111,14 @@ class _Dispatch:
     spawned, so that their imports overlap the parent's planning (its catalog loading).
     ``submit`` hands them the chunks.
 
-    Each chunk's process freezes what the chunk left alive (``srbf.core.freeze_survivors``).
-    Scoring here (one worker) does so only when this process has nothing frozen yet, and
-    ``close`` unfreezes it: what the pass leaves in the caller's process is collected as if never
-    frozen."""
+    Each chunk's process keeps what the chunk left alive (``score_chunk``'s ``freeze``); scoring
+    here (one worker) calls ``keep`` after each chunk (the pass's ``collector_tuned``: it keeps
+    in a process tuned for life, ``srbf score``'s, and does nothing in one called from Python)."""
 
-    def __init__(self, workers: int, fork: bool = False):
+    def __init__(self, workers: int, keep: Callable[[], None], fork: bool = False):
         self.workers = max(1, workers)
         self.executor = None
-        self.freeze = False  # scoring here, freezing what each chunk leaves (``close`` unfreezes it)
+        self.keep = keep
         self.pending: dict = {}
         self.chunks: list[list[DrawnProblem]] = []
         self.srbench = False
@@ -135,8 +134,6 @@ class _Dispatch:
             )
             for _ in range(self.workers):  # each submit starts one process, up to ``workers`` (all at once when forked)
                 self.executor.submit(int)
-        else:
-            self.freeze = gc.get_freeze_count() == 0
 
     def submit(self, chunks: Iterable[list[DrawnProblem]], srbench: bool) -> None:
         """Hand out every chunk of ``chunks``, each as it comes (the processes start on the first
@@ -148,7 +145,9 @@ class _Dispatch:
     def __iter__(self) -> Iterator[list[Outcome]]:
         if self.executor is None:
             for chunk in self.chunks:
-                yield score_chunk(chunk, self.srbench, self.freeze)
+                outcomes = score_chunk(chunk, self.srbench)
+                self.keep()
+                yield outcomes
             return
         while self.pending:  # the chunks done by then together: one commit (one sync to disk) for them
             done, _ = wait(self.pending, return_when=FIRST_COMPLETED)
@@ -162,14 +161,10 @@ class _Dispatch:
             yield outcomes
 
     def close(self) -> None:
-        """Stop the workers (chunks not started are dropped) and this process's SymPy worker;
-        unfreeze what scoring here froze."""
+        """Stop the workers (chunks not started are dropped) and this process's SymPy worker."""
         if self.executor is not None:
             self.executor.shutdown(wait=True, cancel_futures=True)
             self.executor = None
-        if self.freeze:
-            gc.unfreeze()
-            self.freeze = False
         close_pool()
 
 
@@ -230,15 +225,15 @@ def score_store(
     given, path = _given(results)
     summary = ScoreSummary(path.resolve())
     bar = dispatch = store = None
-    thresholds = gc.get_threshold()
-    gc.set_threshold(*GC_THRESHOLDS)  # as in the scoring processes (``init_worker``), until the pass ends
+    collector = contextlib.ExitStack()
+    keep = collector.enter_context(collector_tuned())  # thresholds as in the scoring processes, until the pass ends
     try:
         if cluster is not None:  # a LocalCluster starts while the store is read and the plan is made
             from srbf.judge.scoring_dask import DaskDispatch
 
             dispatch = DaskDispatch(**cluster)
         elif FORK and given is None and n_workers > 1 and threading.active_count() == 1:
-            dispatch = _Dispatch(n_workers, fork=True)  # before the store is opened
+            dispatch = _Dispatch(n_workers, keep, fork=True)  # before the store is opened
         store = given or ResultsStore(path)
         scored = {int(row.prediction_id) for row in store.metric_stack_rows(JUDGE_VERSION)}
         replace = _without_srbench(store) if srbench and scored else set()
@@ -253,7 +248,7 @@ def score_store(
             dispatch.close()
             dispatch = None
         if dispatch is None:
-            dispatch = _Dispatch(wanted)
+            dispatch = _Dispatch(wanted, keep)
         summary.workers = dispatch.workers
         failures: list[ScoreFailure] = []  # chunks go out as each catalog is planned: scoring starts at once
         dispatch.submit(chunks(planned(store, todo, failures), dispatch.workers, len(todo)), srbench)
@@ -275,6 +270,6 @@ def score_store(
             dispatch.close()
         if store is not None and given is None:
             store.close()
-        gc.set_threshold(*thresholds)
+        collector.close()
         summary.seconds = time.perf_counter() - started
     return summary

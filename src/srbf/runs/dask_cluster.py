@@ -33,13 +33,12 @@ it has read its flags (``srbf.runs.fork_server``).
 from __future__ import annotations
 
 import contextlib
-import gc
 import importlib.util
 import logging
 import socket
 import threading
 
-from srbf.core import GC_THRESHOLDS, SrbfError
+from srbf.core import SrbfError, collector_tuned
 from srbf.runs.executor import first_line
 from srbf.runs.fork_server import start_fork_server
 
@@ -61,14 +60,22 @@ LEAN_SETTINGS = {
 COMMAND_CLUSTER = "srbf.command-cluster"  # set in the Dask config of the LocalClusters srbf starts
 
 
+def keep_all() -> None:
+    """Keep what this Dask worker holds (``collector_tuned``'s ``keep``): run on the command's own
+    spawned workers as they stop, since their exit through Python's finalization, whose last
+    garbage collection walked every object scoring had left there, took 1.5 s a worker."""
+    with collector_tuned(for_life=True) as keep:
+        keep()
+
+
 def dask_setup(worker) -> None:
     """Run by Dask in each worker of a LocalCluster as it starts (this module is preloaded there):
-    what is imported by then lives as long as the process (frozen), and the collector runs with
-    ``srbf.core.GC_THRESHOLDS``. A LocalCluster's workers leave out one error report, below."""
+    its collector tuned for its life (``srbf.core.collector_tuned``: what is imported by then is
+    frozen). A LocalCluster's workers leave out one error report, below."""
     import dask.config
 
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
+    with collector_tuned(for_life=True):  # it stays tuned after the block
+        pass
     if dask.config.get(COMMAND_CLUSTER, False):
         logging.getLogger("distributed.worker").addFilter(_not_a_heartbeat_at_close)
 
@@ -238,7 +245,7 @@ class DaskCluster:
                 # walked every object scoring had left there: 1.5 s a worker on the suite (a forked
                 # worker leaves with os._exit)
                 with contextlib.suppress(OSError, TimeoutError):
-                    client.run(gc.freeze)
+                    client.run(keep_all)
             client.close()
         if self._cluster is not None:
             self._cluster.close()

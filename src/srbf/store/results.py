@@ -11,7 +11,9 @@ processes and may read while a run writes: the file is in WAL mode, so a reader 
 commit and never blocks the writer (see ``connection``). Before its first read a store checks
 that every cell has its column's type (``cells``): a damaged one is named in one line.
 
-What a fit becomes as rows (and every check on it before it is written) is in ``rows``.
+What a fit becomes as rows (and every check on it before it is written) is in ``rows``; the
+inserts themselves in ``campaign_table``, ``fit_writes`` and ``metric_writes``, each inside the
+transaction this class opens.
 
 Floats: SQLite stores infinities exactly; NaN has no SQL value and is stored as NULL, so a NaN
 time reads back as NaN in a frame (and ``None`` through plain SQL). Inside JSON columns (internals,
@@ -28,13 +30,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import srbf
 from srbf.core import FitResult, TaskKey
+from srbf.store.campaign_table import insert_campaign
 from srbf.store.cells import check_cells
 from srbf.store.connection import open_reader, open_writer, resolve_path, transaction
 from srbf.store.environment import git_state, machine_info
 from srbf.store.errors import DuplicateKeyWarning, StoreError, translate
+from srbf.store.fit_writes import insert_fits
 from srbf.store.jsontext import dumps
+from srbf.store.metric_writes import check_names, insert_metrics, metric_text
 from srbf.store.row_readers import (
     CAMPAIGN_COLUMNS,
     PREDICTION_COLUMNS,
@@ -58,7 +62,6 @@ from srbf.store.sealed_table import SealedSeed, claim_sealed, mark_complete, rea
 from srbf.store.shard_table import ShardInfo, claim_shard, read_secret, read_shard
 from srbf.store.stacks import (
     METRIC_STACK_COLUMNS,
-    judge_stack_id,
     metric_stack_rows,
     metric_stacks,
     stack_frame,
@@ -67,33 +70,6 @@ from srbf.store.stacks import (
 
 if TYPE_CHECKING:
     import pandas as pd
-
-_INSERT_PREDICTION = f"""
-INSERT INTO predictions (campaign_id, {", ".join(KEY_COLUMNS)}, provenance, status, expression, error,
-    wall_seconds, cpu_seconds, method_seconds, data_hash, internals, stderr_tail, created_at, inputs_hash,
-    peak_memory_bytes, from_trajectory)
-VALUES ({", ".join("?" * (len(KEY_COLUMNS) + 15))})
-ON CONFLICT ({", ".join(KEY_COLUMNS)}) DO NOTHING
-"""
-_SELECT_BY_KEY = f"SELECT id FROM predictions WHERE {' AND '.join(f'{c} = ?' for c in KEY_COLUMNS)}"
-_INSERT_METRICS = (
-    "INSERT INTO metrics (prediction_id, judge_version, metrics, created_at, judge_stack_id) VALUES (?, ?, ?, ?, ?)"
-)
-_REPLACE_METRICS = (
-    "DO UPDATE SET metrics = excluded.metrics, created_at = excluded.created_at, judge_stack_id = excluded.judge_stack_id"
-)
-
-
-def _check_names(metrics: Mapping[str, Any], accepted: set[str]) -> None:
-    """ValueError unless every metric name is a string and clashes with no frame column; names in
-    ``accepted`` passed before (a pass's records share theirs: checked once, not per record)."""
-    if metrics.keys() <= accepted:
-        return
-    bad = [name for name in metrics if not isinstance(name, str) or name in METRIC_FRAME_COLUMNS]
-    if bad:
-        raise ValueError(f"metric names {bad!r} are not strings or clash with columns {METRIC_FRAME_COLUMNS}")
-    accepted.update(metrics)
-
 
 class ResultsStore:
     """The results store of one results root (a directory, or the ``.sqlite`` file itself).
@@ -201,31 +177,9 @@ class ResultsStore:
         stack = stack_values(method_stack, METHOD_STACK_COLUMNS, f"method stack of campaign {name!r}")
         config_text = dumps(dict(config), f"config of campaign {name!r}")
         state = git_state() if git == "auto" else git
-        commit, dirty = (None, None) if state is None else (str(state[0]), int(bool(state[1])))
         machine = machine_info()
         with self._writing(f"starting campaign {name!r}") as conn:
-            cursor = conn.execute(
-                "INSERT INTO campaigns (name, config, config_hash, provenance, srbf_version, git_commit,"
-                " git_dirty, hostname, platform, cpu_count, python_version, created_at,"
-                f" {', '.join(METHOD_STACK_COLUMNS)})"
-                f" VALUES ({', '.join('?' * (12 + len(METHOD_STACK_COLUMNS)))})",
-                (
-                    name,
-                    config_text,
-                    config_hash,
-                    provenance,
-                    srbf.__version__,
-                    commit,
-                    dirty,
-                    machine["hostname"],
-                    machine["platform"],
-                    machine["cpu_count"],
-                    machine["python_version"],
-                    now_text(),
-                    *stack,
-                ),
-            )
-            return int(cursor.lastrowid)
+            return insert_campaign(conn, name, config_text, config_hash, provenance, state, machine, stack)
 
     def secret(self) -> bytes:
         """The store's secret (32 random bytes, made on first use): the seeds methods receive are
@@ -298,32 +252,8 @@ class ResultsStore:
         doing += f" repeat {first.repeat}" if first.repeat else ""
         if len(rows) > 1:
             doing += f" and {len(rows) - 1} more fit(s)"
-        ids: list[int] = []
-        duplicates: list[tuple[TaskKey, int]] = []
-        trajectories: list[tuple] = []  # every fit's steps, inserted in one statement
         with self._writing(doing) as conn:
-            provenance_of: dict[int, str] = {}
-            for fit, (values, row, steps) in zip(fits, rows):
-                if fit.campaign_id not in provenance_of:
-                    campaign = conn.execute("SELECT provenance FROM campaigns WHERE id = ?", (fit.campaign_id,)).fetchone()
-                    if campaign is None:
-                        raise StoreError(f"results store {self.path}: no campaign {fit.campaign_id} ({doing})")
-                    provenance_of[fit.campaign_id] = campaign[0]
-                cursor = conn.execute(
-                    _INSERT_PREDICTION,
-                    (fit.campaign_id, *values, fit.provenance or provenance_of[fit.campaign_id], *row),
-                )
-                if cursor.rowcount == 0:
-                    existing = int(conn.execute(_SELECT_BY_KEY, values).fetchone()[0])
-                    duplicates.append((fit.key, existing))
-                    ids.append(existing)
-                    continue
-                prediction_id = int(cursor.lastrowid)
-                trajectories.extend((prediction_id, *step) for step in steps)
-                ids.append(prediction_id)
-            conn.executemany(
-                "INSERT INTO trajectories (prediction_id, step, seconds, expression) VALUES (?, ?, ?, ?)", trajectories
-            )
+            ids, duplicates = insert_fits(conn, self.path, fits, rows, doing)
         for key, existing in duplicates:
             warnings.warn(
                 f"{self.path}: {key} is already stored as prediction {existing}; the new result was not written",
@@ -346,26 +276,15 @@ class ResultsStore:
         ``judge_stack``: the library versions that scored them (``JUDGE_STACK_COLUMNS``, as
         ``srbf.judge.stack.judge_stack`` reads them); None records them as unknown."""
         stack = stack_values(judge_stack, JUDGE_STACK_COLUMNS, "judge stack")
-        values: dict[bool, list[tuple]] = {True: [], False: []}
         accepted: set[str] = set()
+        texts = []
         for prediction_id, metrics in rows:
-            _check_names(metrics, accepted)
-            text = dumps(dict(metrics), f"metrics of prediction {prediction_id}")
-            values[prediction_id in replace].append((int(prediction_id), str(judge_version), text, now_text()))
-        if not rows:
+            check_names(metrics, accepted)
+            texts.append((prediction_id, metric_text(prediction_id, metrics)))
+        if not texts:
             return 0
-        written = 0
-        with self._writing(f"recording the metrics of {len(rows)} prediction(s) (judge {judge_version})") as conn:
-            stack_id = judge_stack_id(conn, str(judge_version), stack)
-            for again, batch in values.items():
-                if batch:
-                    conflict = _REPLACE_METRICS if again else "DO NOTHING"
-                    cursor = conn.executemany(
-                        f"{_INSERT_METRICS} ON CONFLICT (prediction_id, judge_version) {conflict}",
-                        [(*row, stack_id) for row in batch],
-                    )
-                    written += max(cursor.rowcount, 0)
-        return written
+        with self._writing(f"recording the metrics of {len(texts)} prediction(s) (judge {judge_version})") as conn:
+            return insert_metrics(conn, texts, judge_version, stack, replace)
 
     def record_metrics(
         self,
@@ -382,19 +301,15 @@ class ResultsStore:
         ``DuplicateKeyWarning``) unless ``replace`` is true. ``judge_stack`` as for
         ``record_metrics_many``.
         """
-        _check_names(metrics, set())
+        check_names(metrics, set())
         stack = stack_values(judge_stack, JUDGE_STACK_COLUMNS, "judge stack")
-        text = dumps(dict(metrics), f"metrics of prediction {prediction_id}")
-        conflict = _REPLACE_METRICS if replace else "DO NOTHING"
+        text = metric_text(prediction_id, metrics)
         doing = f"recording metrics of prediction {prediction_id} (judge {judge_version})"
         with self._writing(doing) as conn:
             if conn.execute("SELECT 1 FROM predictions WHERE id = ?", (prediction_id,)).fetchone() is None:
                 raise StoreError(f"results store {self.path}: no prediction {prediction_id} ({doing})")
-            cursor = conn.execute(
-                f"{_INSERT_METRICS} ON CONFLICT (prediction_id, judge_version) {conflict}",
-                (prediction_id, str(judge_version), text, now_text(), judge_stack_id(conn, str(judge_version), stack)),
-            )
-            written = cursor.rowcount > 0
+            written = insert_metrics(conn, [(prediction_id, text)], judge_version, stack,
+                                     (prediction_id,) if replace else ())  # fmt: skip
             row_id = conn.execute(
                 "SELECT id FROM metrics WHERE prediction_id = ? AND judge_version = ?",
                 (prediction_id, str(judge_version)),
