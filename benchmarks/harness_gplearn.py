@@ -27,12 +27,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
@@ -116,56 +118,64 @@ def stored_fits(results: Path) -> list[dict]:
             raise SystemExit(f"{row.problem_id}: re-drawn points do not match the stored data hash")
         fits.append({"problem": row.problem_id, "status": row.status, "expression": row.expression,
                      "X": problem.X_support, "y": problem.y_support, "variables": list(problem.variables),
-                     "generations": int(row.budget), "seed": method_seed(secret or b"", row_key(row))})  # fmt: skip
+                     "generations": int(row.budget), "seed": method_seed(secret or b"", row_key(row)),
+                     "wall": float(row.wall_seconds), "stored_at": datetime.fromisoformat(row.created_at).timestamp()})  # fmt: skip
     return fits
 
 
-def direct_run(python: str, fits: list[dict], function_set, folder: Path) -> tuple[float, dict]:
-    """(wall seconds of the direct loop's subprocess, its output) for ``fits``."""
+def direct_run(python: str, env: dict, fits: list[dict], function_set, folder: Path) -> tuple[float, dict]:
+    """(wall seconds of the direct loop's subprocess, its output) for ``fits``; ``env``: the
+    environment changes srbf's worker gets (one thread per numerical library)."""
     script, data, spec, out = (folder / name for name in ("direct.py", "direct.npz", "direct.json", "out.json"))
     script.write_text(DIRECT)
     np.savez(data, **{f"X{i}": f["X"] for i, f in enumerate(fits)}, **{f"y{i}": f["y"] for i, f in enumerate(fits)})
     spec.write_text(json.dumps({"function_set": list(function_set),
                                 "fits": [{"generations": f["generations"], "seed": f["seed"]} for f in fits]}))
     started = time.perf_counter()
-    subprocess.run([python, str(script), str(data), str(spec), str(out)], check=True)
+    environment = {**os.environ, **{name: value for name, value in env.items() if value is not None}}
+    subprocess.run([python, str(script), str(data), str(spec), str(out)], check=True, env=environment)
     wall = time.perf_counter() - started
     return wall, json.loads(out.read_text())
 
 
-def gplearn_python(config_path: Path) -> tuple[str, dict]:
-    """The interpreter and options srbf's worker of the config's gplearn variant runs with."""
+def gplearn_worker(config_path: Path) -> tuple[str, dict, dict]:
+    """The interpreter, environment changes and options srbf's worker of the config's gplearn
+    variant runs with."""
     from srbf.methods.envs import resolve_python
     from srbf.runs.config import load_config
+    from srbf.runs.executor import worker_env
     from srbf.runs.plan import worker_spec
 
     (variant,) = load_config(config_path).variants()
     spec = worker_spec(variant)
-    return resolve_python(spec.python), dict(spec.options)
+    return resolve_python(spec.python), worker_env(spec), dict(spec.options)
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="rounds, each a (b) and an (a) run (default 3)")
     parser.add_argument("--problems", type=int, default=20, help="Feynman problems (default 20)")
-    parser.add_argument("--budget", type=int, default=4, help="gplearn generations per fit (default 4)")
+    parser.add_argument("--budget", type=int, default=4, help="gplearn generations per fit (default 4: about 1 s of CPU a fit)")
     args = parser.parse_args(argv)
     gp = adapter()
     srbf = [sys.executable, "-m", "srbf"]
     srbf_walls, direct_walls, loops, firsts, identical, srbf_cpu, direct_cpu = [], [], [], [], [], [], []
+    fit_walls, tails = [], []  # srbf's fits' own wall seconds (summed), its time from the last stored fit to exit
     with tempfile.TemporaryDirectory(prefix="srbf-harness-gplearn-") as tmp:
         folder = Path(tmp)
         config_path = write_config(folder, args.problems, args.budget)
-        python, options = gplearn_python(config_path)
+        python, env, options = gplearn_worker(config_path)
         function_set, _ = gp.function_set(options)
         for round_ in range(args.rounds):
             results = folder / f"results-{round_}"
-            cpu = children_cpu()
+            cpu, started = children_cpu(), time.time()
             first, wall = timed_run(srbf, config_path, results)
             srbf_cpu.append(children_cpu() - cpu)
             fits = stored_fits(results)
+            fit_walls.append(sum(f["wall"] for f in fits))
+            tails.append(started + wall - max(f["stored_at"] for f in fits))
             cpu = children_cpu()
-            direct_wall, out = direct_run(python, fits, function_set, folder)
+            direct_wall, out = direct_run(python, env, fits, function_set, folder)
             direct_cpu.append(children_cpu() - cpu)
             same = [f["status"] == "ok" and f["expression"] == gp.to_infix(tokens, f["variables"])
                     for f, tokens in zip(fits, out["tokens"], strict=True)]  # fmt: skip
@@ -186,7 +196,8 @@ def main(argv=None) -> int:
     print(f"\ngplearn, {args.problems} Feynman problems, {args.budget} generations, 1 worker, {args.rounds} rounds: medians")
     cpu_ratio = median(s / d for s, d in zip(srbf_cpu, direct_cpu))
     print(f"  srbf run        {median(srbf_walls):7.2f} s wall, {median(srbf_cpu):7.2f} s CPU "
-          f"(first stored fit after {median(firsts):.2f} s)")
+          f"(first stored fit after {median(firsts):.2f} s, the fits' own wall {median(fit_walls):.2f} s, "
+          f"exit {median(tails):.2f} s after the last stored fit)")
     print(f"  direct loop     {median(direct_walls):7.2f} s wall, {median(direct_cpu):7.2f} s CPU (interpreter + "
           f"import + loop; the loop alone {median(loops):.2f} s, {median(loops) / args.problems:.2f} s per fit)")
     print(f"  ratio srbf / direct: wall {ratio:.3f} (target <= 1.05: {'met' if ratio <= 1.05 else 'missed'}), "
