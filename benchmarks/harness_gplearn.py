@@ -18,9 +18,13 @@ Each round runs, one after the other:
   ``warm_start`` to report each one: that stepping is part of what srbf costs).
 
 Printed per round and as medians: both wall times and their ratio (srbf over direct; the target
-is at most 1.05), whether every formula is identical (srbf's stored expression against the direct
-program converted by the adapter's own ``to_infix``), and the time to the first stored fit. The
-rounds alternate (b, a, b, a, ...) so both see the same machine load. Figures printed, not asserted.
+is at most 1.05), the CPU seconds of both process trees and their ratio, each fit's stored wall
+time over the same fit's time in the loop (srbf's cost inside a fit, against its start-up and
+tail), whether every formula is identical (srbf's stored expression against the direct program
+converted by the adapter's own ``to_infix``), the time to the first stored fit and from the last
+stored fit to exit. The direct loop runs with the environment changes srbf's worker gets (one
+thread per numerical library). The rounds alternate (b, a, b, a, ...) so both see the same machine
+load; on a loaded machine compare the CPU ratio and the per-fit ratio. Figures printed, not asserted.
 """
 
 from __future__ import annotations
