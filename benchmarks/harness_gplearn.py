@@ -1,0 +1,218 @@
+"""srbf's overhead on a real method: gplearn on 20 Feynman problems, directly and through ``srbf run``.
+
+    python benchmarks/harness_gplearn.py [--rounds 3] [--problems 20] [--budget 4]
+
+Each round runs, one after the other:
+
+- (b) ``srbf run -c CONFIG --quiet`` with one worker (gplearn at ``--budget`` generations on the
+  first ``--problems`` Feynman problems, one draw each) into a new results store, timed from the
+  command's start to its exit and to its first stored fit (``first_fit.timed_run``);
+- (a) the direct loop: a subprocess in gplearn's own interpreter (the method's environment) that
+  imports gplearn and fits ``SymbolicRegressor`` on each problem in a plain loop, timed from the
+  subprocess's start to its exit. Its inputs are exactly (b)'s: the support points are re-drawn
+  from each stored row's key (checked against the row's data hash), the seed is the method seed
+  srbf gave that fit (re-derived from the key under the store's secret, as ``srbf merge
+  --verify`` does), and the parameters are the adapter's: ``function_set`` from the adapter's own
+  ``function_set``, ``random_state`` = the seed, ``generations`` = the budget, the rest at
+  gplearn's defaults (one ``fit`` call, where the adapter steps through the generations with
+  ``warm_start`` to report each one: that stepping is part of what srbf costs).
+
+Printed per round and as medians: both wall times and their ratio (srbf over direct; the target
+is at most 1.05), the CPU seconds of both process trees and their ratio, each fit's stored wall
+time over the same fit's time in the loop (srbf's cost inside a fit, against its start-up and
+tail), whether every formula is identical (srbf's stored expression against the direct program
+converted by the adapter's own ``to_infix``), the time to the first stored fit and from the last
+stored fit to exit. The direct loop runs with the environment changes srbf's worker gets (one
+thread per numerical library). The rounds alternate (b, a, b, a, ...) so both see the same machine
+load; on a loaded machine compare the CPU ratio and the per-fit ratio. Figures printed, not asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+
+from first_fit import timed_run
+
+
+def children_cpu() -> float:
+    """CPU seconds (user + system) of every finished child process so far, their children included."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+# the direct loop, run by gplearn's interpreter: nothing of srbf is imported
+DIRECT = r"""
+import json, sys, time, warnings
+import numpy as np
+from gplearn.genetic import SymbolicRegressor
+
+data, spec = np.load(sys.argv[1]), json.load(open(sys.argv[2]))
+programs, seconds = [], []
+started = time.perf_counter()
+for i, fit in enumerate(spec["fits"]):
+    begun = time.perf_counter()
+    model = SymbolicRegressor(function_set=tuple(spec["function_set"]), generations=fit["generations"],
+                              random_state=fit["seed"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        model.fit(data[f"X{i}"], data[f"y{i}"])
+    programs.append(model._program)
+    seconds.append(time.perf_counter() - begun)
+loop = time.perf_counter() - started
+tokens = [[n.name if hasattr(n, "arity") else (int(n) if isinstance(n, (int, np.integer)) else float(n))
+           for n in p.program] for p in programs]
+json.dump({"loop_seconds": loop, "seconds": seconds, "tokens": tokens, "printed": [str(p) for p in programs]}, open(sys.argv[3], "w"))
+"""
+
+
+def adapter():
+    """srbf's gplearn adapter module (its pure conversion and option functions)."""
+    import importlib.util
+
+    from srbf.methods import roster
+
+    spec = importlib.util.spec_from_file_location("srbf_gplearn_adapter", roster.get("gplearn").adapter_path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def write_config(folder: Path, problems: int, budget: int) -> Path:
+    import yaml
+
+    document = {
+        "experiment": "harness-gplearn",
+        "catalogs": ["feynman"],
+        "limit": problems,
+        "seed": 0,
+        "sampling": {"draws": 1},
+        "methods": [{"name": "gplearn", "budgets": [budget]}],
+        "workers": 1,
+    }
+    path = folder / "harness_gplearn.yaml"
+    path.write_text(yaml.safe_dump(document, sort_keys=False))
+    return path
+
+
+def stored_fits(results: Path) -> list[dict]:
+    """Each stored fit of the store at ``results``, in store order: its expression, re-drawn support
+    points, variables, budget and the method seed srbf gave it (all re-derived from the row)."""
+    from srbf.methods.isolation import method_seed
+    from srbf.runs.replay import Rows
+    from srbf.store import ResultsStore, row_key
+
+    with ResultsStore.open_readonly(results) as store:
+        secret = store.stored_secret()
+        rows = Rows(store.campaign_rows(), secret)
+        predictions = store.prediction_rows()
+    fits = []
+    for row in predictions:
+        campaign = rows.campaigns[int(row.campaign_id)]
+        problem = rows.draw(campaign, row, rows.entry(campaign, row))
+        if problem.data_hash != row.data_hash:
+            raise SystemExit(f"{row.problem_id}: re-drawn points do not match the stored data hash")
+        fits.append({"problem": row.problem_id, "status": row.status, "expression": row.expression,
+                     "X": problem.X_support, "y": problem.y_support, "variables": list(problem.variables),
+                     "generations": int(row.budget), "seed": method_seed(secret or b"", row_key(row)),
+                     "wall": float(row.wall_seconds), "stored_at": datetime.fromisoformat(row.created_at).timestamp()})  # fmt: skip
+    return fits
+
+
+def direct_run(python: str, env: dict, fits: list[dict], function_set, folder: Path) -> tuple[float, dict]:
+    """(wall seconds of the direct loop's subprocess, its output) for ``fits``; ``env``: the
+    environment changes srbf's worker gets (one thread per numerical library)."""
+    script, data, spec, out = (folder / name for name in ("direct.py", "direct.npz", "direct.json", "out.json"))
+    script.write_text(DIRECT)
+    np.savez(data, **{f"X{i}": f["X"] for i, f in enumerate(fits)}, **{f"y{i}": f["y"] for i, f in enumerate(fits)})
+    spec.write_text(json.dumps({"function_set": list(function_set),
+                                "fits": [{"generations": f["generations"], "seed": f["seed"]} for f in fits]}))
+    started = time.perf_counter()
+    environment = {**os.environ, **{name: value for name, value in env.items() if value is not None}}
+    subprocess.run([python, str(script), str(data), str(spec), str(out)], check=True, env=environment)
+    wall = time.perf_counter() - started
+    return wall, json.loads(out.read_text())
+
+
+def gplearn_worker(config_path: Path) -> tuple[str, dict, dict]:
+    """The interpreter, environment changes and options srbf's worker of the config's gplearn
+    variant runs with."""
+    from srbf.methods.envs import resolve_python
+    from srbf.runs.config import load_config
+    from srbf.runs.executor import worker_env
+    from srbf.runs.plan import worker_spec
+
+    (variant,) = load_config(config_path).variants()
+    spec = worker_spec(variant)
+    return resolve_python(spec.python), worker_env(spec), dict(spec.options)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3, help="rounds, each a (b) and an (a) run (default 3)")
+    parser.add_argument("--problems", type=int, default=20, help="Feynman problems (default 20)")
+    parser.add_argument("--budget", type=int, default=4, help="gplearn generations per fit (default 4: about 1 s of CPU a fit)")
+    args = parser.parse_args(argv)
+    gp = adapter()
+    srbf = [sys.executable, "-m", "srbf"]
+    srbf_walls, direct_walls, loops, firsts, identical, srbf_cpu, direct_cpu = [], [], [], [], [], [], []
+    fit_walls, tails, per_fit = [], [], []  # srbf's fits' own wall seconds (summed), its time from the last stored fit to exit
+    with tempfile.TemporaryDirectory(prefix="srbf-harness-gplearn-") as tmp:
+        folder = Path(tmp)
+        config_path = write_config(folder, args.problems, args.budget)
+        python, env, options = gplearn_worker(config_path)
+        function_set, _ = gp.function_set(options)
+        for round_ in range(args.rounds):
+            results = folder / f"results-{round_}"
+            cpu, started = children_cpu(), time.time()
+            first, wall = timed_run(srbf, config_path, results)
+            srbf_cpu.append(children_cpu() - cpu)
+            fits = stored_fits(results)
+            fit_walls.append(sum(f["wall"] for f in fits))
+            tails.append(started + wall - max(f["stored_at"] for f in fits))
+            cpu = children_cpu()
+            direct_wall, out = direct_run(python, env, fits, function_set, folder)
+            direct_cpu.append(children_cpu() - cpu)
+            same = [f["status"] == "ok" and f["expression"] == gp.to_infix(tokens, f["variables"])
+                    for f, tokens in zip(fits, out["tokens"], strict=True)]  # fmt: skip
+            srbf_walls.append(wall)
+            per_fit.append(statistics.median(f["wall"] / t for f, t in zip(fits, out["seconds"])))
+            direct_walls.append(direct_wall)
+            loops.append(out["loop_seconds"])
+            firsts.append(first)
+            identical.append(all(same) and len(fits) == args.problems)
+            print(f"round {round_ + 1}: srbf run {wall:.2f} s (CPU {srbf_cpu[-1]:.2f} s, first stored fit {first:.2f} s), "
+                  f"direct {direct_wall:.2f} s (CPU {direct_cpu[-1]:.2f} s, loop {out['loop_seconds']:.2f} s), "
+                  f"ratio {wall / direct_wall:.3f}, fits' own wall {fit_walls[-1]:.2f} s (median per fit "
+                  f"{per_fit[-1]:.3f} x direct's), "
+                  f"{sum(same)}/{len(fits)} formulas identical", flush=True)  # fmt: skip
+            for f, ok, printed in zip(fits, same, out["printed"]):
+                if not ok:
+                    print(f"  {f['problem']}: srbf {f['status']} {f['expression']!r}; direct {printed}")
+    median = statistics.median
+    ratio = median(s / d for s, d in zip(srbf_walls, direct_walls))
+    print(f"\ngplearn, {args.problems} Feynman problems, {args.budget} generations, 1 worker, {args.rounds} rounds: medians")
+    cpu_ratio = median(s / d for s, d in zip(srbf_cpu, direct_cpu))
+    print(f"  srbf run        {median(srbf_walls):7.2f} s wall, {median(srbf_cpu):7.2f} s CPU "
+          f"(first stored fit after {median(firsts):.2f} s, the fits' own wall {median(fit_walls):.2f} s, "
+          f"exit {median(tails):.2f} s after the last stored fit)")
+    print(f"  direct loop     {median(direct_walls):7.2f} s wall, {median(direct_cpu):7.2f} s CPU (interpreter + "
+          f"import + loop; the loop alone {median(loops):.2f} s, {median(loops) / args.problems:.2f} s per fit)")
+    print(f"  ratio srbf / direct: wall {ratio:.3f} (target <= 1.05: {'met' if ratio <= 1.05 else 'missed'}), "
+          f"CPU {cpu_ratio:.3f}, a fit's stored wall over the same fit's direct time {median(per_fit):.3f}; "
+          f"formulas identical in every round: {all(identical)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
