@@ -1,6 +1,6 @@
 """srbf's overhead on a real method: gplearn on 20 Feynman problems, directly and through ``srbf run``.
 
-    python benchmarks/harness_gplearn.py [--rounds 3] [--problems 20] [--budget 4]
+    python benchmarks/harness_gplearn.py [--rounds 3] [--problems 20] [--budget 4] [--baseline PATH/TO/srbf]
 
 Each round runs, one after the other:
 
@@ -24,7 +24,10 @@ tail), whether every formula is identical (srbf's stored expression against the 
 converted by the adapter's own ``to_infix``), the time to the first stored fit and from the last
 stored fit to exit. The direct loop runs with the environment changes srbf's worker gets (one
 thread per numerical library). The rounds alternate (b, a, b, a, ...) so both see the same machine
-load; on a loaded machine compare the CPU ratio and the per-fit ratio. Figures printed, not asserted.
+load; on a loaded machine compare the CPU ratio and the per-fit ratio. ``--baseline SRBF`` runs that
+``srbf`` command (another checkout's) in the same rounds too, in alternating order, each run with
+its own direct loop, so that two versions' figures are compared under the same load. Figures
+printed, not asserted.
 """
 
 from __future__ import annotations
@@ -157,60 +160,70 @@ def gplearn_worker(config_path: Path) -> tuple[str, dict, dict]:
     return resolve_python(spec.python), worker_env(spec), dict(spec.options)
 
 
+def srbf_round(command: list[str], config_path: Path, results: Path, gp, python, env, function_set, folder: Path) -> dict:
+    """One ``srbf run`` of the config with ``command`` into ``results``, then the direct loop on
+    exactly its inputs: both timings, the per-fit ratio and which formulas are identical."""
+    cpu, started = children_cpu(), time.time()
+    first, wall = timed_run(command, config_path, results)
+    srbf_cpu = children_cpu() - cpu
+    fits = stored_fits(results)
+    cpu = children_cpu()
+    direct_wall, out = direct_run(python, env, fits, function_set, folder)
+    direct_cpu = children_cpu() - cpu
+    same = [f["status"] == "ok" and f["expression"] == gp.to_infix(tokens, f["variables"])
+            for f, tokens in zip(fits, out["tokens"], strict=True)]  # fmt: skip
+    for f, ok, printed in zip(fits, same, out["printed"]):
+        if not ok:
+            print(f"  {f['problem']}: srbf {f['status']} {f['expression']!r}; direct {printed}")
+    return {"wall": wall, "cpu": srbf_cpu, "first": first, "fit_wall": sum(f["wall"] for f in fits),
+            "tail": started + wall - max(f["stored_at"] for f in fits),
+            "per_fit": statistics.median(f["wall"] / t for f, t in zip(fits, out["seconds"])),
+            "direct_wall": direct_wall, "direct_cpu": direct_cpu, "loop": out["loop_seconds"],
+            "same": sum(same), "fits": len(fits)}  # fmt: skip
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="rounds, each a (b) and an (a) run (default 3)")
     parser.add_argument("--problems", type=int, default=20, help="Feynman problems (default 20)")
     parser.add_argument("--budget", type=int, default=4, help="gplearn generations per fit (default 4: about 1 s of CPU a fit)")
+    parser.add_argument("--baseline", help="another srbf command (e.g. main's) to run in the same rounds, interleaved")
     args = parser.parse_args(argv)
     gp = adapter()
-    srbf = [sys.executable, "-m", "srbf"]
-    srbf_walls, direct_walls, loops, firsts, identical, srbf_cpu, direct_cpu = [], [], [], [], [], [], []
-    fit_walls, tails, per_fit = [], [], []  # srbf's fits' own wall seconds (summed), its time from the last stored fit to exit
+    commands = {"this": [sys.executable, "-m", "srbf"]}
+    if args.baseline:
+        commands["baseline"] = [args.baseline]
+    rounds: dict[str, list[dict]] = {label: [] for label in commands}
     with tempfile.TemporaryDirectory(prefix="srbf-harness-gplearn-") as tmp:
         folder = Path(tmp)
         config_path = write_config(folder, args.problems, args.budget)
         python, env, options = gplearn_worker(config_path)
         function_set, _ = gp.function_set(options)
         for round_ in range(args.rounds):
-            results = folder / f"results-{round_}"
-            cpu, started = children_cpu(), time.time()
-            first, wall = timed_run(srbf, config_path, results)
-            srbf_cpu.append(children_cpu() - cpu)
-            fits = stored_fits(results)
-            fit_walls.append(sum(f["wall"] for f in fits))
-            tails.append(started + wall - max(f["stored_at"] for f in fits))
-            cpu = children_cpu()
-            direct_wall, out = direct_run(python, env, fits, function_set, folder)
-            direct_cpu.append(children_cpu() - cpu)
-            same = [f["status"] == "ok" and f["expression"] == gp.to_infix(tokens, f["variables"])
-                    for f, tokens in zip(fits, out["tokens"], strict=True)]  # fmt: skip
-            srbf_walls.append(wall)
-            per_fit.append(statistics.median(f["wall"] / t for f, t in zip(fits, out["seconds"])))
-            direct_walls.append(direct_wall)
-            loops.append(out["loop_seconds"])
-            firsts.append(first)
-            identical.append(all(same) and len(fits) == args.problems)
-            print(f"round {round_ + 1}: srbf run {wall:.2f} s (CPU {srbf_cpu[-1]:.2f} s, first stored fit {first:.2f} s), "
-                  f"direct {direct_wall:.2f} s (CPU {direct_cpu[-1]:.2f} s, loop {out['loop_seconds']:.2f} s), "
-                  f"ratio {wall / direct_wall:.3f}, fits' own wall {fit_walls[-1]:.2f} s (median per fit "
-                  f"{per_fit[-1]:.3f} x direct's), "
-                  f"{sum(same)}/{len(fits)} formulas identical", flush=True)  # fmt: skip
-            for f, ok, printed in zip(fits, same, out["printed"]):
-                if not ok:
-                    print(f"  {f['problem']}: srbf {f['status']} {f['expression']!r}; direct {printed}")
+            for label in list(commands) if round_ % 2 == 0 else list(reversed(commands)):
+                r = srbf_round(commands[label], config_path, folder / f"results-{label}-{round_}", gp, python, env,
+                               function_set, folder)  # fmt: skip
+                rounds[label].append(r)
+                print(f"round {round_ + 1} {label}: srbf run {r['wall']:.2f} s (CPU {r['cpu']:.2f} s, first stored fit "
+                      f"{r['first']:.2f} s, exit {r['tail']:.2f} s after the last), direct {r['direct_wall']:.2f} s "
+                      f"(CPU {r['direct_cpu']:.2f} s, loop {r['loop']:.2f} s), ratio {r['wall'] / r['direct_wall']:.3f}, "
+                      f"fits' own wall {r['fit_wall']:.2f} s (median per fit {r['per_fit']:.3f} x direct's), "
+                      f"{r['same']}/{r['fits']} formulas identical", flush=True)  # fmt: skip
     median = statistics.median
-    ratio = median(s / d for s, d in zip(srbf_walls, direct_walls))
     print(f"\ngplearn, {args.problems} Feynman problems, {args.budget} generations, 1 worker, {args.rounds} rounds: medians")
-    cpu_ratio = median(s / d for s, d in zip(srbf_cpu, direct_cpu))
-    print(f"  srbf run        {median(srbf_walls):7.2f} s wall, {median(srbf_cpu):7.2f} s CPU "
-          f"(first stored fit after {median(firsts):.2f} s, the fits' own wall {median(fit_walls):.2f} s, "
-          f"exit {median(tails):.2f} s after the last stored fit)")
-    print(f"  direct loop     {median(direct_walls):7.2f} s wall, {median(direct_cpu):7.2f} s CPU (interpreter + "
-          f"import + loop; the loop alone {median(loops):.2f} s, {median(loops) / args.problems:.2f} s per fit)")
-    print(f"  ratio srbf / direct: wall {ratio:.3f} (target <= 1.05: {'met' if ratio <= 1.05 else 'missed'}), "
-          f"CPU {cpu_ratio:.3f}, a fit's stored wall over the same fit's direct time {median(per_fit):.3f}; "
-          f"formulas identical in every round: {all(identical)}")
+    for label, runs in rounds.items():
+        m = {key: median(r[key] for r in runs) for key in runs[0]}
+        ratio = median(r["wall"] / r["direct_wall"] for r in runs)
+        cpu_ratio = median(r["cpu"] / r["direct_cpu"] for r in runs)
+        identical = all(r["same"] == r["fits"] == args.problems for r in runs)
+        print(f"  {label}: srbf run {m['wall']:7.2f} s wall, {m['cpu']:7.2f} s CPU (first stored fit after "
+              f"{m['first']:.2f} s, the fits' own wall {m['fit_wall']:.2f} s, exit {m['tail']:.2f} s after the last "
+              f"stored fit)")  # fmt: skip
+        print(f"  {label}: direct loop {m['direct_wall']:7.2f} s wall, {m['direct_cpu']:7.2f} s CPU (interpreter + "
+              f"import + loop; the loop alone {m['loop']:.2f} s, {m['loop'] / args.problems:.2f} s per fit)")
+        print(f"  {label}: ratio srbf / direct: wall {ratio:.3f} (target <= 1.05: {'met' if ratio <= 1.05 else 'missed'}), "
+              f"CPU {cpu_ratio:.3f}, a fit's stored wall over the same fit's direct time {m['per_fit']:.3f}; "
+              f"formulas identical in every round: {identical}")
     return 0
 
 
