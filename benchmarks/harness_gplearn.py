@@ -23,7 +23,9 @@ time over the same fit's time in the loop (srbf's cost inside a fit, against its
 tail), whether every formula is identical (srbf's stored expression against the direct program
 converted by the adapter's own ``to_infix``), the time to the first stored fit and from the last
 stored fit to exit. The direct loop runs with the environment changes srbf's worker gets (one
-thread per numerical library). The rounds alternate (b, a, b, a, ...) so both see the same machine
+thread per numerical library) and, as the worker, in a session of its own (Linux's autogroup
+scheduling divides the CPU between sessions first: in this script's session the loop would get
+only part of that session's share, beside whatever else runs there). The rounds alternate (b, a, b, a, ...) so both see the same machine
 load; on a loaded machine compare the CPU ratio and the per-fit ratio. ``--baseline SRBF`` runs that
 ``srbf`` command (another checkout's) in the same rounds too, in alternating order, each run with
 its own direct loop, so that two versions' figures are compared under the same load. Figures
@@ -142,7 +144,9 @@ def direct_run(python: str, env: dict, fits: list[dict], function_set, folder: P
                                 "fits": [{"generations": f["generations"], "seed": f["seed"]} for f in fits]}))
     started = time.perf_counter()
     environment = {**os.environ, **{name: value for name, value in env.items() if value is not None}}
-    subprocess.run([python, str(script), str(data), str(spec), str(out)], check=True, env=environment)
+    # its own session, as srbf's worker has (autogroup scheduling divides the CPU between sessions first)
+    subprocess.run([python, str(script), str(data), str(spec), str(out)], check=True, env=environment,
+                   start_new_session=True)  # fmt: skip
     wall = time.perf_counter() - started
     return wall, json.loads(out.read_text())
 
