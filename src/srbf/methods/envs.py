@@ -114,10 +114,13 @@ def resolve_python(spec: str) -> str:
     """
     if not is_env_spec(spec):
         return spec
-    from srbf.methods.roster import ROSTER  # here: a plain interpreter path needs no roster (slots start faster)
-
     name = env_name(spec)
     python = env_python(name)
+    if python.exists() and read_manifest(name) is not None:  # a finished install: no roster needed
+        return str(python.absolute())
+    # only to word the error (the roster imports pydantic: a slot about to start a worker skips it)
+    from srbf.methods.roster import ROSTER
+
     on_roster = name in ROSTER
     if not python.exists():
         if on_roster:

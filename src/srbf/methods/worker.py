@@ -40,17 +40,17 @@ import sys
 import time
 import weakref
 from pathlib import Path
-from typing import Any, Mapping
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Mapping
 
 from srbf.methods import isolation
 from srbf.methods.process_tree import TreeMeter
 from srbf.methods import worker_main as wire
-from srbf.methods.own_predictions import check_own_predictions
 from srbf.methods.boundary import BadMessage, Limits, Trajectory, clean_start_message, failed, fit_result
 from srbf.methods.worker_channel import Channel, ChildGone, OutputTail, reap, start_child
 from srbf.core import FitResult, FitTask, SrbfError
+
+if TYPE_CHECKING:  # NumPy is imported by the first fit: the driver imports this module before its workers start
+    import numpy as np
 
 WORKER_MAIN = Path(wire.__file__).resolve()
 _DRAIN_SECONDS = 1.0  # how long to collect a dead child's last output
@@ -181,6 +181,8 @@ class Worker:
         except BaseException:  # interrupted (Ctrl-C, a driver's exception): leave no fit running
             self._kill()
             raise
+        from srbf.methods.own_predictions import check_own_predictions
+
         return check_own_predictions(result, X, task.variables)
 
     def _run(self, limit: float | None, X: np.ndarray, y: np.ndarray, fit_id: int, data: bytes) -> FitResult:
@@ -423,6 +425,8 @@ def start_worker(method_file: str | os.PathLike, **kwargs: Any) -> Worker:
 
 
 def _fit_message(task: FitTask) -> tuple[np.ndarray, np.ndarray, dict]:
+    import numpy as np
+
     X = np.ascontiguousarray(task.X, dtype="<f8")
     y = np.ascontiguousarray(task.y, dtype="<f8")
     if X.ndim != 2:

@@ -53,6 +53,7 @@ from srbf.runs.sealed import sealed_seed
 from srbf.runs.shards import Shard, shard_plan, shared_secret
 from srbf.runs.summary import RunSummary, fit_place, progress_bar
 from srbf.runs.sweeps import Variant, canonical_json
+from srbf.store.environment import git_state
 from srbf.store.rows import Fit
 
 __all__ = [
@@ -343,6 +344,7 @@ def run_config(
         executor.on_starting = starting
         probed: dict = {}  # each method interpreter is asked for its stack once, while the workers start
         stacks = {variant.label: variant_stack(variant, probed) for variant in pending}
+        source = git_state()  # srbf's own git state, read once and while the workers start
         try:
             executor.start(first, later)
         except WorkerStartError as exc:
@@ -354,6 +356,7 @@ def run_config(
                 variant.config_hash,
                 variant.method.config_provenance,
                 method_stack=stacks[variant.label],
+                git=source,
             )
         campaign_of = {(v.name, v.config_hash): summary.campaigns[v.label] for v in pending}
         order = functools.partial(fit_order, config=config, secret=store.secret())  # the method's seed: under the secret

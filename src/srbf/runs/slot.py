@@ -22,6 +22,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -174,6 +175,7 @@ def slot_main(conn, settings: SlotSettings, parent: int) -> None:
     if os.getppid() != parent:  # the parent died before the line above
         return
     isolation.adopt_orphans()  # what a method's killed guard leaves comes here, to be ended
+    threading.Thread(target=_import_for_fits, name="srbf-slot-imports", daemon=True).start()
     gc.freeze()  # what is imported so far lives as long as the process: never traversed again
     gc.set_threshold(*GC_THRESHOLDS)
     slot = Slot(settings)
@@ -185,6 +187,18 @@ def slot_main(conn, settings: SlotSettings, parent: int) -> None:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # closing the workers is not interrupted
         slot.close()
     _exit_now()
+
+
+def _import_for_fits() -> None:
+    """Import what the first fit needs here (NumPy, the sampler, the expression compiler, the check
+    of a method's own predictions) while the first method worker starts, in another process, so
+    that the first fit does not wait for them after the worker is ready. A failure is left to the
+    fit that needs the module, which reports it."""
+    try:
+        import srbf.catalogs.sampling  # noqa: F401 - imported for later
+        import srbf.methods.own_predictions  # noqa: F401
+    except Exception:  # the fit that imports the module reports the error
+        pass
 
 
 def _serve(slot: Slot, conn) -> None:
