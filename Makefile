@@ -41,8 +41,8 @@ leaderboard: $(STAMP)
 	$(BIN)/srbf run -c leaderboard --results $(LEADERBOARD_RESULTS)
 	$(BIN)/srbf score --results $(LEADERBOARD_RESULTS)
 	rm -rf leaderboard/report leaderboard/explorer leaderboard/fits.parquet leaderboard/stack.parquet
-	$(BIN)/srbf analyze --results $(LEADERBOARD_RESULTS) --at-budget max --condition 'n_support=512;noise=0' -o leaderboard/report/noise-free
-	$(BIN)/srbf analyze --results $(LEADERBOARD_RESULTS) --at-budget max --condition 'n_support=512;noise=0.01' -o leaderboard/report/noisy
+	$(BIN)/srbf analyze --results $(LEADERBOARD_RESULTS) --at-budget max --dpi 110 --condition 'n_support=512;noise=0' -o leaderboard/report/noise-free
+	$(BIN)/srbf analyze --results $(LEADERBOARD_RESULTS) --at-budget max --dpi 110 --condition 'n_support=512;noise=0.01' -o leaderboard/report/noisy
 	$(BIN)/srbf site build --results $(LEADERBOARD_RESULTS) --at-budget max -o leaderboard/explorer
 	$(BIN)/srbf export --results $(LEADERBOARD_RESULTS) --metrics -o leaderboard/fits.parquet --stack leaderboard/stack.parquet
 	@echo "make leaderboard: $$(( $$(date +%s) - $(START) )) s; leaderboard/ holds $$(du -sh leaderboard | cut -f1)"
