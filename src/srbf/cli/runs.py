@@ -17,7 +17,7 @@ import threading
 from srbf.cli.args import (UserError, add_executor_flags, cluster_choice, non_negative_int, positive_int,
                             terminate_as_interrupt, worker_count)
 from srbf.cli.store_args import add_store_flags, configs_choice, results_root
-from srbf.core import DEFAULT_RESULTS, STATUSES
+from srbf.core import DEFAULT_RESULTS, STATUSES, collector_tuned
 from srbf.runs.config_limits import MAX_VARIANTS  # standard library only: cheap to import for --help
 
 __all__ = ["add_run_commands"]
@@ -107,17 +107,18 @@ def _run(args: argparse.Namespace) -> int:
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, terminate_as_interrupt) if in_main else None  # kill PID = Ctrl-C
     try:
-        summary = run_config(
-            config,
-            variants=variants,
-            resume=not args.no_resume,
-            progress=False if args.quiet or args.json else None,
-            resume_hint=_resume_command(args),
-            shard=shard,
-            secret_file=secret_file,
-            make_executor=make_executor,
-            separate_ladder=args.separate_ladder,
-        )
+        with collector_tuned(for_life=True):  # the command ends with its run: the driver freezes its plan
+            summary = run_config(
+                config,
+                variants=variants,
+                resume=not args.no_resume,
+                progress=False if args.quiet or args.json else None,
+                resume_hint=_resume_command(args),
+                shard=shard,
+                secret_file=secret_file,
+                make_executor=make_executor,
+                separate_ladder=args.separate_ladder,
+            )
     finally:
         if in_main:
             signal.signal(signal.SIGTERM, previous)

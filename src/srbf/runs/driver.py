@@ -25,8 +25,8 @@ writes; ``summary`` holds what a run reports (the progress bar, the ``RunSummary
 
 from __future__ import annotations
 
+import contextlib
 import functools
-import gc
 import re
 import sys
 import time
@@ -46,7 +46,7 @@ from srbf.runs.plan import Plan, load_catalogs, make_plan, worker_spec
 from srbf.runs.prechecks import method_prechecks
 from srbf.runs.ladder import one_fit_ladders, with_rungs
 from srbf.runs.problems import fit_order
-from srbf.core import GC_THRESHOLDS, SrbfError, TaskKey, freeze_survivors
+from srbf.core import SrbfError, TaskKey, collector_tuned
 from srbf.runs.runlock import RunLock, RunLocked
 from srbf.runs.changes import changed_lines, pending_fits
 from srbf.runs.sealed import sealed_seed
@@ -282,9 +282,10 @@ def run_config(
     bar = None
     # The plan (a record per fit) and the catalogs live as long as the run: with Python's default
     # thresholds the collector traversed them in full collections of 0.15-0.28 s each, freeing
-    # nothing; as in a slot, fewer collections, and what the plan leaves is frozen (until the run ends).
-    thresholds, freezing = gc.get_threshold(), gc.get_freeze_count() == 0
-    gc.set_threshold(*GC_THRESHOLDS)
+    # nothing. Fewer collections for the run (``collector_tuned``); in a process tuned for its life
+    # (the ``srbf run`` command) what the plan leaves is also frozen.
+    tuning = contextlib.ExitStack()
+    keep = tuning.enter_context(collector_tuned())
 
     def new_executor() -> Executor:
         sandbox = sandbox_for(config, store.path, secret_file if shard else None) if config.sandbox else None
@@ -297,8 +298,7 @@ def run_config(
             executor = new_executor()
             executor.prestart(first_workers([worker_spec(v) for v in variants], executor.workers))  # the likely first
         plan = make_plan(config, done=_stored_keys(store, variants), variants=variants, catalogs=load_catalogs(config))
-        if freezing:
-            freeze_survivors()
+        keep()
         for name, dropped in plan.excluded.items():  # config.exclude: listed, never silently dropped
             log(f"exclude: {len(dropped)} problem(s) of {name} not run: {', '.join(dropped)}")
         for line in changed_lines(store.configurations(), variants, pending_fits(plan.fits)):  # a method file edited, ...
@@ -394,9 +394,7 @@ def run_config(
             executor.close()
         store.close()
         lock.release()
-        gc.set_threshold(*thresholds)
-        if freezing:
-            gc.unfreeze()
+        tuning.close()
         summary.seconds = time.perf_counter() - started
 
 

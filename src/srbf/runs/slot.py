@@ -17,7 +17,6 @@ the parent's threads or store connection) and import only what drawing and the w
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import os
 import signal
@@ -26,9 +25,9 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
-from srbf.core import GC_THRESHOLDS, FitResult, freeze_survivors
+from srbf.core import FitResult, collector_tuned
 from srbf.methods import isolation
 from srbf.methods.worker import WorkerStartError
 from srbf.runs.executor import HeldWorker, first_line, new_worker
@@ -176,16 +175,15 @@ def slot_main(conn, settings: SlotSettings, parent: int) -> None:
         return
     isolation.adopt_orphans()  # what a method's killed guard leaves comes here, to be ended
     threading.Thread(target=_import_for_fits, name="srbf-slot-imports", daemon=True).start()
-    gc.freeze()  # what is imported so far lives as long as the process: never traversed again
-    gc.set_threshold(*GC_THRESHOLDS)
-    slot = Slot(settings)
-    try:
-        _serve(slot, conn)
-    except (_Stopped, BrokenPipeError, ConnectionResetError):
-        pass
-    finally:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # closing the workers is not interrupted
-        slot.close()
+    with collector_tuned(for_life=True) as keep:  # a slot lives as long as its run: what it imported is frozen
+        slot = Slot(settings)
+        try:
+            _serve(slot, conn, keep)
+        except (_Stopped, BrokenPipeError, ConnectionResetError):
+            pass
+        finally:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)  # closing the workers is not interrupted
+            slot.close()
     _exit_now()
 
 
@@ -201,8 +199,9 @@ def _import_for_fits() -> None:
         pass
 
 
-def _serve(slot: Slot, conn) -> None:
-    """Answer the parent's messages until ``Stop`` or EOF (``slot_main``)."""
+def _serve(slot: Slot, conn, keep: Callable[[], None]) -> None:
+    """Answer the parent's messages until ``Stop`` or EOF (``slot_main``); ``keep`` freezes what
+    a batch of fits left alive (``collector_tuned``)."""
     while True:
         try:
             request = msg.decode(conn.recv_bytes(), msg.TO_SLOT)
@@ -212,7 +211,7 @@ def _serve(slot: Slot, conn) -> None:
             return
         if isinstance(request, msg.RunFits):
             _run_orders(slot, request.orders, conn)
-            freeze_survivors()  # the batch's samplers and compiled truths, kept: not traversed again
+            keep()  # the batch's samplers and compiled truths, kept: not traversed again
             continue
         try:
             if isinstance(request, msg.StartWorker):
