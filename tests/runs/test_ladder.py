@@ -122,3 +122,26 @@ def test_a_bad_ladder_value_names_the_field(tmp_path):
 
     with pytest.raises(ConfigError, match=r"ladder.*one_fit, separate, got 'one'; did you mean 'one_fit'\?"):
         _config(tmp_path, [1, 2], ladder="one")
+
+
+def test_a_long_fit_without_budget_marks_fails_its_rungs_instead_of_making_them_up():
+    long = FitResult("ok", expression="x*3", wall_seconds=3.0, trajectory=[(2.9, "x*3")])  # no report(..., budget=b)
+    rung = rung_result(long, 4, 2)
+    assert (rung.status, rung.expression) == ("failed", None)
+    assert "reported no budget marks" in rung.error and "ladder: separate" in rung.error
+
+
+@pytest.mark.parametrize("entry", [
+    {"name": "operon", "ladder": "one_fit"},  # a roster method that does not declare exact_trajectory
+    {"name": "prior", "ladder": "one_fit"},  # a built-in: it reports no budget marks
+])
+def test_one_fit_is_refused_for_a_method_that_reports_no_exact_trajectory(tmp_path, entry):
+    from srbf.runs.config import ConfigError
+
+    with pytest.raises(ConfigError, match=r"methods\[0\]\.ladder: one_fit .* use separate"):
+        config_from_dict({"experiment": "x", "catalogs": "nguyen", "results": str(tmp_path / "r"), "methods": [entry]})
+
+
+def test_one_fit_is_what_a_declaring_roster_method_gets():
+    config = config_from_dict({"experiment": "x", "catalogs": "nguyen", "methods": ["gplearn", "operon"]})
+    assert [m.ladder for m in config.methods] == ["one_fit", "separate"]

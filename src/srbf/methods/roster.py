@@ -200,11 +200,17 @@ def option_problems(adapter_path: str | Path, options: Mapping[str, Any]) -> lis
     ``adapter_path`` does not take as given; [] for an allowed set or a file off the roster."""
     from srbf.methods.options import option_problems as problems
 
+    spec = spec_of_adapter(adapter_path)
+    return [] if spec is None else problems(spec.name, spec.options, options)
+
+
+def spec_of_adapter(adapter_path: str | Path) -> MethodSpec | None:
+    """The roster method whose adapter file is ``adapter_path``; None for a file off the roster."""
     folder = Path(adapter_path).resolve().parent
     spec = ROSTER.get(folder.name)
     if spec is None or spec.adapter_path.resolve() != Path(adapter_path).resolve():
-        return []
-    return problems(spec.name, spec.options, options)
+        return None
+    return spec
 
 
 def param_problems(adapter_path: str | Path, options: Mapping[str, Any], python: str | None) -> list[str]:
@@ -213,11 +219,8 @@ def param_problems(adapter_path: str | Path, options: Mapping[str, Any], python:
     line each; [] for a file off the roster."""
     from srbf.methods.param_names import param_problems as problems
 
-    folder = Path(adapter_path).resolve().parent
-    spec = ROSTER.get(folder.name)
-    if spec is None or spec.adapter_path.resolve() != Path(adapter_path).resolve():
-        return []
-    return problems(spec.name, spec.options, options, python)
+    spec = spec_of_adapter(adapter_path)
+    return [] if spec is None else problems(spec.name, spec.options, options, python)
 
 
 def select(name: str) -> list[MethodSpec]:

@@ -204,6 +204,10 @@ class MethodConfig(_Section):
             if adapter.name is not None:
                 message = "only a builtin adapter takes a name (the method's own name is method.name)"
                 problems.append((("adapter", "name"), message))
+        if self.ladder == "one_fit" and not problems and not _may_read_one_fit(adapter):
+            problems.append((("ladder",), "one_fit reads a ladder's budgets from one fit's exact trajectory, and this "
+                             "method does not report one (a roster method must declare exact_trajectory: true in its "
+                             "method.yaml); use separate"))
         if problems:
             raise _fail_all(problems)
         return self
@@ -219,6 +223,19 @@ class MethodConfig(_Section):
         keys = _METHOD_KEYS + (("memory_limit",) if self.memory_limit is not None else ())  # absent: the text of before
         keys += ("ladder",) if self.ladder != "separate" else ()
         return to_plain({key: fields[key] for key in keys})
+
+
+def _may_read_one_fit(adapter: Adapter) -> bool:
+    """Whether ``ladder: one_fit`` may be asked of ``adapter``: a roster method only when its
+    method.yaml declares an exact trajectory; a method file of one's own when its author says so in
+    the config (a fit that then reports no budget marks fails its rungs: ``srbf.runs.ladder``); never
+    a built-in or an SRBench folder, which report none."""
+    from srbf.methods.roster import spec_of_adapter
+
+    if adapter.type != "file" or adapter.path is None:
+        return False
+    spec = spec_of_adapter(adapter.path)
+    return spec is None or spec.exact_trajectory
 
 
 def _with_builtin_defaults(entry: Mapping[str, Any], *, run_budgets: bool) -> dict[str, Any]:

@@ -9,7 +9,8 @@ runs, of each ladder's pending rungs (same key apart from the budget), only the 
 (``with_rungs``): the incumbent at that budget step, its elapsed time there as the rung's wall
 seconds, status ok, ``from_trajectory`` set. CPU seconds and peak memory are not measured per
 step: they stay null. A rung the long fit never reached takes the long fit's answer when it ended
-ok (the method stopped early, as a fit of that budget would have) and its status otherwise.
+ok (the method stopped early, as a fit of that budget would have) and its status otherwise; a fit
+that reported no budget marks at all fails its rungs (nothing is made up).
 
 A killed run resumes by key as always: what is stored is skipped, and of the rest each ladder's
 largest pending rung is the one fitted. With ``--shard K/N`` the rungs of one ladder may fall in
@@ -61,6 +62,10 @@ def rung_result(result: FitResult, long_budget: float, budget: float) -> FitResu
     if mark is not None:
         seconds, expression = mark
         status, error = "ok", None
+    elif not result.marks and result.status == "ok":  # ended ok without one report(expr, budget=b): never made up
+        seconds, expression, status = result.wall_seconds, None, "failed"
+        error = (f"ladder: one_fit, but the fit at budget {canonical_budget(long_budget)} reported no budget "
+                 "marks (report(expression, budget=b)), so this budget cannot be read from it; use ladder: separate")
     elif result.status == "ok":  # stopped before this budget, as a fit of this budget would have
         seconds, expression, status, error = result.wall_seconds, result.expression, "ok", None
         internals["ladder_stopped_before"] = True
