@@ -2,9 +2,9 @@
 
 A ``TaskKey`` identifies one fit (docs/design.md maps the house; docs/glossary.md defines *fit*):
 rerunning a config skips every key already in the store; ``key_text`` is its one canonical
-encoding, the text its method seed is derived from (the budget left out: see ``key_text``). A ``FitTask`` is what a worker needs to run it (never
-the truth, never the validation points); a ``FitResult`` is what comes back, whatever happened to
-the method.
+encoding, the text its method seed is derived from (the budget left out: see ``key_text``). A
+``FitTask`` is what a worker needs to run it (never the truth, never the validation points); a
+``FitResult`` is what comes back, whatever happened to the method.
 ``SrbfError`` is the base of every error srbf raises on purpose, so a caller (the CLI, a
 notebook) can tell a user's mistake from a bug with one ``except``; ``did_you_mean`` is the one
 way such an error suggests the name the user probably meant. ``lazy_attributes`` lets a
@@ -157,8 +157,9 @@ def canonical_budget(value: float) -> int | float:
 
 def key_text(key: TaskKey) -> str:
     """The one canonical encoding of a fit's key, which its method seed is derived from: its values
-    in field order as compact JSON, counters as integers, the budget left out and repeat 0 left
-    out (the text a key had before keys had repeats, so old fits keep their seeds).
+    in field order as compact JSON, counters as integers, the budget left out, and the repeat only
+    when it is not 0 (repeat 0 is the fit a run without ``repeats`` makes: the same text, the same
+    seed).
 
     The budget is left out so that the rungs of a ladder are one search stopped at several
     lengths: a fit at budget b and the ladder's longest fit get the same seed, which is what lets a
