@@ -87,11 +87,11 @@ def test_an_oversized_report_is_dropped_and_noted():
     [
         ({"t": "soon", "expression": "x0"}, "'t' is str, not a number"),
         ({"t": True, "expression": "x0"}, "'t' is bool, not a number"),
-        ({"t": float("nan"), "expression": "x0"}, "'t' is nan, not a finite time"),
+        ({"t": float("nan"), "expression": "x0"}, "'t' is nan, not a finite number >= 0"),
         ({"t": 0.1, "expression": ["x0"]}, "'expression' is list, not str"),
         ({"t": 0.1}, "it needs 't' and 'expression'"),
         ({"t": 0.1, "expression": "x0", "budget": "2"}, "'budget' is str, not a number"),
-        ({"t": 0.1, "expression": "x0", "budget": -1}, "'budget' is -1.0, not a finite time"),
+        ({"t": 0.1, "expression": "x0", "budget": -1}, "'budget' is -1.0, not a finite number >= 0"),
     ],
 )
 def test_a_report_of_the_wrong_shape_is_refused(message, reason):
@@ -123,8 +123,8 @@ def test_an_honest_result_passes_unchanged():
     [
         ({"status": "great"}, "'status' is 'great', not 'ok' or 'failed'"),
         ({"wall": "fast"}, "'wall' is str, not a number"),
-        ({"cpu": -1}, "'cpu' is -1.0, not a finite time"),
-        ({"method_seconds": float("inf")}, "'method_seconds' is inf, not a finite time"),
+        ({"cpu": -1}, "'cpu' is -1.0, not a finite number >= 0"),
+        ({"method_seconds": float("inf")}, "'method_seconds' is inf, not a finite number >= 0"),
         ({"internals": "not a dict"}, "'internals' is str, not an object"),
         ({"expression": 42}, "'expression' is int, not str"),
         ({"expression": " "}, "status ok without an expression"),

@@ -159,7 +159,7 @@ def _number(message: dict, name: str, kind: str) -> float | None:
         raise _malformed(kind, f"{name!r} is {type(value).__name__}, not a number")
     value = float(value)
     if not math.isfinite(value) or value < 0:
-        raise _malformed(kind, f"{name!r} is {value!r}, not a finite time")
+        raise _malformed(kind, f"{name!r} is {value!r}, not a finite number >= 0")
     return value
 
 
